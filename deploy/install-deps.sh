@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages icsbridge builds, tests and benchmarks with.
+# Idempotent and non-interactive: installs only what is missing, runs `apt-get update` at most once.
+set -euo pipefail
+
+build_pkgs=(
+    g++ cmake ninja-build pkg-config
+    libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-test1.81-dev
+    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev tzdata ca-certificates
+)
+# Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
+test_pkgs=(python3 python3-icalendar python3-vobject curl openssl clang-14 libclang-rt-14-dev chromium)
+# Only for the benchmark and soak scripts.
+bench_pkgs=(wrk nginx-light procps)
+
+want=("${build_pkgs[@]}")
+case "${1:-}" in
+    --build-only) ;;
+    --bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+    *) want+=("${test_pkgs[@]}") ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

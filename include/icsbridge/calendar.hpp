@@ -1,0 +1,78 @@
+// File: calendar.hpp
+// Model -> iCalendar text (RFC 5545) through libical: events as VEVENTs, job posts as VTODOs
+// (or all-day VEVENTs). Pure: no I/O, `now` is never read; same input gives byte-identical output.
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/model.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace icsbridge {
+
+/** @brief Calendar-level properties. */
+struct CalendarMeta {
+    std::string feed_name;   ///< used when title is empty
+    std::string title;       ///< NAME / X-WR-CALNAME
+    std::string description; ///< X-WR-CALDESC (empty: a generated one)
+    std::chrono::seconds refresh{std::chrono::minutes(15)}; ///< REFRESH-INTERVAL / X-PUBLISHED-TTL
+    std::string uid_domain = "icsbridge"; ///< right-hand side of every UID (the upstream's host)
+};
+
+struct EventRenderOptions {
+    std::optional<std::chrono::seconds> alarm;
+    CancelledPolicy cancelled = CancelledPolicy::status;
+};
+
+struct JobRenderOptions {
+    std::chrono::seconds due_after{std::chrono::days(30)};
+    JobsAs jobs_as = JobsAs::vtodo;
+};
+
+/**
+ * @brief Keeps the rendered text of each item keyed by its identity and change time, so a refresh
+ * where little changed reuses blocks instead of rebuilding them. One per feed; not thread-safe.
+ */
+class RenderCache {
+public:
+    RenderCache();
+    ~RenderCache();
+    RenderCache(RenderCache&&) noexcept;
+    RenderCache& operator=(RenderCache&&) noexcept;
+
+    struct Impl;
+    Impl& impl() { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+/** @brief A VCALENDAR of VEVENTs (with one VTIMEZONE per zone used). errc::render_failed if libical refuses. */
+Result<std::string> render_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache* cache = nullptr
+);
+
+/** @brief A VCALENDAR of VTODOs and/or all-day VEVENTs for job posts. */
+Result<std::string> render_jobs(
+    CalendarMeta const& meta,
+    std::span<JobPost const> posts,
+    JobRenderOptions const& opts,
+    RenderCache* cache = nullptr
+);
+
+/** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded. */
+std::string html_to_text(std::string_view html);
+
+/** @brief Process-wide libical settings; call once in main() before any thread starts. */
+void init_libical();
+
+} // namespace icsbridge

@@ -1,0 +1,110 @@
+// File: config.hpp
+// The parsed, validated configuration (CONTRACT.md "Config (TOML)") and the loader's entry point.
+// Plain values only: no toml++ type leaks out of src/config/.
+#pragma once
+
+#include <icsbridge/error.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace icsbridge {
+
+enum class SourceType { events, jobs };
+/** @brief How a cancelled event is published: STATUS:CANCELLED, also "Cancelled: " in SUMMARY, or left out. */
+enum class CancelledPolicy { status, prefix, drop };
+/** @brief How job posts are published: VTODO, all-day VEVENT on the due date, or both. */
+enum class JobsAs { vtodo, vevent, both };
+
+/** @brief One upstream, `[sources.NAME]`. The secret is resolved (from `token`/`api_key` or the `*_env` variable). */
+struct SourceConfig {
+    std::string name;
+    SourceType type = SourceType::events;
+    std::string base_url;   ///< scheme://host[:port][/prefix], no trailing slash; the events client adds /v3
+    std::string secret;     ///< bearer token (events) or api_key (jobs). Never print it.
+    std::string user_agent; ///< empty: "icsbridge/VERSION"
+    std::chrono::milliseconds timeout{20000}; ///< whole-request deadline, per attempt
+    int max_concurrency = 4;
+    std::string ca_file; ///< extra trust anchor (PEM) for self-hosted upstreams; empty: system store only
+};
+
+/** @brief One feed, `[feeds.NAME]`. */
+struct FeedConfig {
+    std::string name;      ///< [A-Za-z0-9._-]+
+    std::string source;    ///< key into Config::sources
+    std::string select;    ///< events: organizer|organization|search; jobs: search|recent
+    std::string title;     ///< calendar name; defaults to name
+    std::string description; ///< X-WR-CALDESC; optional
+    std::chrono::seconds refresh{std::chrono::minutes(15)};
+    std::optional<std::chrono::seconds> alarm;
+    CancelledPolicy cancelled = CancelledPolicy::status;
+    bool ticket_classes = false;
+    std::string organization_id; ///< select = "organization"; empty: discovered via /users/me/organizations/
+    std::optional<std::chrono::seconds> window; ///< search: start_date range [now, now+window]
+    std::vector<std::pair<std::string, std::string>> params; ///< passed through as query parameters, in file order
+    std::chrono::seconds due_after{std::chrono::days(30)};
+    JobsAs jobs_as = JobsAs::vtodo;
+    std::string token;                         ///< single feed secret; empty: none
+    std::map<std::string, std::string> tokens; ///< subscriber name -> secret
+    int line = 0;                              ///< where the feed's table starts in the file (for messages)
+
+    bool is_public() const { return token.empty() && tokens.empty(); }
+};
+
+struct ServerConfig {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 8080;
+    std::string public_url = "http://127.0.0.1:8080"; ///< no trailing slash
+    int threads = 0;                                   ///< 0: number of cores
+    bool gzip = true;                                  ///< serve precompressed bodies when Accept-Encoding allows
+    std::size_t max_connections = 1024;
+    std::chrono::seconds request_timeout{10}; ///< time a client has to send a whole request
+    std::chrono::seconds idle_timeout{60};    ///< keep-alive idle time before we close
+};
+
+struct StorageConfig {
+    std::string dir = "var/icsbridge";
+};
+
+struct Config {
+    std::string path; ///< the file it was read from
+    ServerConfig server;
+    StorageConfig storage;
+    std::map<std::string, SourceConfig> sources;
+    std::vector<FeedConfig> feeds; ///< in file order
+
+    FeedConfig const* find_feed(std::string_view name) const;
+    SourceConfig const* find_source(std::string_view name) const;
+};
+
+/** @brief Reads an environment variable; injected so tests need no real environment. */
+using EnvLookup = std::function<std::optional<std::string>(std::string const&)>;
+
+/** @brief The process environment (std::getenv). */
+EnvLookup process_env();
+
+/**
+ * @brief Parses and validates a config file.
+ * @return the Config, or errc::config_invalid with a message `FILE:LINE:COL: what is wrong`.
+ */
+Result<Config> load_config(std::string const& path, EnvLookup const& env);
+
+/** @brief Same, from text already in memory; `path` is only used in messages. */
+Result<Config> parse_config(std::string_view text, std::string const& path, EnvLookup const& env);
+
+/** @brief Parses "90s", "15m", "6h", "30d" (also combinations like "1h30m"); nullopt if malformed or zero. */
+std::optional<std::chrono::seconds> parse_duration(std::string_view text);
+
+/** @brief "15m" style text for a duration (largest exact unit). */
+std::string format_duration(std::chrono::seconds d);
+
+/** @brief The subscription URL of a feed: public_url + "/feeds/NAME.ics" (no token). */
+std::string feed_url(Config const& cfg, FeedConfig const& feed);
+
+} // namespace icsbridge

@@ -1,0 +1,21 @@
+// File: files.hpp
+// Atomic file replacement: the only way icsbridge writes a feed or a snapshot to disk.
+#pragma once
+
+#include <icsbridge/error.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace icsbridge {
+
+/**
+ * @brief Writes `data` to a temp file beside `path`, fsyncs it, renames it over `path` and fsyncs the
+ * directory. On any failure the old file is untouched and the temp file removed. errc::io_error.
+ */
+Result<void> write_file_atomically(std::string const& path, std::string_view data);
+
+/** @brief Reads a whole file; errc::io_error with the path and the reason. */
+Result<std::string> read_file(std::string const& path);
+
+} // namespace icsbridge

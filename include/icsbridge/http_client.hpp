@@ -1,0 +1,86 @@
+// File: http_client.hpp
+// The one coroutine HTTP(S) client every source uses: keep-alive per host, TLS with verification,
+// deadlines on every step, retries with backoff, bounded concurrency, gzip.
+#pragma once
+
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace icsbridge {
+
+/** @brief Retry schedule for network errors, 429 and 5xx; other 4xx are never retried. */
+struct RetryPolicy {
+    int max_attempts = 4;                                  ///< including the first
+    std::chrono::milliseconds initial_backoff{500};        ///< doubled each attempt, with full jitter
+    std::chrono::milliseconds max_backoff{8000};           ///< cap of one wait (also caps Retry-After)
+    std::chrono::milliseconds max_total{std::chrono::seconds(60)}; ///< no new attempt after this much time in total
+};
+
+struct ClientOptions {
+    std::string service_name = "upstream"; ///< used in messages: "events API", "job board API"
+    std::string user_agent;                ///< empty: "icsbridge/VERSION"
+    std::chrono::milliseconds resolve_timeout{std::chrono::seconds(10)};
+    std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+    std::chrono::milliseconds handshake_timeout{std::chrono::seconds(10)};
+    std::chrono::milliseconds io_timeout{std::chrono::seconds(20)};      ///< each write / read
+    std::chrono::milliseconds request_timeout{std::chrono::seconds(20)}; ///< one whole attempt
+    std::size_t max_body = 32 * 1024 * 1024; ///< decoded body limit; larger answers fail with upstream_too_large
+    int max_concurrency = 4;                 ///< requests in flight at once (and pooled connections) per client
+    std::string ca_file;                     ///< extra PEM trust anchors; the system store is always used too
+    RetryPolicy retry;
+};
+
+struct HttpRequest {
+    std::string url; ///< absolute http(s) URL including the query (may carry an api_key: never logged as is)
+    std::vector<std::pair<std::string, std::string>> headers; ///< extra headers (Authorization, ...)
+};
+
+struct HttpResponse {
+    unsigned status = 0;
+    std::string body; ///< decoded (gunzipped) body
+    std::vector<std::pair<std::string, std::string>> headers;
+    int attempts = 1; ///< how many tries it took
+
+    /** @brief Case-insensitive header lookup; empty if absent. */
+    std::string header(std::string_view name) const;
+};
+
+/**
+ * @brief A coroutine HTTP/1.1 client for one upstream service.
+ *
+ * `get` returns the final response for any status once retries are done (429/5xx are retried
+ * first); only transport failures are errors: upstream_resolve, upstream_connect, upstream_tls,
+ * upstream_timeout, upstream_io, upstream_too_large, shutdown. Messages name the service and the
+ * redacted path, never a secret. Safe to call from many coroutines at once on one executor/strand.
+ */
+class HttpClient {
+public:
+    HttpClient(boost::asio::any_io_executor ex, ClientOptions opts, Logger log = null_logger());
+    ~HttpClient();
+    HttpClient(HttpClient const&) = delete;
+    HttpClient& operator=(HttpClient const&) = delete;
+
+    boost::asio::awaitable<Result<HttpResponse>> get(HttpRequest req);
+
+    ClientOptions const& options() const;
+
+private:
+    struct Impl;
+    std::shared_ptr<Impl> impl_;
+};
+
+/** @brief Parses a Retry-After value (delta seconds or HTTP-date) relative to `now`; nullopt if malformed. */
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value, std::chrono::system_clock::time_point now);
+
+} // namespace icsbridge

@@ -1,0 +1,49 @@
+// File: pipeline.hpp
+// config -> source -> model -> calendar, once, for one feed: what `export` runs and what each
+// refresher runs on its timer. Owns one HttpClient per source and one RenderCache per feed.
+#pragma once
+
+#include <icsbridge/calendar.hpp>
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/model.hpp>
+#include <icsbridge/sources.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace icsbridge {
+
+struct FeedOutput {
+    std::string ics;       ///< the whole calendar
+    std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
+};
+
+class Pipeline {
+public:
+    /** @brief `cfg` must outlive the pipeline. */
+    Pipeline(Config const& cfg, boost::asio::any_io_executor ex, Logger log = null_logger());
+    ~Pipeline();
+    Pipeline(Pipeline const&) = delete;
+    Pipeline& operator=(Pipeline const&) = delete;
+
+    /** @brief Fetches the feed's items from its upstream and renders the calendar. */
+    boost::asio::awaitable<Result<FeedOutput>>
+    run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+
+    /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
+    boost::asio::awaitable<Result<std::vector<Category>>> categories(std::string const& source);
+    /** @brief Tag list of a jobs source (GET /api/tags/). errc::usage for an events source. */
+    boost::asio::awaitable<Result<std::vector<Category>>> tags(std::string const& source);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace icsbridge

@@ -1,0 +1,82 @@
+// File: sources.hpp
+// The two upstream clients: the events service (API v3, bearer token) and the job board (api_key).
+// They turn a feed's selection into model values, over one shared HttpClient per source.
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/http_client.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/model.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace icsbridge {
+
+/** @brief Paging progress, reported after each page (for `export`'s progress line). */
+struct FetchProgress {
+    int pages = 0;
+    std::size_t items = 0;
+    std::optional<std::size_t> total; ///< pagination.object_count / total, when the upstream says
+};
+using ProgressFn = std::function<void(FetchProgress const&)>;
+
+/** @brief Hard cap on pages followed for one feed (guards against an endless continuation chain). */
+inline constexpr int max_pages_per_feed = 200;
+
+/**
+ * @brief The events service client (seed 001, API v3).
+ *
+ * select = "organizer":    GET /v3/users/me/events/?status=live
+ * select = "organization": GET /v3/organizations/{id}/events/?status=live (id from the feed, or the first of
+ *                          GET /v3/users/me/organizations/)
+ * select = "search":       GET /v3/events/search/ with the feed's params and window
+ * Every page is followed (page numbers and continuation); events lacking expansions are completed with
+ * GET /v3/events/{id}/?expand=venue,ticket_availability,organizer; ticket classes when the feed asks.
+ */
+class EventsSource {
+public:
+    EventsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
+
+    boost::asio::awaitable<Result<std::vector<Event>>>
+    fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+
+    /** @brief The seed's category table (the API has no list endpoint documented). */
+    std::vector<Category> categories() const;
+
+private:
+    SourceConfig const& src_;
+    HttpClient& http_;
+    Logger log_;
+};
+
+/**
+ * @brief The job board client (seed 000).
+ *
+ * select = "search": GET /api/posts/search/?api_key=K&<params>;  select = "recent": GET /api/posts/recent/?api_key=K
+ * Pages are followed (page/pages envelope). Also one post, categories and tags.
+ */
+class JobsSource {
+public:
+    JobsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
+
+    boost::asio::awaitable<Result<std::vector<JobPost>>> fetch(FeedConfig const& feed, ProgressFn progress = {});
+    boost::asio::awaitable<Result<JobPost>> post(std::string const& id);
+    boost::asio::awaitable<Result<std::vector<Category>>> categories();
+    boost::asio::awaitable<Result<std::vector<Category>>> tags();
+
+private:
+    SourceConfig const& src_;
+    HttpClient& http_;
+    Logger log_;
+};
+
+/** @brief ClientOptions for a source (service name, timeout, concurrency, CA file, user agent). */
+ClientOptions client_options_for(SourceConfig const& src);
+
+} // namespace icsbridge

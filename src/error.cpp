@@ -1,0 +1,62 @@
+// File: error.cpp
+// The errc category, its names and the single mapping from errc to exit status.
+#include <icsbridge/error.hpp>
+
+#include <stdexcept>
+
+namespace icsbridge {
+
+namespace {
+
+class category final : public std::error_category {
+public:
+    char const* name() const noexcept override { return "icsbridge"; }
+    std::string message(int ev) const override { return std::string(to_string(static_cast<errc>(ev))); }
+};
+
+} // namespace
+
+std::error_category const& error_category() noexcept {
+    static category const instance;
+    return instance;
+}
+
+std::string_view to_string(errc e) noexcept {
+    switch (e) {
+    case errc::ok: return "ok";
+    case errc::usage: return "usage";
+    case errc::config_invalid: return "config_invalid";
+    case errc::feed_unknown: return "feed_unknown";
+    case errc::upstream_resolve: return "upstream_resolve";
+    case errc::upstream_connect: return "upstream_connect";
+    case errc::upstream_tls: return "upstream_tls";
+    case errc::upstream_timeout: return "upstream_timeout";
+    case errc::upstream_io: return "upstream_io";
+    case errc::upstream_too_large: return "upstream_too_large";
+    case errc::upstream_auth: return "upstream_auth";
+    case errc::upstream_not_found: return "upstream_not_found";
+    case errc::upstream_rate_limited: return "upstream_rate_limited";
+    case errc::upstream_status: return "upstream_status";
+    case errc::upstream_malformed: return "upstream_malformed";
+    case errc::render_failed: return "render_failed";
+    case errc::io_error: return "io_error";
+    case errc::shutdown: return "shutdown";
+    }
+    return "unknown";
+}
+
+int exit_code(errc e) noexcept {
+    switch (e) {
+    case errc::ok: return 0;
+    case errc::usage:
+    case errc::config_invalid:
+    case errc::feed_unknown: return 2;
+    default: return 1;
+    }
+}
+
+void throw_exception_from_error(Error const& e, boost::source_location const&) {
+    throw std::runtime_error(e.message);
+}
+
+} // namespace icsbridge

@@ -1,0 +1,101 @@
+// File: log.cpp
+// stderr logger and URL redaction.
+#include <icsbridge/log.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <memory>
+
+namespace icsbridge {
+
+namespace {
+
+char const* level_name(LogLevel l) {
+    switch (l) {
+    case LogLevel::debug: return "debug";
+    case LogLevel::info: return "info";
+    case LogLevel::warn: return "warn";
+    case LogLevel::error: return "error";
+    }
+    return "?";
+}
+
+bool is_secret_param(std::string_view name) {
+    static constexpr std::array<std::string_view, 6> names = {
+        "api_key", "token", "access_token", "key", "client_secret", "apikey"};
+    for (auto n : names) {
+        if (name.size() != n.size())
+            continue;
+        bool same = true;
+        for (std::size_t i = 0; i < n.size(); ++i) {
+            char c = name[i];
+            if (c >= 'A' && c <= 'Z')
+                c = static_cast<char>(c - 'A' + 'a');
+            if (c != n[i]) {
+                same = false;
+                break;
+            }
+        }
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+Logger stderr_logger(LogLevel min) {
+    auto mtx = std::make_shared<std::mutex>();
+    return Logger{min, [mtx](LogLevel lvl, std::string_view msg) {
+                      std::time_t t = std::time(nullptr);
+                      std::tm tm{};
+                      gmtime_r(&t, &tm);
+                      char stamp[32];
+                      std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+                      std::string line;
+                      line.reserve(msg.size() + 40);
+                      line.append(stamp).append(" ").append(level_name(lvl)).append(" ").append(msg).append("\n");
+                      std::lock_guard lock(*mtx);
+                      std::fwrite(line.data(), 1, line.size(), stderr);
+                      std::fflush(stderr);
+                  }};
+}
+
+std::string redact_url(std::string_view s) {
+    auto q = s.find('?');
+    if (q == std::string_view::npos)
+        return std::string(s);
+    std::string out(s.substr(0, q + 1));
+    std::string_view rest = s.substr(q + 1);
+    std::string_view fragment;
+    if (auto h = rest.find('#'); h != std::string_view::npos) {
+        fragment = rest.substr(h);
+        rest = rest.substr(0, h);
+    }
+    bool first = true;
+    while (true) {
+        auto amp = rest.find('&');
+        std::string_view part = rest.substr(0, amp);
+        if (!first)
+            out += '&';
+        first = false;
+        auto eq = part.find('=');
+        std::string_view name = part.substr(0, eq);
+        if (eq != std::string_view::npos && is_secret_param(name)) {
+            out.append(name);
+            out += "=***";
+        } else {
+            out.append(part);
+        }
+        if (amp == std::string_view::npos)
+            break;
+        rest = rest.substr(amp + 1);
+    }
+    out.append(fragment);
+    return out;
+}
+
+} // namespace icsbridge

@@ -1,0 +1,38 @@
+// File: error_test.cpp
+// errc names, exit codes and URL redaction.
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+using namespace icsbridge;
+
+BOOST_AUTO_TEST_SUITE(error_test)
+
+BOOST_AUTO_TEST_CASE(config_and_usage_errors_exit_2_runtime_errors_exit_1) {
+    BOOST_TEST(exit_code(errc::ok) == 0);
+    BOOST_TEST(exit_code(errc::usage) == 2);
+    BOOST_TEST(exit_code(errc::config_invalid) == 2);
+    BOOST_TEST(exit_code(errc::feed_unknown) == 2);
+    BOOST_TEST(exit_code(errc::upstream_timeout) == 1);
+    BOOST_TEST(exit_code(errc::io_error) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(error_code_carries_the_category_name) {
+    std::error_code ec = errc::upstream_auth;
+    BOOST_TEST(ec.message() == "upstream_auth");
+    BOOST_TEST(std::string(ec.category().name()) == "icsbridge");
+}
+
+BOOST_AUTO_TEST_CASE(redact_url_hides_every_secret_parameter) {
+    BOOST_TEST(
+        redact_url("https://jobs.example.com/api/posts/search/?api_key=SECRET123&keywords=php") ==
+        "https://jobs.example.com/api/posts/search/?api_key=***&keywords=php"
+    );
+    BOOST_TEST(redact_url("/feeds/a.ics?x=1&Token=abc#frag") == "/feeds/a.ics?x=1&Token=***#frag");
+    BOOST_TEST(redact_url("/feeds/a.ics") == "/feeds/a.ics");
+    BOOST_TEST(redact_url("/x?token") == "/x?token");
+    BOOST_TEST(redact_url("/x?a=1&access_token=zz&&") == "/x?a=1&access_token=***&&");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
