@@ -5,13 +5,18 @@
 namespace icsbridge {
 
 EventsSource::EventsSource(SourceConfig const& src, HttpClient& http, Logger log)
-    : src_(src), http_(http), log_(std::move(log)) {}
+    : src_(src)
+    , http_(http)
+    , log_(std::move(log)) {}
 
-boost::asio::awaitable<Result<std::vector<Event>>> EventsSource::fetch(FeedConfig const&, sys_seconds, ProgressFn) {
+boost::asio::awaitable<Result<std::vector<Event>>>
+EventsSource::fetch(FeedConfig const&, sys_seconds, ProgressFn) {
     co_return fail(errc::upstream_status, "events client not implemented yet");
 }
 
-std::vector<Category> EventsSource::categories() const { return event_categories(); }
+std::vector<Category> EventsSource::categories() const {
+    return event_categories();
+}
 
 ClientOptions client_options_for(SourceConfig const& src) {
     ClientOptions o;

@@ -5,7 +5,9 @@
 namespace icsbridge {
 
 JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log)
-    : src_(src), http_(http), log_(std::move(log)) {}
+    : src_(src)
+    , http_(http)
+    , log_(std::move(log)) {}
 
 boost::asio::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const&, ProgressFn) {
     co_return fail(errc::upstream_status, "job board client not implemented yet");
