@@ -19,8 +19,8 @@ namespace icsbridge {
 /** @brief One page of `/api/posts/search/` or `/api/posts/recent/`. */
 struct JobsPage {
     std::vector<JobPost> posts;
-    int page = 1;  ///< 1-based; 1 when the envelope omits it
-    int pages = 1; ///< 1 when the envelope omits it
+    std::optional<int> page; ///< 1-based, as the envelope echoes it
+    int pages = 1;           ///< 1 when the envelope omits it
     std::optional<std::size_t> total;
     std::optional<int> perpage; ///< sent as an int or a string
     std::optional<sys_seconds> last_update;

@@ -20,7 +20,7 @@ BOOST_AUTO_TEST_CASE(search_2015_reads_flags_location_and_last_update) {
 
     // Check
     BOOST_TEST_REQUIRE(page.has_value());
-    BOOST_TEST(page->page == 1);
+    BOOST_TEST((page->page == 1));
     BOOST_TEST(page->pages == 101);
     BOOST_TEST((page->total == 101u));
     BOOST_TEST((page->perpage == 1)); // "1" on the wire
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(flags_as_bools_strings_and_ints) {
          "company":{"name":"C","location":{"id":"x","city":"Berlin"}}}],
         "page":"2","pages":"3","perpage":"100","total":"250"},"stat":"ok"})");
     BOOST_TEST_REQUIRE(page.has_value());
-    BOOST_TEST(page->page == 2);
+    BOOST_TEST((page->page == 2));
     BOOST_TEST(page->pages == 3);
     BOOST_TEST((page->total == 250u));
     BOOST_TEST(page->posts[0].id == "7");
