@@ -1,6 +1,7 @@
 // File: load_config.cpp
 // TOML -> Config: every key is checked, and every mistake is reported as `FILE:LINE:COL: what is wrong`
 // at the offending key or value. Secrets are resolved here (inline or from the environment) and never echoed.
+#include "config/suggest.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/url/parse.hpp>
@@ -71,37 +72,6 @@ std::string_view type_name(toml::node_type t) {
     default:
         return "nothing";
     }
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            std::size_t const up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
-/** The closest candidate when it is plausibly a typo, else empty. */
-std::string closest(std::string_view word, std::vector<std::string_view> const& candidates) {
-    std::string_view best;
-    std::size_t best_d = 0;
-    for (auto c : candidates) {
-        std::size_t const d = edit_distance(word, c);
-        if (best.empty() || d < best_d) {
-            best = c;
-            best_d = d;
-        }
-    }
-    std::size_t const limit = word.size() <= 4 ? 1 : 2;
-    return best_d <= limit ? std::string(best) : std::string();
 }
 
 std::string join(std::vector<std::string_view> const& names) {
@@ -225,7 +195,7 @@ class Reader {
             if (std::find(elsewhere.begin(), elsewhere.end(), key) != elsewhere.end())
                 return fail_at(k.source(), "'" + std::string(key) + "' is not valid in " + where + note_);
             std::string msg = "unknown key '" + std::string(key) + "' in " + where;
-            if (auto best = closest(key, names); !best.empty())
+            if (auto best = closest_match(key, names); !best.empty())
                 msg += "; did you mean '" + best + "'?";
             else
                 msg += " (valid keys: " + join(names) + ")";
@@ -599,7 +569,7 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         std::string msg = "unknown source '" + *src_name + "' in " + where;
         if (names.empty())
             msg += " (no [sources.NAME] table is defined)";
-        else if (auto best = closest(*src_name, names); !best.empty())
+        else if (auto best = closest_match(*src_name, names); !best.empty())
             msg += "; did you mean '" + best + "'?";
         else
             msg += " (defined: " + join(names) + ")";
