@@ -188,7 +188,8 @@ int check_command(Config const& cfg) {
                 url += (url.back() == ' ' ? "" : ", ") + who;
             url += ")";
         }
-        std::printf("\n%s\n", f.name.c_str());
+        // "feed NAME" first, so scripts can pick the names out (deploy/demo.sh does).
+        std::printf("\nfeed %s\n", f.name.c_str());
         std::printf("  url:     %s\n", url.c_str());
         std::printf(
             "  source:  %s (%s, %s)\n",

@@ -113,6 +113,8 @@ check_example)
     expect_out "^  url: +http://127.0.0.1:8080/feeds/my-events.ics\?token=\*\*\*$"
     expect_out "^  url: +http://127.0.0.1:8080/feeds/sf-tech.ics$"
     expect_out "subscribers: alice, phone"
+    expect_out "^feed org-events$"
+    [ "$(awk '$1 == "feed" {print $2}' "$work/out" | tr '\n' ' ')" = "my-events org-events sf-tech design-jobs " ] || fail "feed lines"
     expect_out "^  select: +organization$"
     expect_out "^  refresh: +15m$"
     no_secret example-env-bearer-secret example-env-api-key-secret change-me-feed-secret change-me-1 change-me-2
