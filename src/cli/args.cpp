@@ -173,6 +173,8 @@ std::string usage(Command c) {
                "  tags        list the tags of a jobs source\n"
                "\n"
                "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
+               "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
+               "(serve: info; other commands: nothing but the one error line).\n"
                "Run 'icsbridge COMMAND --help' for more about a command.\n";
     case Command::serve:
         return "Usage: icsbridge serve --config FILE\n"

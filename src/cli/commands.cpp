@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -55,9 +56,30 @@ run_sync(std::function<net::awaitable<Result<T>>(Pipeline&)> fn, Config const& c
     return std::move(*result);
 }
 
-/** Warnings (retries, odd payloads) help on a terminal; debug chatter does not. */
+/** The level ICSBRIDGE_LOG asks for ("debug", "info", "warn", "error"), if it names one. */
+std::optional<LogLevel> log_level_from_env() {
+    char const* v = std::getenv("ICSBRIDGE_LOG");
+    if (!v)
+        return std::nullopt;
+    std::string_view const s(v);
+    if (s == "debug")
+        return LogLevel::debug;
+    if (s == "info")
+        return LogLevel::info;
+    if (s == "warn")
+        return LogLevel::warn;
+    if (s == "error")
+        return LogLevel::error;
+    return std::nullopt;
+}
+
+/**
+ * One-shot commands promise one line on failure, so the client's retry chatter stays silent unless
+ * ICSBRIDGE_LOG asks for it (troubleshooting an upstream).
+ */
 Logger command_logger() {
-    return stderr_logger(LogLevel::warn);
+    auto lvl = log_level_from_env();
+    return lvl ? stderr_logger(*lvl) : null_logger();
 }
 
 /** The `\r  my-events: page 3, 27 of 28 events` line, rewritten in place on a terminal and cleared at the
@@ -257,7 +279,7 @@ int dispatch(int argc, char** argv) {
     }
     switch (args.command) {
     case Command::serve:
-        return serve_command(*cfg, stderr_logger());
+        return serve_command(*cfg, stderr_logger(log_level_from_env().value_or(LogLevel::info)));
     case Command::export_feed:
         return export_command(*cfg, args);
     case Command::check:

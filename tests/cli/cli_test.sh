@@ -135,6 +135,12 @@ check_invalid)
         n=$((n + 1))
     done
     [ "$n" -ge 20 ] || fail "only $n invalid fixtures found"
+    # serve and export refuse the same file the same way, before any network activity.
+    run 2 serve --config "$fixtures/invalid_unknown_key.toml"
+    expect_err "^$fixtures/invalid_unknown_key.toml:9:1: unknown key 'tilte'"
+    expect_err_lines 1
+    run 2 export --config "$fixtures/invalid_listen.toml" --feed a
+    expect_err "^$fixtures/invalid_listen.toml:2:10: "
     run 2 check --config "$work/missing.toml"
     expect_err "^$work/missing.toml:1:1: cannot read the config file"
     ;;
