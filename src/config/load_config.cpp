@@ -123,7 +123,7 @@ std::optional<std::pair<std::string, std::uint16_t>> parse_listen(std::string_vi
 }
 
 /** Checks an http(s) base URL; returns it without a trailing slash, or an explanation. */
-Result<std::string> check_http_url(std::string_view text, bool allow_path) {
+Result<std::string> check_http_url(std::string_view text) {
     auto u = boost::urls::parse_absolute_uri(text);
     if (!u)
         return fail(errc::config_invalid, "must be an absolute URL starting with http:// or https://");
@@ -138,8 +138,6 @@ Result<std::string> check_http_url(std::string_view text, bool allow_path) {
     std::string out(text);
     while (!out.empty() && out.back() == '/')
         out.pop_back();
-    if (!allow_path && !u->encoded_path().empty() && u->encoded_path() != "/")
-        return fail(errc::config_invalid, "must not have a path");
     return out;
 }
 
@@ -435,7 +433,7 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
     if (failed())
         return;
     if (auto url = str(t, "public_url")) {
-        auto checked = check_http_url(*url, true);
+        auto checked = check_http_url(*url);
         if (!checked) {
             fail_at(t.get("public_url")->source(), "public_url " + checked.error().message);
             return;
@@ -516,7 +514,7 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         return;
     }
     if (auto url = str(t, "base_url")) {
-        auto checked = check_http_url(*url, true);
+        auto checked = check_http_url(*url);
         if (!checked) {
             fail_at(t.get("base_url")->source(), "base_url " + checked.error().message);
             return;

@@ -216,6 +216,44 @@ BOOST_AUTO_TEST_CASE(each_mistake_is_reported_at_its_position) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(structural_mistakes_point_at_the_value) {
+    struct Case {
+        char const* text;
+        char const* message; // the whole expected message
+    };
+    Case const cases[] = {
+        {"feeds = 3\n", "t.toml:1:9: feeds must be a table ([feeds])"},
+        {"[[feeds]]\nsource = \"eb\"\n", "t.toml:1:1: feeds must be a table ([feeds])"},
+        {"[server]\nlisten = \"127.0.0.1:70000\"\n",
+         "t.toml:2:10: listen = \"127.0.0.1:70000\" is not host:port "
+         "(e.g. \"127.0.0.1:8080\", \"[::1]:8080\")"},
+        {"[server]\nlisten = \"::1:80\"\n",
+         "t.toml:2:10: listen = \"::1:80\" is not host:port (e.g. "
+         "\"127.0.0.1:8080\", \"[::1]:8080\")"},
+        {"[sources]\neb = \"events\"\n", "t.toml:2:6: sources.eb must be a table ([sources.eb])"},
+        {"[sources.eb]\ntype = \"events\"\ntoken = \"t\"\n",
+         "t.toml:1:1: [sources.eb] needs base_url (e.g. \"https://events.example.com\")"},
+        {"[sources.eb]\ntype = \"events\"\nbase_url = \"https://u:p@e.example\"\ntoken = \"t\"\n",
+         "t.toml:3:12: base_url must not carry a user name or password"},
+        {"[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example/?a=1\"\ntoken = \"t\"\n",
+         "t.toml:3:12: base_url must not have a query or fragment"},
+        {"[feeds.a]\nselect = \"search\"\n",
+         "t.toml:1:1: [feeds.a] needs source = \"NAME\" (one of the "
+         "[sources.NAME] tables)"},
+        {"[feeds.a]\nsource = \"eb\"\n",
+         "t.toml:2:10: unknown source 'eb' in [feeds.a] (no [sources.NAME] table "
+         "is defined)"},
+        {"[storage]\ndir = \"\"\n", "t.toml:2:7: dir must not be empty"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.text) {
+            auto r = parse_config(c.text, "t.toml", fake_env({}));
+            BOOST_TEST_REQUIRE(!r.has_value());
+            BOOST_TEST(r.error().message == c.message);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(empty_environment_variable_is_rejected) {
     auto r = load_config(
         fixture_path("configs/invalid_missing_env.toml"),
