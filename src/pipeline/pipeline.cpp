@@ -69,11 +69,31 @@ Pipeline::Pipeline(Config const& cfg, net::any_io_executor ex, Logger log)
 
 Pipeline::~Pipeline() = default;
 
-net::awaitable<Result<FeedOutput>>
-Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+net::awaitable<Result<FeedItems>>
+Pipeline::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     auto up = impl_->upstream(feed.source);
     if (!up)
         co_return up.error();
+    Impl::Upstream& u = **up;
+    FeedItems items;
+    if (u.events) {
+        auto events = co_await u.events->fetch(feed, now, std::move(progress));
+        if (!events)
+            co_return events.error();
+        items.events = std::move(*events);
+    } else {
+        auto posts = co_await u.jobs->fetch(feed, std::move(progress));
+        if (!posts)
+            co_return posts.error();
+        items.jobs = std::move(*posts);
+    }
+    co_return items;
+}
+
+Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& items) {
+    auto up = impl_->upstream(feed.source);
+    if (!up)
+        return up.error();
     Impl::Upstream& u = **up;
     auto cache = impl_->caches.find(feed.name);
     RenderCache* cache_ptr = cache == impl_->caches.end() ? nullptr : &cache->second;
@@ -81,32 +101,35 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
 
     FeedOutput out;
     if (u.events) {
-        auto events = co_await u.events->fetch(feed, now, std::move(progress));
-        if (!events)
-            co_return events.error();
-        auto ics = render_events(meta, *events, EventRenderOptions{feed.alarm, feed.cancelled}, cache_ptr);
+        auto ics =
+            render_events(meta, items.events, EventRenderOptions{feed.alarm, feed.cancelled}, cache_ptr);
         if (!ics)
-            co_return ics.error();
+            return ics.error();
         out.ics = std::move(*ics);
         out.items = feed.cancelled == CancelledPolicy::drop
                         ? static_cast<std::size_t>(std::count_if(
-                              events->begin(),
-                              events->end(),
+                              items.events.begin(),
+                              items.events.end(),
                               [](Event const& e) { return !e.cancelled(); }
                           ))
-                        : events->size();
+                        : items.events.size();
     } else {
-        auto posts = co_await u.jobs->fetch(feed, std::move(progress));
-        if (!posts)
-            co_return posts.error();
-        auto ics = render_jobs(meta, *posts, JobRenderOptions{feed.due_after, feed.jobs_as}, cache_ptr);
+        auto ics = render_jobs(meta, items.jobs, JobRenderOptions{feed.due_after, feed.jobs_as}, cache_ptr);
         if (!ics)
-            co_return ics.error();
+            return ics.error();
         out.ics = std::move(*ics);
-        out.items = posts->size();
+        out.items = items.jobs.size();
     }
     impl_->log.debug(feed.name + ": rendered " + std::to_string(out.items) + " items");
-    co_return out;
+    return out;
+}
+
+net::awaitable<Result<FeedOutput>>
+Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+    auto items = co_await fetch(feed, now, std::move(progress));
+    if (!items)
+        co_return items.error();
+    co_return render(feed, *items);
 }
 
 net::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const& source) {
