@@ -23,6 +23,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -425,6 +426,26 @@ BOOST_AUTO_TEST_CASE(hang_and_latency_do_not_block_other_connections) {
     BOOST_TEST(slow.ec == beast::error_code(beast::error::timeout));
     fake.set_fault(Fault{});
     BOOST_TEST(events_get(fake, "/users/me/").status == 200u);
+}
+
+BOOST_AUTO_TEST_CASE(stopping_does_not_wait_for_a_hung_connection) {
+    net::io_context ioc;
+    tcp::socket client(ioc);
+    {
+        FakeUpstream fake;
+        fake.set_fault(Fault{Fault::hang, {}, 1, -1});
+        client.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), fake.port()));
+        http::request<http::empty_body> req{http::verb::get, "/api/tags/", 11};
+        http::write(client, req);
+        while (fake.requests().empty())
+            std::this_thread::sleep_for(5ms);
+        // Leaving the scope destroys the server while the client still waits for an answer.
+    }
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    beast::error_code ec;
+    http::read(client, buffer, res, ec);
+    BOOST_TEST(ec.failed());
 }
 
 BOOST_AUTO_TEST_CASE(gzip_only_when_asked) {
