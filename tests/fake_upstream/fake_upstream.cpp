@@ -146,6 +146,8 @@ struct FakeUpstream::Impl {
     // Caller holds mtx: the fault is taken in the same step that records the request, so a test that
     // sees its request recorded knows which fault it got.
     Fault take_fault_locked() {
+        if (fault.count == 0)
+            return Fault{};
         Fault f = fault;
         if (fault.count > 0 && --fault.count == 0)
             fault = Fault{};
