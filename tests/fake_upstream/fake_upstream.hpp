@@ -29,7 +29,7 @@ struct Fault {
     /// Added before answering; combines with every kind. (Not named `latency`: that is the enumerator above.)
     std::chrono::milliseconds delay{0};
     int retry_after_s = 1; ///< Retry-After for 429/503
-    int count = -1;        ///< how many API requests it applies to; -1 = until changed
+    int count = -1;        ///< how many API requests it applies to (0: none); -1 = until changed
 };
 
 /** @brief "status500" -> Fault::status500; nullopt for an unknown name. */
