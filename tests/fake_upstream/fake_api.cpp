@@ -143,7 +143,8 @@ constexpr FixedZone generated_zones[] = {
     {"Etc/UTC", std::chrono::minutes(0)},
 };
 
-std::vector<json::object> synthesize_events(std::vector<json::object> const& templates, int count, std::string org) {
+std::vector<json::object>
+synthesize_events(std::vector<json::object> const& templates, int count, std::string org) {
     using namespace std::chrono;
     std::vector<json::object> out;
     out.reserve(static_cast<std::size_t>(count));
@@ -171,7 +172,8 @@ std::vector<json::object> synthesize_events(std::vector<json::object> const& tem
 
 ApiReply eb_error(unsigned status, std::string_view code, std::string_view description) {
     return json_reply(
-        status, json::object{{"status_code", status}, {"error", code}, {"error_description", description}}
+        status,
+        json::object{{"status_code", status}, {"error", code}, {"error_description", description}}
     );
 }
 
@@ -185,7 +187,9 @@ ApiReply eb_arguments_error(std::string const& field) {
     return json_reply(400, r);
 }
 
-ApiReply eb_not_found() { return eb_error(404, "NOT_FOUND", "The path you requested does not exist."); }
+ApiReply eb_not_found() {
+    return eb_error(404, "NOT_FOUND", "The path you requested does not exist.");
+}
 
 bool status_matches(json::object const& ev, std::string const* filter) {
     if (!filter)
@@ -260,13 +264,21 @@ ApiReply page_number_list(
     if (auto const* raw = req.param("page")) {
         auto v = to_int(raw);
         if (!v)
-            return eb_error(400, "BAD_PAGE", "Page number does not exist or is an invalid format (e.g. negative).");
+            return eb_error(
+                400,
+                "BAD_PAGE",
+                "Page number does not exist or is an invalid format (e.g. negative)."
+            );
         page = *v;
     }
     auto const n = static_cast<int>(list.size());
     int const page_count = std::max(1, (n + *size - 1) / *size);
     if (page < 1 || page > page_count)
-        return eb_error(400, "BAD_PAGE", "Page number does not exist or is an invalid format (e.g. negative).");
+        return eb_error(
+            400,
+            "BAD_PAGE",
+            "Page number does not exist or is an invalid format (e.g. negative)."
+        );
     auto const from = static_cast<std::size_t>((page - 1) * *size);
     json::object body = std::move(extra);
     body["pagination"] = json::object{
@@ -327,7 +339,8 @@ ApiReply continuation_list(
     if (more)
         pagination["continuation"] = make_continuation(end);
     return json_reply(
-        200, json::object{{"pagination", pagination}, {"events", render_events(list, offset, end, expand)}}
+        200,
+        json::object{{"pagination", pagination}, {"events", render_events(list, offset, end, expand)}}
     );
 }
 
@@ -375,7 +388,8 @@ ApiReply search(UpstreamData const& data, ApiRequest const& req, ApiSettings con
     if (auto const* a = req.param("location.address"))
         address = lower(*a);
     std::string range_start, range_end;
-    for (auto [name, out] : {std::pair{"start_date.range_start", &range_start}, {"start_date.range_end", &range_end}}) {
+    for (auto [name, out] :
+         {std::pair{"start_date.range_start", &range_start}, {"start_date.range_end", &range_end}}) {
         if (auto const* v = req.param(name); v && !v->empty()) {
             if (!valid_datetime(*v))
                 return eb_arguments_error(name);
@@ -393,9 +407,13 @@ ApiReply search(UpstreamData const& data, ApiRequest const& req, ApiSettings con
 
     std::vector<json::object const*> hits;
     for (auto const& ev : data.events) {
-        auto const text = lower(std::string(nested_str(ev, "name", "text")) + "\n" +
-                                std::string(nested_str(ev, "description", "text")));
-        if (!std::all_of(words.begin(), words.end(), [&](auto const& w) { return text.find(w) != std::string::npos; }))
+        auto const text = lower(
+            std::string(nested_str(ev, "name", "text")) + "\n" +
+            std::string(nested_str(ev, "description", "text"))
+        );
+        if (!std::all_of(words.begin(), words.end(), [&](auto const& w) {
+                return text.find(w) != std::string::npos;
+            }))
             continue;
         if (!categories.empty() && !categories.count(std::string(str_at(ev, "category_id"))))
             continue;
@@ -478,7 +496,8 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
 
     if (seg.size() == 2 && seg[0] == "users" && seg[1] == "me")
         return json_reply(200, data.user);
-    if (seg.size() == 3 && seg[0] == "users" && seg[1] == "me" && (seg[2] == "events" || seg[2] == "owned_events"))
+    if (seg.size() == 3 && seg[0] == "users" && seg[1] == "me" &&
+        (seg[2] == "events" || seg[2] == "owned_events"))
         return page_number_list(filtered({}), req, settings, list_expand);
     if (seg.size() == 3 && seg[0] == "users" && seg[1] == "me" && seg[2] == "organizations")
         return json_reply(
@@ -489,9 +508,10 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
             }
         );
     if (seg.size() == 3 && seg[0] == "organizations" && seg[2] == "events") {
-        auto const known = std::any_of(data.organizations.begin(), data.organizations.end(), [&](auto const& o) {
-            return o.is_object() && str_at(o.get_object(), "id") == seg[1];
-        });
+        auto const known =
+            std::any_of(data.organizations.begin(), data.organizations.end(), [&](auto const& o) {
+                return o.is_object() && str_at(o.get_object(), "id") == seg[1];
+            });
         if (!known)
             return eb_error(404, "NOT_FOUND", "The organization_id you requested does not exist.");
         return continuation_list(filtered(seg[1]), req, settings, list_expand);
@@ -507,11 +527,15 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
             return json_reply(200, render_event(ev, expand));
         if (seg[2] == "ticket_classes") {
             json::array classes;
-            if (auto tc = data.ticket_classes.find(seg[1]); tc != data.ticket_classes.end() && tc->value().is_array())
+            if (auto tc = data.ticket_classes.find(seg[1]);
+                tc != data.ticket_classes.end() && tc->value().is_array())
                 classes = tc->value().get_array();
             auto const n = classes.size();
             return json_reply(
-                200, json::object{{"pagination", single_page_pagination(n)}, {"ticket_classes", std::move(classes)}}
+                200,
+                json::object{
+                    {"pagination", single_page_pagination(n)},
+                    {"ticket_classes", std::move(classes)}}
             );
         }
         if (seg[2] == "description")
@@ -547,8 +571,9 @@ bool listing_matches(json::object const& l, ApiRequest const& req) {
     auto const* company = obj_at(l, "company");
     auto const location = company ? nested_str(*company, "location", "id") : std::string_view{};
     auto const company_id = company ? str_at(*company, "id") : std::string_view{};
-    if (!id_filter("category", nested_str(l, "category", "id")) || !id_filter("type", nested_str(l, "type", "id")) ||
-        !id_filter("location", location) || !id_filter("company", company_id))
+    if (!id_filter("category", nested_str(l, "category", "id")) ||
+        !id_filter("type", nested_str(l, "type", "id")) || !id_filter("location", location) ||
+        !id_filter("company", company_id))
         return false;
     if (auto const* tele = req.param("telecommuting"); tele && *tele == "1") {
         auto it = l.find("telecommuting");
@@ -573,7 +598,8 @@ ApiReply listings_page(UpstreamData const& data, ApiRequest const& req, bool fil
     auto const total = static_cast<int>(hits.size());
     int const pages = (total + perpage - 1) / perpage;
     json::array listing;
-    for (auto i = static_cast<std::size_t>((page - 1) * perpage); i < hits.size() && listing.size() < std::size_t(perpage);
+    for (auto i = static_cast<std::size_t>((page - 1) * perpage);
+         i < hits.size() && listing.size() < std::size_t(perpage);
          ++i)
         listing.push_back(*hits[i]);
     json::object listings{
@@ -639,8 +665,12 @@ ApiReply handle_api(UpstreamData const& data, ApiSettings const& settings, ApiRe
     switch (api_of(req.path)) {
     case Api::events:
         reply = handle_events(data, settings, req);
-        // Headers the real service sent (FX-SRCH); the rate-limit numbers are fixed, the secrets never echoed.
-        reply.headers.emplace_back("X-Rate-Limit", "token:REDACTED 22/2000 reset=3533s, key:REDACTED 22/2000 reset=3533s");
+        // Headers the real service sent (FX-SRCH); the rate-limit numbers are fixed, the secrets never
+        // echoed.
+        reply.headers.emplace_back(
+            "X-Rate-Limit",
+            "token:REDACTED 22/2000 reset=3533s, key:REDACTED 22/2000 reset=3533s"
+        );
         reply.headers.emplace_back("Allow", "GET, HEAD, OPTIONS");
         reply.headers.emplace_back("Vary", "Accept");
         reply.headers.emplace_back("Access-Control-Allow-Origin", "*");
@@ -656,19 +686,22 @@ ApiReply handle_api(UpstreamData const& data, ApiSettings const& settings, ApiRe
 std::string error_body(Api api, unsigned status) {
     if (api == Api::jobs)
         return json::serialize(json::object{
-            {"stat", "fail"}, {"code", static_cast<int>(status)}, {"desc", status == 429 ? "Rate limit exceeded" : "Internal error"}
-        });
+            {"stat", "fail"},
+            {"code", static_cast<int>(status)},
+            {"desc", status == 429 ? "Rate limit exceeded" : "Internal error"}});
     if (status == 429)
         return eb_error(
                    429,
                    "HIT_RATE_LIMIT",
-                   "Hourly rate limit has been reached for this token. Default rate limits are 2,000 calls per hour."
+                   "Hourly rate limit has been reached for this token. Default rate limits are 2,000 calls "
+                   "per hour."
         )
             .body;
     return eb_error(status, "INTERNAL_ERROR", "An internal error occurred.").body;
 }
 
-std::shared_ptr<UpstreamData const> load_data(std::string const& dir, int generate_events, std::string& error) {
+std::shared_ptr<UpstreamData const>
+load_data(std::string const& dir, int generate_events, std::string& error) {
     auto data = std::make_shared<UpstreamData>();
     auto events = read_json(dir + "/events/events.json", error);
     auto orgs = events ? read_json(dir + "/events/organizations.json", error) : std::nullopt;

@@ -35,7 +35,8 @@ struct UpstreamData {
  * tags}.json. With generate_events > 0 the event list is synthesized instead (for benchmarks).
  * @return nullptr and a message in `error` if a file is missing or malformed.
  */
-std::shared_ptr<UpstreamData const> load_data(std::string const& dir, int generate_events, std::string& error);
+std::shared_ptr<UpstreamData const>
+load_data(std::string const& dir, int generate_events, std::string& error);
 
 struct ApiSettings {
     std::string events_token;

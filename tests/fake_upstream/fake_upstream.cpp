@@ -5,11 +5,11 @@
 
 #include "fake_upstream/fake_api.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -146,6 +146,8 @@ struct FakeUpstream::Impl {
     // Caller holds mtx: the fault is taken in the same step that records the request, so a test that
     // sees its request recorded knows which fault it got.
     Fault take_fault_locked() {
+        if (fault.count == 0)
+            return Fault{};
         Fault f = fault;
         if (fault.count > 0 && --fault.count == 0)
             fault = Fault{};
@@ -168,7 +170,9 @@ struct FakeUpstream::Impl {
                     return p.value;
             return std::nullopt;
         };
-        auto ok = [&](json::value v) { return make_response(req, 200, json::serialize(v), "application/json"); };
+        auto ok = [&](json::value v) {
+            return make_response(req, 200, json::serialize(v), "application/json");
+        };
         auto bad = [&](std::string msg) {
             return make_response(req, 400, json::serialize(json::object{{"error", msg}}), "application/json");
         };
@@ -256,7 +260,11 @@ struct FakeUpstream::Impl {
 
         std::shared_ptr<fake::UpstreamData const> d;
         Fault f;
-        fake::ApiSettings settings{options.events_token, options.jobs_api_key, options.events_page_size, false};
+        fake::ApiSettings settings{
+            options.events_token,
+            options.jobs_api_key,
+            options.events_page_size,
+            false};
         {
             std::lock_guard lock(mtx);
             d = data;
@@ -301,8 +309,9 @@ struct FakeUpstream::Impl {
             res.result(http::status::service_unavailable);
             res.set(http::field::content_type, "text/html");
             res.set(http::field::retry_after, std::to_string(f.retry_after_s));
-            res.body() = "<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this "
-                         "request.\n</body></html>\n";
+            res.body() =
+                "<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this "
+                "request.\n</body></html>\n";
             break;
         case Fault::malformed_json:
             res.result(http::status::ok);
@@ -437,9 +446,13 @@ FakeUpstream::~FakeUpstream() {
     impl_->ioc.reset();
 }
 
-unsigned short FakeUpstream::port() const { return impl_->port; }
+unsigned short FakeUpstream::port() const {
+    return impl_->port;
+}
 
-std::string FakeUpstream::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+std::string FakeUpstream::base_url() const {
+    return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
 
 void FakeUpstream::set_fault(Fault fault) {
     std::lock_guard lock(impl_->mtx);

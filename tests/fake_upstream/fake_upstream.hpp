@@ -28,8 +28,8 @@ struct Fault {
     } kind = none;
     /// Added before answering; combines with every kind. (Not named `latency`: that is the enumerator above.)
     std::chrono::milliseconds delay{0};
-    int retry_after_s = 1;                ///< Retry-After for 429/503
-    int count = -1;                       ///< how many API requests it applies to; -1 = until changed
+    int retry_after_s = 1; ///< Retry-After for 429/503
+    int count = -1;        ///< how many API requests it applies to (0: none); -1 = until changed
 };
 
 /** @brief "status500" -> Fault::status500; nullopt for an unknown name. */
@@ -40,8 +40,8 @@ std::string_view fault_kind_name(Fault::Kind kind);
 /** @brief One API request as the fake upstream saw it (control requests are not recorded). */
 struct RecordedRequest {
     std::string method;
-    std::string target; ///< as sent, percent-encoded, with the query
-    std::string path;   ///< decoded path
+    std::string target;                                     ///< as sent, percent-encoded, with the query
+    std::string path;                                       ///< decoded path
     std::vector<std::pair<std::string, std::string>> query; ///< decoded, in order
     std::string authorization;                              ///< the Authorization header, verbatim
     std::string accept_encoding;                            ///< the Accept-Encoding header, verbatim
@@ -53,7 +53,7 @@ struct FakeUpstreamOptions {
     std::string data_dir = std::string(ICSBRIDGE_FIXTURES_DIR) + "/upstream";
     std::string events_token = "demo-events-token";
     std::string jobs_api_key = "demo-jobs-key";
-    int events_page_size = 10; ///< default page size of the events lists (page_size overrides it)
+    int events_page_size = 10;  ///< default page size of the events lists (page_size overrides it)
     bool ignore_expand = false; ///< lists never carry expansions, like a service that drops `expand`
     int generate_events = 0;    ///< >0: synthesize this many events instead of the fixture list
     int threads = 1;
@@ -66,7 +66,7 @@ struct FakeUpstreamOptions {
  * All members are thread-safe.
  */
 class FakeUpstream {
-public:
+  public:
     explicit FakeUpstream(FakeUpstreamOptions options = {});
     ~FakeUpstream();
     FakeUpstream(FakeUpstream const&) = delete;
@@ -81,10 +81,11 @@ public:
     void set_ignore_expand(bool on);
     std::vector<RecordedRequest> requests() const;
     void clear_requests();
-    /** @brief Loads another data directory (same layout); on failure keeps the current data and returns false. */
+    /** @brief Loads another data directory (same layout); on failure keeps the current data and returns
+     * false. */
     bool reload(std::string const& data_dir);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

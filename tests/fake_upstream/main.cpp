@@ -12,10 +12,12 @@ namespace {
 
 constexpr char const* usage =
     "usage: icsbridge-fake-upstream [--port N] [--data DIR] [--events-token T] [--jobs-api-key K]\n"
-    "                               [--latency-ms N] [--page-size N] [--ignore-expand] [--generate-events N]\n"
+    "                               [--latency-ms N] [--page-size N] [--ignore-expand] [--generate-events "
+    "N]\n"
     "                               [--threads N] [--fault KIND]\n"
     "KIND: latency status500 status503 status429 hang reset truncate malformed_json\n"
-    "Control: POST /__control/fault?kind=KIND&latency_ms=N&retry_after=S&count=N, POST /__control/reload?dir=PATH,\n"
+    "Control: POST /__control/fault?kind=KIND&latency_ms=N&retry_after=S&count=N, POST "
+    "/__control/reload?dir=PATH,\n"
     "         GET /__control/requests, POST /__control/clear_requests, POST /__control/ignore_expand?on=1\n";
 
 int fail(std::string const& msg) {
