@@ -297,8 +297,10 @@ BOOST_FIXTURE_TEST_CASE(search_passes_params_window_and_expand_percent_encoded, 
         {"location.address", "San Francisco, CA"},
         {"categories", ""},
         {"location.within", "25mi"}};
-    ScriptedUpstream up([](ScriptedRequest const&) -> ScriptedReply {
-        return {200, test::read_fixture("events/search_fx_srch.json")};
+    ScriptedUpstream up([](ScriptedRequest const& r) -> ScriptedReply {
+        if (r.path == "/v3/events/search/")
+            return {200, test::read_fixture("events/search_fx_srch.json")};
+        return {200, event_json("46990677381", true)};
     });
 
     auto r = fetch(up);
