@@ -1,11 +1,14 @@
 // File: events_source_test.cpp
 // The events API client over real loopback HTTP: paging (page numbers, continuation) and its guards,
 // organization discovery, concurrent completion of expansions, ticket classes, headers and auth errors.
+#include "fake_upstream/fake_upstream.hpp"
 #include "integration/source_harness.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -381,6 +384,58 @@ BOOST_FIXTURE_TEST_CASE(auth_failures_and_retired_endpoints_give_clear_messages,
             r.error().message.find("events API: malformed response from /v3/users/me/events/: not JSON") == 0u
         );
     }
+}
+
+BOOST_AUTO_TEST_CASE(organizer_and_organization_lists_of_the_fake_upstream) {
+    // Setup: small pages, and lists that drop `expand`, so paging and completion both happen.
+    test::FakeUpstreamOptions opts;
+    opts.events_page_size = 7;
+    opts.ignore_expand = true;
+    test::FakeUpstream fake(opts);
+    test::SourceFixture f(SourceType::events, opts.events_token, "organizer");
+    f.src.base_url = fake.base_url();
+    auto fetch = [&] {
+        return test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
+            return s.fetch(f.feed, now, f.record_progress());
+        });
+    };
+
+    for (std::string select : {"organizer", "organization"}) {
+        BOOST_TEST_CONTEXT("select = " << select) {
+            f.feed.select = select;
+            f.progress.clear();
+            fake.clear_requests();
+
+            auto r = fetch();
+
+            BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
+            auto const got = test::ids_of(*r);
+            BOOST_TEST(std::set<std::string>(got.begin(), got.end()).size() == got.size());
+            BOOST_TEST_REQUIRE(f.progress.size() >= 2u);
+            BOOST_TEST((f.progress.back().total == got.size()));
+            auto const reqs = fake.requests();
+            std::size_t details = 0;
+            for (auto const& q : reqs) {
+                BOOST_TEST(q.authorization == "Bearer " + opts.events_token);
+                if (q.path.rfind("/v3/events/", 0) == 0)
+                    ++details;
+            }
+            BOOST_TEST(details >= got.size() / 2); // most events were completed one by one
+            bool const continued = std::any_of(reqs.begin(), reqs.end(), [](auto const& q) {
+                return std::any_of(q.query.begin(), q.query.end(), [](auto const& kv) {
+                    return kv.first == "continuation";
+                });
+            });
+            BOOST_TEST(continued == (select == "organization"));
+        }
+    }
+
+    // A wrong token: the fake answers like the service, and the message says what to fix.
+    f.src.secret = "not-the-demo-token";
+    auto r = fetch();
+    BOOST_TEST_REQUIRE(r.has_error());
+    BOOST_TEST((r.error().code == errc::upstream_auth));
+    BOOST_TEST(r.error().message.find("events API rejected the token") == 0u, r.error().message);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

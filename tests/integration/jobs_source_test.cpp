@@ -1,10 +1,12 @@
 // File: jobs_source_test.cpp
 // The job board client over real loopback HTTP: paging with api_key, recent, one post, categories, tags,
 // `"stat": "fail"` answers and the key never showing in messages or logs.
+#include "fake_upstream/fake_upstream.hpp"
 #include "integration/source_harness.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -183,6 +185,36 @@ BOOST_FIXTURE_TEST_CASE(one_post_categories_and_tags, JobsFixture) {
 
     for (auto const& q : up.requests())
         BOOST_TEST(q.param("api_key") == api_key);
+}
+
+BOOST_AUTO_TEST_CASE(search_recent_and_a_wrong_key_against_the_fake_upstream) {
+    test::FakeUpstream fake;
+    test::SourceFixture f(SourceType::jobs, test::FakeUpstreamOptions{}.jobs_api_key, "search");
+    f.src.base_url = fake.base_url();
+    auto fetch = [&] {
+        return test::run_source<std::vector<JobPost>, JobsSource>(f.src, f.logs, [&](JobsSource& s) {
+            return s.fetch(f.feed, f.record_progress());
+        });
+    };
+
+    auto all = fetch();
+    BOOST_TEST_REQUIRE(all.has_value(), all.error().message);
+    BOOST_TEST_REQUIRE(!all->empty());
+    auto const got = test::ids_of(*all);
+    BOOST_TEST(std::set<std::string>(got.begin(), got.end()).size() == got.size());
+    BOOST_TEST((f.progress.back().total == got.size()));
+    BOOST_TEST(all->front().last_update.has_value());
+
+    f.feed.select = "recent";
+    auto recent = fetch();
+    BOOST_TEST_REQUIRE(recent.has_value(), recent.error().message);
+    BOOST_TEST(!recent->empty());
+
+    f.src.secret = "not-the-demo-key";
+    auto denied = fetch();
+    BOOST_TEST_REQUIRE(denied.has_error());
+    BOOST_TEST((denied.error().code == errc::upstream_auth));
+    BOOST_TEST(denied.error().message == "job board API rejected the api_key (403: Invalid API key)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
