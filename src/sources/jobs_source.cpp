@@ -121,7 +121,7 @@ net::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const&
     co_return co_await client.fetch(feed, progress);
 }
 
-net::awaitable<Result<JobPost>> JobsSource::post(std::string const& id) {
+net::awaitable<Result<JobPost>> JobsSource::post(std::string id) {
     JobsClient client(src_, http_, log_);
     co_return co_await client.post(id);
 }

@@ -15,6 +15,14 @@ namespace icsbridge {
 namespace net = boost::asio;
 namespace urls = boost::urls;
 
+namespace {
+
+// Left readable in query values: `expand=venue,ticket_availability`. Everything else is percent-encoded,
+// '+' included, because form-style servers decode a bare '+' as a space ("c++" would arrive as "c  ").
+constexpr urls::grammar::lut_chars query_chars = urls::unreserved_chars + urls::grammar::lut_chars(",:/@");
+
+} // namespace
+
 UpstreamCall::UpstreamCall(SourceConfig const& src, HttpClient& http, Logger const& log, Api api)
     : src_(src)
     , http_(http)
@@ -30,12 +38,14 @@ std::string UpstreamCall::url(std::string const& path, Query const& query) const
         prefix.pop_back();
     u.set_encoded_path(prefix + path);
     u.remove_query();
-    auto params = u.params();
-    // Percent-encoding comes from Boost.URL: `location.address=San Francisco, CA` must survive intact.
+    auto params = u.encoded_params();
+    auto add = [&](std::string_view k, std::string_view v) {
+        params.append({urls::encode(k, query_chars), urls::encode(v, query_chars)});
+    };
     if (api_ == Api::jobs)
-        params.append({"api_key", src_.secret});
+        add("api_key", src_.secret);
     for (auto const& [k, v] : query)
-        params.append({k, v});
+        add(k, v);
     return std::string(u.buffer());
 }
 

@@ -2,9 +2,11 @@
 // The events API parsers on real payloads (UPSTREAM.md part 1), quirky fields, and the error mapping.
 #include "sources/events_json.hpp"
 #include "sources/json_read.hpp"
+#include "sources/upstream_call.hpp"
 #include "sources/upstream_error.hpp"
 #include "support/fixtures.hpp"
 
+#include <boost/asio/io_context.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -261,6 +263,32 @@ BOOST_AUTO_TEST_CASE(error_bodies_map_to_clear_errors) {
     );
     BOOST_TEST((e.code == errc::upstream_status));
     BOOST_TEST(e.message == "events API answered 400 BAD_PAGE for GET /v3/e/: Page number does not exist");
+}
+
+BOOST_AUTO_TEST_CASE(request_urls_keep_the_base_prefix_and_encode_every_value) {
+    boost::asio::io_context ioc;
+    HttpClient http(ioc.get_executor(), ClientOptions{});
+    SourceConfig src;
+    src.base_url = "https://events.example.com/proxy/";
+    src.secret = "the-token";
+    Logger const log = null_logger();
+    UpstreamCall const call(src, http, log, Api::events);
+
+    Query const q{
+        {"q", "rust & c++"},
+        {"location.address", "San Francisco, CA"},
+        {"expand", "venue,organizer"}};
+    BOOST_TEST(
+        call.url("/v3/events/search/", q) ==
+        "https://events.example.com/proxy/v3/events/search/"
+        "?q=rust%20%26%20c%2B%2B&location.address=San%20Francisco,%20CA&expand=venue,organizer"
+    );
+    // The bearer token travels in a header, never in the URL.
+    BOOST_TEST(
+        call.url("/v3/users/me/events/", {}) == "https://events.example.com/proxy/v3/users/me/events/"
+    );
+    BOOST_TEST(path_segment("a/b c") == "a%2Fb%20c");
+    BOOST_TEST(scrub_secret("x the-token y the-token", src.secret) == "x *** y ***");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,11 @@
 // File: jobs_json_test.cpp
 // The job board parsers on the real 2009, 2015 and 2019 Authentic Jobs shapes (UPSTREAM.md part 2).
 #include "sources/jobs_json.hpp"
+#include "sources/upstream_call.hpp"
 #include "sources/upstream_error.hpp"
 #include "support/fixtures.hpp"
 
+#include <boost/asio/io_context.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -163,6 +165,25 @@ BOOST_AUTO_TEST_CASE(stat_fail_is_an_error_even_with_http_200) {
     e = upstream_error(404, R"({"stat":"fail","code":2,"desc":"No such post"})", Api::jobs, "/api/posts/9/");
     BOOST_TEST((e.code == errc::upstream_not_found));
     BOOST_TEST(e.message == "job board API answered 404 (code 2) for GET /api/posts/9/: No such post");
+}
+
+BOOST_AUTO_TEST_CASE(api_key_is_the_first_query_parameter) {
+    boost::asio::io_context ioc;
+    HttpClient http(ioc.get_executor(), ClientOptions{});
+    SourceConfig src;
+    src.type = SourceType::jobs;
+    src.base_url = "https://jobs.example.com";
+    src.secret = "k/ey+1";
+    Logger const log = null_logger();
+    UpstreamCall const call(src, http, log, Api::jobs);
+
+    Query const q{{"keywords", "php,mysql"}, {"perpage", "100"}, {"page", "2"}};
+    auto const url = call.url("/api/posts/search/", q);
+    BOOST_TEST(
+        url ==
+        "https://jobs.example.com/api/posts/search/?api_key=k/ey%2B1&keywords=php,mysql&perpage=100&page=2"
+    );
+    BOOST_TEST(redact_url(url).find("k/ey") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
