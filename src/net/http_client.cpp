@@ -350,19 +350,19 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         idle.push_back(std::move(c));
     }
 
+    static net::awaitable<std::pair<beast::error_code, tcp::resolver::results_type>>
+    resolve(tcp::resolver& r, Target const& t) {
+        auto [ec, results] = co_await r.async_resolve(t.host, t.port, tuple_awaitable);
+        co_return std::pair{ec, std::move(results)};
+    }
+
     /** Resolve, connect and (for https) handshake a new connection. */
     net::awaitable<Result<std::shared_ptr<Connection>>> open(Target const& t, AttemptState& st) {
         auto ex = co_await net::this_coro::executor;
         st.phase = Phase::resolving;
         st.resolver.emplace(ex);
-        auto resolved = co_await net_detail::race_deadline(
-            [](tcp::resolver& r, Target const& t) -> net::awaitable<std::pair<beast::error_code, tcp::resolver::results_type>> {
-                auto [ec, results] = co_await r.async_resolve(t.host, t.port, tuple_awaitable);
-                co_return std::pair{ec, std::move(results)};
-            }(*st.resolver, t),
-            opts.resolve_timeout,
-            [&st] { st.resolver->cancel(); }
-        );
+        std::function<void()> cancel_resolve = [&st] { st.resolver->cancel(); };
+        auto resolved = co_await net_detail::race_deadline(resolve(*st.resolver, t), opts.resolve_timeout, cancel_resolve);
         co_await throw_if_cancelled();
         if (!resolved)
             co_return error(errc::upstream_timeout, "timed out after " + format_duration(opts.resolve_timeout) + " " + phase_words(Phase::resolving, t));
@@ -547,7 +547,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 ++attempt_no;
                 auto st = std::make_shared<AttemptState>();
                 auto attempt_started = steady_clock::now();
-                auto r = co_await net_detail::race_deadline(attempt(t, hreq, st), opts.request_timeout, [st] { st->abort(); });
+                // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
+                std::function<void()> on_timeout = [st] { st->abort(); };
+                auto r = co_await net_detail::race_deadline(attempt(t, hreq, st), opts.request_timeout, on_timeout);
                 co_await throw_if_cancelled();
                 if (!r) {
                     st->abort();
