@@ -43,7 +43,18 @@ struct ClientOptions {
     RetryPolicy retry;
 };
 
+/**
+ * @brief One GET request.
+ *
+ * Not an aggregate on purpose: g++ 12 destroys a braced aggregate temporary twice when it is an
+ * argument of a co_await expression (`co_await client.get({url, {}})`); a constructor avoids that.
+ */
 struct HttpRequest {
+    HttpRequest() = default;
+    HttpRequest(std::string u, std::vector<std::pair<std::string, std::string>> h = {})
+        : url(std::move(u))
+        , headers(std::move(h)) {}
+
     std::string url; ///< absolute http(s) URL including the query (may carry an api_key: never logged as is)
     std::vector<std::pair<std::string, std::string>> headers; ///< extra headers (Authorization, ...)
 };

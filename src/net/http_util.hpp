@@ -1,0 +1,39 @@
+// File: http_util.hpp
+// Pure helpers of the HTTP client (no I/O): backoff schedule, retry decisions, HTTP-date parsing,
+// and the human-readable durations and sizes used in error messages.
+#pragma once
+
+#include <icsbridge/http_client.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace icsbridge::net_detail {
+
+/**
+ * @brief The wait before retry number `retry` (1 = the first retry) with full jitter:
+ * `unit * min(max_backoff, initial_backoff * 2^(retry-1))`, where `unit` is uniform in [0, 1).
+ */
+std::chrono::milliseconds backoff_delay(RetryPolicy const& p, int retry, double unit);
+
+/** @brief 429 and every 5xx are worth another try; every other status is final. */
+inline bool is_retryable_status(unsigned status) { return status == 429 || (status >= 500 && status <= 599); }
+
+/** @brief Transport failures that a new attempt may cure (not TLS trust, not size, not DNS "no such host"). */
+inline bool is_retryable_error(errc e) {
+    return e == errc::upstream_connect || e == errc::upstream_timeout || e == errc::upstream_io;
+}
+
+/** @brief Parses an HTTP-date (IMF-fixdate, RFC 850 or asctime form); nullopt if malformed. */
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view s);
+
+/** @brief "250ms", "20s", "1.5s", "2m" - as short as exact. */
+std::string format_duration(std::chrono::milliseconds d);
+
+/** @brief "512 bytes", "64 KiB", "32 MiB" (binary units, rounded down). */
+std::string format_size(std::size_t bytes);
+
+} // namespace icsbridge::net_detail
