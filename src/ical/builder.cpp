@@ -349,14 +349,8 @@ void add_job_common(
 
 } // namespace
 
-std::vector<std::string> event_zones(Event const& e, ZoneTable& zones) {
-    std::vector<std::string> out;
-    if (zones.find(e.start.timezone) != nullptr)
-        out.push_back(e.start.timezone);
-    std::string const end_zone(zone_of_end(e));
-    if (end_zone != e.start.timezone && zones.find(end_zone) != nullptr)
-        out.push_back(end_zone);
-    return out;
+std::array<std::string_view, 2> event_zone_names(Event const& e) {
+    return {e.start.timezone, zone_of_end(e)};
 }
 
 Result<void> append_event(

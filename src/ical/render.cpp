@@ -7,6 +7,7 @@
 #include <icsbridge/calendar.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -108,15 +109,6 @@ std::uint64_t job_hash(JobPost const& p, CalendarMeta const& meta, JobRenderOpti
     return h.value();
 }
 
-std::string cache_key(char kind, std::string const& id) {
-    std::string key;
-    key.reserve(id.size() + 2);
-    key.push_back(kind);
-    key.push_back('\0');
-    key.append(id);
-    return key;
-}
-
 // Items in output order, without duplicates (an id seen on two upstream pages is rendered once).
 template <class T, class Less>
 std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
@@ -138,19 +130,28 @@ std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
  */
 template <class Build>
 Result<void> emit(
-    RenderCache* cache, char kind, std::string const& id, std::uint64_t hash, std::string& out, Build build
+    RenderCache* cache,
+    RenderCache::Impl::Items RenderCache::Impl::*kind,
+    std::string const& id,
+    std::uint64_t hash,
+    std::string& out,
+    Build build
 ) {
     if (cache == nullptr)
         return build(out);
     auto& impl = cache->impl();
-    auto& entry = impl.items[cache_key(kind, id)];
+    auto& items = impl.*kind;
+    auto it = items.find(id);
+    if (it == items.end())
+        it = items.emplace(id, RenderCache::Impl::Entry{}).first;
+    auto& entry = it->second;
     if (entry.generation != 0 && entry.hash == hash) {
         ++impl.hits;
     } else {
         ++impl.misses;
         entry.block.clear();
         if (auto r = build(entry.block); !r) {
-            impl.items.erase(cache_key(kind, id));
+            items.erase(it);
             return r;
         }
         entry.hash = hash;
@@ -212,20 +213,23 @@ Result<std::string> render_events(
     // Zones first: the VTIMEZONEs go before the events, and the output is written in one pass.
     ical::ZoneTable zones;
     std::set<std::string> used;
-    int first_year = 0, last_year = 0;
+    std::unordered_set<std::string_view> seen;
+    std::optional<sys_seconds> earliest, latest;
     std::size_t estimate = 4096;
     for (Event const* e : items) {
-        for (auto& z : ical::event_zones(*e, zones))
-            used.insert(std::move(z));
+        for (std::string_view name : ical::event_zone_names(*e))
+            if (seen.insert(name).second && zones.find(std::string(name)) != nullptr)
+                used.emplace(name);
         for (sys_seconds t : {e->start.utc, e->end.utc}) {
             if (t == sys_seconds{})
                 continue;
-            int const y = ical::utc_year(t);
-            first_year = first_year == 0 ? y : std::min(first_year, y);
-            last_year = std::max(last_year, y);
+            earliest = earliest ? std::min(*earliest, t) : t;
+            latest = latest ? std::max(*latest, t) : t;
         }
         estimate += 700 + e->description_html.size() + 2 * (e->name.size() + e->url.size());
     }
+    int const first_year = earliest ? ical::utc_year(*earliest) : 0;
+    int const last_year = latest ? ical::utc_year(*latest) : 0;
 
     auto header =
         ical::calendar_header(meta, "Events from " + display_name(meta) + ", published by icsbridge");
@@ -243,9 +247,14 @@ Result<std::string> render_events(
         out.append(*text);
     }
     for (Event const* e : items) {
-        auto r = emit(cache, 'E', e->id, cache ? event_hash(*e, meta, opts) : 0, out, [&](std::string& dst) {
-            return ical::append_event(*e, meta, opts, zones, dst);
-        });
+        auto r = emit(
+            cache,
+            &RenderCache::Impl::events,
+            e->id,
+            cache ? event_hash(*e, meta, opts) : 0,
+            out,
+            [&](std::string& dst) { return ical::append_event(*e, meta, opts, zones, dst); }
+        );
         if (!r)
             return r.error();
     }
@@ -279,9 +288,14 @@ Result<std::string> render_jobs(
     out.reserve(estimate);
     out.append(*header);
     for (JobPost const* p : items) {
-        auto r = emit(cache, 'J', p->id, cache ? job_hash(*p, meta, opts) : 0, out, [&](std::string& dst) {
-            return ical::append_job(*p, meta, opts, dst);
-        });
+        auto r = emit(
+            cache,
+            &RenderCache::Impl::jobs,
+            p->id,
+            cache ? job_hash(*p, meta, opts) : 0,
+            out,
+            [&](std::string& dst) { return ical::append_job(*p, meta, opts, dst); }
+        );
         if (!r)
             return r.error();
     }

@@ -390,7 +390,7 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     // Items gone from the feed leave the cache.
     events.resize(2);
     render_ok(events, opts, &cache);
-    BOOST_TEST(cache.impl().items.size() == 2u);
+    BOOST_TEST(cache.impl().events.size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(empty_feed_is_a_valid_calendar) {
