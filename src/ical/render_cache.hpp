@@ -13,6 +13,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace icsbridge {
 
@@ -92,8 +93,12 @@ struct RenderCache::Impl {
     };
 
     using Items = std::unordered_map<std::string, Entry>;
+    /** The entries in the order a render wrote them: the next render mostly visits the same items in the
+     * same order, so checking the entry at the same position saves a hash lookup per item. */
+    using Order = std::vector<Items::value_type*>;
     Items events; ///< by Event::id
     Items jobs;   ///< by JobPost::id
+    Order events_order, jobs_order;
     std::map<std::tuple<std::string, int, int>, std::string, std::less<>> vtimezones;
     std::uint64_t generation = 0;
     std::size_t hits = 0;   ///< blocks reused by the last render
