@@ -63,11 +63,12 @@ class Builder {
         return std::move(comp_);
     }
 
-    Result<void> serialize_into(std::string& out, std::string const& what) {
+    /** `what` names the item in the error message, e.g. ("event ", id). */
+    Result<void> serialize_into(std::string& out, std::string_view what, std::string_view id) {
         ComponentPtr c = take();
         if (c && append_serialized(c.get(), out) && icalerrno == ICAL_NO_ERROR)
             return {};
-        return refused(what);
+        return refused(std::string(what) + one_line(id));
     }
 
     static Error refused(std::string const& what) {
@@ -348,14 +349,8 @@ void add_job_common(
 
 } // namespace
 
-std::vector<std::string> event_zones(Event const& e, ZoneTable& zones) {
-    std::vector<std::string> out;
-    if (zones.find(e.start.timezone) != nullptr)
-        out.push_back(e.start.timezone);
-    std::string const end_zone(zone_of_end(e));
-    if (end_zone != e.start.timezone && zones.find(end_zone) != nullptr)
-        out.push_back(end_zone);
-    return out;
+std::array<std::string_view, 2> event_zone_names(Event const& e) {
+    return {e.start.timezone, zone_of_end(e)};
 }
 
 Result<void> append_event(
@@ -393,12 +388,12 @@ Result<void> append_event(
     std::string description = clean_text(html_to_text(e.description_html));
     if (description.empty())
         description = clean_text(e.summary);
+    std::string const url = uri(e.url);
     append_section(description, price_text(e));
-    append_section(description, uri(e.url));
+    append_section(description, url);
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);
-
-    if (std::string const url = uri(e.url); !url.empty())
+    if (!url.empty())
         b.add_text(icalproperty_new_url, url);
     if (std::string const location = event_location(e); !location.empty())
         b.add_text(icalproperty_new_location, location);
@@ -412,7 +407,7 @@ Result<void> append_event(
     if (opts.alarm && !cancelled)
         b.add_child(make_alarm(summary, *opts.alarm, b));
 
-    return b.serialize_into(out, "event " + one_line(e.id));
+    return b.serialize_into(out, "event ", e.id);
 }
 
 Result<void>
@@ -444,7 +439,7 @@ append_job(JobPost const& p, CalendarMeta const& meta, JobRenderOptions const& o
             add_date(b, icalproperty_new_due, *due);
         }
         b.add(PropertyPtr(icalproperty_new_status(ICAL_STATUS_NEEDSACTION)));
-        if (auto r = b.serialize_into(out, "job " + one_line(p.id)); !r)
+        if (auto r = b.serialize_into(out, "job ", p.id); !r)
             return r;
     }
     if (event) {
@@ -454,7 +449,7 @@ append_job(JobPost const& p, CalendarMeta const& meta, JobRenderOptions const& o
         add_date(b, icalproperty_new_dtend, std::chrono::year_month_day(std::chrono::sys_days(*due) + day));
         // A deadline, not a meeting: don't block the subscriber's free/busy time.
         b.add(PropertyPtr(icalproperty_new_transp(ICAL_TRANSP_TRANSPARENT)));
-        if (auto r = b.serialize_into(out, "job " + one_line(p.id)); !r)
+        if (auto r = b.serialize_into(out, "job ", p.id); !r)
             return r;
     }
     return {};
@@ -496,7 +491,7 @@ Result<std::string> calendar_header(CalendarMeta const& meta, std::string const&
         add_x("X-PUBLISHED-TTL", ttl.get());
 
     std::string text;
-    if (auto r = b.serialize_into(text, "the calendar header"); !r)
+    if (auto r = b.serialize_into(text, "the calendar header", ""); !r)
         return r.error();
     if (!text.ends_with(calendar_footer))
         return fail(errc::render_failed, "could not build the calendar header: unexpected libical output");

@@ -6,14 +6,15 @@
 #include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge::ical {
 
-/** @brief Names of the zones (with a VTIMEZONE) an event's DTSTART/DTEND refer to; UTC-written times add
- * none. */
-std::vector<std::string> event_zones(Event const& e, ZoneTable& zones);
+/** @brief The zone names DTSTART and DTEND are written in (when ZoneTable knows them; else in UTC). */
+std::array<std::string_view, 2> event_zone_names(Event const& e);
 
 /** @brief Appends `BEGIN:VEVENT ... END:VEVENT\r\n` for `e` to `out`. */
 Result<void> append_event(

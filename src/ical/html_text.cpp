@@ -140,8 +140,26 @@ class TextWriter {
     explicit TextWriter(std::size_t reserve) { out_.reserve(reserve); }
 
     void text(std::string_view s) {
-        for (char c : s)
-            character(c);
+        if (pre_depth_ > 0 || keep_newlines_) {
+            for (char c : s)
+                character(c);
+            return;
+        }
+        // Whole words at a time: this loop sees nearly every byte of a description.
+        std::size_t i = 0;
+        while (i < s.size()) {
+            if (is_space(s[i])) {
+                space_ = true;
+                ++i;
+                continue;
+            }
+            std::size_t j = i + 1;
+            while (j < s.size() && !is_space(s[j]))
+                ++j;
+            flush();
+            out_.append(s.data() + i, j - i);
+            i = j;
+        }
     }
 
     void character(char c) {
@@ -294,7 +312,14 @@ std::string html_to_text(std::string_view html) {
             }
             continue;
         }
-        if (c != '<' || i + 1 >= html.size() || no_more_gt) {
+        if (c != '<') {
+            std::size_t const stop = html.find_first_of("<&", i + 1);
+            std::size_t const run_end = stop == std::string_view::npos ? html.size() : stop;
+            w.text(html.substr(i, run_end - i));
+            i = run_end;
+            continue;
+        }
+        if (i + 1 >= html.size() || no_more_gt) {
             w.character(c);
             ++i;
             continue;

@@ -7,6 +7,7 @@
 #include <icsbridge/calendar.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -108,16 +109,7 @@ std::uint64_t job_hash(JobPost const& p, CalendarMeta const& meta, JobRenderOpti
     return h.value();
 }
 
-std::string cache_key(char kind, std::string const& id) {
-    std::string key;
-    key.reserve(id.size() + 2);
-    key.push_back(kind);
-    key.push_back('\0');
-    key.append(id);
-    return key;
-}
-
-// Items in output order, without duplicates (an id seen on two upstream pages is rendered once).
+// Items in output order. Duplicate ids (an item seen on two upstream pages) are skipped by BlockWriter.
 template <class T, class Less>
 std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
     std::vector<T const*> out;
@@ -126,39 +118,84 @@ std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
         if (keep(item))
             out.push_back(&item);
     std::stable_sort(out.begin(), out.end(), [&](T const* a, T const* b) { return less(*a, *b); });
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(out.size());
-    std::erase_if(out, [&](T const* item) { return !seen.insert(item->id).second; });
     return out;
 }
 
 /**
- * Appends one item's block(s) to `out`: from the cache when its hash matches, else freshly built.
- * `build(std::string&)` appends the block.
+ * Appends each item's block(s) to `out`: from the cache when the item's hash matches, else freshly
+ * built; the first item with a given id wins, later ones with the same id are skipped.
  */
-template <class Build>
-Result<void> emit(
-    RenderCache* cache, char kind, std::string const& id, std::uint64_t hash, std::string& out, Build build
-) {
-    if (cache == nullptr)
-        return build(out);
-    auto& impl = cache->impl();
-    auto& entry = impl.items[cache_key(kind, id)];
-    if (entry.generation != 0 && entry.hash == hash) {
-        ++impl.hits;
-    } else {
-        ++impl.misses;
-        entry.block.clear();
-        if (auto r = build(entry.block); !r) {
-            impl.items.erase(cache_key(kind, id));
-            return r;
+class BlockWriter {
+  public:
+    using Impl = RenderCache::Impl;
+
+    BlockWriter(RenderCache* cache, Impl::Items Impl::*items, Impl::Order Impl::*order, std::string& out)
+        : cache_(cache)
+        , out_(out) {
+        if (cache_) {
+            items_ = &(cache_->impl().*items);
+            order_ = &(cache_->impl().*order);
+            // Taken out for the render: on failure the old order (which may name erased entries) is gone.
+            previous_ = std::move(*order_);
+            order_->clear();
+            next_.reserve(previous_.size());
         }
-        entry.hash = hash;
     }
-    entry.generation = impl.generation;
-    out.append(entry.block);
-    return {};
-}
+
+    /** Call after the last item: keeps this render's order for the next one. */
+    void finish() {
+        if (cache_)
+            *order_ = std::move(next_);
+    }
+
+    /** `hash()` gives the item's cache hash; `build(std::string&)` appends its block(s). */
+    template <class Hash, class Build>
+    Result<void> item(std::string const& id, Hash hash, Build build) {
+        if (cache_ == nullptr) {
+            if (!seen_.insert(id).second)
+                return {};
+            return build(out_);
+        }
+        auto& impl = cache_->impl();
+        std::size_t const position = position_++;
+        Impl::Items::value_type* node = nullptr;
+        if (position < previous_.size() && previous_[position]->first == id)
+            node = previous_[position];
+        else if (auto it = items_->find(id); it != items_->end())
+            node = &*it;
+        else
+            node = &*items_->emplace(id, Impl::Entry{}).first;
+        auto& entry = node->second;
+        // The cache marks what this render already wrote, so it doubles as the duplicate check.
+        if (entry.generation == impl.generation)
+            return {};
+        std::uint64_t const h = hash();
+        if (entry.generation != 0 && entry.hash == h) {
+            ++impl.hits;
+        } else {
+            ++impl.misses;
+            entry.block.clear();
+            if (auto r = build(entry.block); !r) {
+                items_->erase(id);
+                return r;
+            }
+            entry.hash = h;
+        }
+        entry.generation = impl.generation;
+        next_.push_back(node);
+        out_.append(entry.block);
+        return {};
+    }
+
+  private:
+    RenderCache* cache_;
+    Impl::Items* items_ = nullptr;
+    Impl::Order* order_ = nullptr;
+    Impl::Order previous_, next_;
+    std::size_t position_ = 0;
+    std::string& out_;
+    std::unordered_set<std::string_view> seen_;
+};
 
 struct CacheScope {
     RenderCache* cache;
@@ -212,20 +249,23 @@ Result<std::string> render_events(
     // Zones first: the VTIMEZONEs go before the events, and the output is written in one pass.
     ical::ZoneTable zones;
     std::set<std::string> used;
-    int first_year = 0, last_year = 0;
+    std::unordered_set<std::string_view> seen;
+    std::optional<sys_seconds> earliest, latest;
     std::size_t estimate = 4096;
     for (Event const* e : items) {
-        for (auto& z : ical::event_zones(*e, zones))
-            used.insert(std::move(z));
+        for (std::string_view name : ical::event_zone_names(*e))
+            if (seen.insert(name).second && zones.find(std::string(name)) != nullptr)
+                used.emplace(name);
         for (sys_seconds t : {e->start.utc, e->end.utc}) {
             if (t == sys_seconds{})
                 continue;
-            int const y = ical::utc_year(t);
-            first_year = first_year == 0 ? y : std::min(first_year, y);
-            last_year = std::max(last_year, y);
+            earliest = earliest ? std::min(*earliest, t) : t;
+            latest = latest ? std::max(*latest, t) : t;
         }
         estimate += 700 + e->description_html.size() + 2 * (e->name.size() + e->url.size());
     }
+    int const first_year = earliest ? ical::utc_year(*earliest) : 0;
+    int const last_year = latest ? ical::utc_year(*latest) : 0;
 
     auto header =
         ical::calendar_header(meta, "Events from " + display_name(meta) + ", published by icsbridge");
@@ -242,13 +282,17 @@ Result<std::string> render_events(
             return text.error();
         out.append(*text);
     }
+    BlockWriter blocks(cache, &RenderCache::Impl::events, &RenderCache::Impl::events_order, out);
     for (Event const* e : items) {
-        auto r = emit(cache, 'E', e->id, cache ? event_hash(*e, meta, opts) : 0, out, [&](std::string& dst) {
-            return ical::append_event(*e, meta, opts, zones, dst);
-        });
+        auto r = blocks.item(
+            e->id,
+            [&] { return event_hash(*e, meta, opts); },
+            [&](std::string& dst) { return ical::append_event(*e, meta, opts, zones, dst); }
+        );
         if (!r)
             return r.error();
     }
+    blocks.finish();
     out.append(ical::calendar_footer);
     return out;
 }
@@ -278,13 +322,17 @@ Result<std::string> render_jobs(
     std::string out;
     out.reserve(estimate);
     out.append(*header);
+    BlockWriter blocks(cache, &RenderCache::Impl::jobs, &RenderCache::Impl::jobs_order, out);
     for (JobPost const* p : items) {
-        auto r = emit(cache, 'J', p->id, cache ? job_hash(*p, meta, opts) : 0, out, [&](std::string& dst) {
-            return ical::append_job(*p, meta, opts, dst);
-        });
+        auto r = blocks.item(
+            p->id,
+            [&] { return job_hash(*p, meta, opts); },
+            [&](std::string& dst) { return ical::append_job(*p, meta, opts, dst); }
+        );
         if (!r)
             return r.error();
     }
+    blocks.finish();
     out.append(ical::calendar_footer);
     return out;
 }

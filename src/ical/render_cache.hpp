@@ -13,27 +13,32 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace icsbridge {
 
 /** @brief A fast 64-bit hash for change detection (not for security). */
 class ItemHasher {
   public:
-    void add(std::uint64_t v) {
-        h_ ^= v * 0x9E3779B97F4A7C15ull;
-        h_ = ((h_ << 31) | (h_ >> 33)) * 0xC2B2AE3D27D4EB4Full;
-    }
+    void add(std::uint64_t v) { h_ = mix(h_, v); }
     void add(std::string_view s) {
         add(static_cast<std::uint64_t>(s.size()));
-        std::size_t i = 0;
-        for (; i + 8 <= s.size(); i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, s.data() + i, 8);
-            add(w);
+        char const* p = s.data();
+        std::size_t n = s.size();
+        if (n >= 32) {
+            // Four independent lanes: descriptions are most of the bytes hashed on every refresh.
+            std::uint64_t lane[4] = {h_, h_ ^ k1, h_ ^ k2, h_ ^ k3};
+            for (; n >= 32; p += 32, n -= 32)
+                for (int i = 0; i < 4; ++i)
+                    lane[i] = mix(lane[i], load(p + 8 * i));
+            for (std::uint64_t l : lane)
+                add(l);
         }
-        if (i < s.size()) {
+        for (; n >= 8; p += 8, n -= 8)
+            add(load(p));
+        if (n > 0) {
             std::uint64_t w = 0;
-            std::memcpy(&w, s.data() + i, s.size() - i);
+            std::memcpy(&w, p, n);
             add(w);
         }
     }
@@ -64,6 +69,19 @@ class ItemHasher {
     }
 
   private:
+    static constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full,
+                                   k3 = 0x165667B19E3779F9ull;
+
+    static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+        h ^= v * k1;
+        return ((h << 31) | (h >> 33)) * k2;
+    }
+    static std::uint64_t load(char const* p) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        return w;
+    }
+
     std::uint64_t h_ = 0x84222325CBF29CE4ull;
 };
 
@@ -74,8 +92,13 @@ struct RenderCache::Impl {
         std::uint64_t generation = 0;
     };
 
-    /** Key "E\0id" for events, "J\0id" for job posts. */
-    std::unordered_map<std::string, Entry> items;
+    using Items = std::unordered_map<std::string, Entry>;
+    /** The entries in the order a render wrote them: the next render mostly visits the same items in the
+     * same order, so checking the entry at the same position saves a hash lookup per item. */
+    using Order = std::vector<Items::value_type*>;
+    Items events; ///< by Event::id
+    Items jobs;   ///< by JobPost::id
+    Order events_order, jobs_order;
     std::map<std::tuple<std::string, int, int>, std::string, std::less<>> vtimezones;
     std::uint64_t generation = 0;
     std::size_t hits = 0;   ///< blocks reused by the last render
@@ -87,7 +110,8 @@ struct RenderCache::Impl {
         hits = misses = 0;
     }
     void end_render() {
-        std::erase_if(items, [&](auto const& kv) { return kv.second.generation != generation; });
+        for (Items* items : {&events, &jobs})
+            std::erase_if(*items, [&](auto const& kv) { return kv.second.generation != generation; });
     }
 };
 

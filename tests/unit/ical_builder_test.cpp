@@ -387,10 +387,18 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     BOOST_TEST(render_ok(events, opts, &cache) == render_ok(events, opts));
     BOOST_TEST(cache.impl().hits == 0u);
 
+    // New order and a duplicate id: blocks found by id, the duplicate written once, as without cache.
+    std::swap(events[0].start, events[2].start);
+    std::swap(events[0].end, events[2].end);
+    events.push_back(events[1]);
+    BOOST_TEST(render_ok(events, opts, &cache) == render_ok(events, opts));
+    BOOST_TEST(count(render_ok(events, opts, &cache), "UID:event-1002@") == 1u);
+    events.pop_back();
+
     // Items gone from the feed leave the cache.
     events.resize(2);
     render_ok(events, opts, &cache);
-    BOOST_TEST(cache.impl().items.size() == 2u);
+    BOOST_TEST(cache.impl().events.size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(empty_feed_is_a_valid_calendar) {
