@@ -108,7 +108,7 @@ std::string format_utc(std::chrono::sys_seconds t, bool with_z) {
     auto days = std::chrono::floor<std::chrono::days>(t);
     std::chrono::year_month_day ymd{days};
     std::chrono::hh_mm_ss hms{t - days};
-    char buf[32];
+    char buf[96]; // room for any value the compiler can prove, so -Wformat-truncation stays quiet
     std::snprintf(
         buf,
         sizeof buf,
