@@ -129,13 +129,14 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
     auto const& sc = impl->cfg.server;
     beast::flat_buffer buffer;
     for (bool first = true;; first = false) {
-        // Between requests the client gets the idle timeout to start the next one; once a byte has
-        // arrived it gets request_timeout for the whole request (so a slow client is cut off).
-        if (!first && buffer.size() == 0) {
+        // Between requests the client gets the idle timeout to start the next one (a new connection:
+        // request_timeout); once a byte has arrived it gets request_timeout for the whole request, so a
+        // slow client is cut off. Until that first byte the connection counts as idle for stop().
+        if (buffer.size() == 0) {
             st->idle = true;
             if (impl->stopping)
                 break;
-            stream.expires_after(sc.idle_timeout);
+            stream.expires_after(first ? sc.request_timeout : sc.idle_timeout);
             auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
             st->idle = false;
             if (ec)
