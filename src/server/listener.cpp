@@ -185,15 +185,18 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         stream.expires_after(sc.idle_timeout);
         auto [wec, written] = co_await http::async_write(stream, msg, use_tuple);
         impl->store.http_metrics().count(res.route, res.status);
-        auto ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        char took[32];
-        std::snprintf(took, sizeof took, "%.1fms", ms);
-        impl->log.info(
-            std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
-            " " + std::to_string(res.head || res.status == 304 ? 0 : body.size()) + " " + took + " \"" +
-            printable(req[http::field::user_agent]) + "\""
-        );
+        // Build the access-log line only when it will be written: this is the hot path.
+        if (impl->log.sink && impl->log.min <= LogLevel::info) {
+            auto ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            char took[32];
+            std::snprintf(took, sizeof took, "%.1fms", ms);
+            impl->log.info(
+                std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
+                " " + std::to_string(res.head || res.status == 304 ? 0 : body.size()) + " " + took + " \"" +
+                printable(req[http::field::user_agent]) + "\""
+            );
+        }
         if (wec || !keep)
             break;
     }
