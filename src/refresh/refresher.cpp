@@ -103,6 +103,9 @@ struct Refreshers::Impl {
     // Only touched on the strand.
     bool stopped = false;
     std::set<net::steady_timer*> timers;
+    net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
+    std::size_t running = 0; ///< loops not yet ended
+    net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
 
     /** @brief Waits `d`; false if stop() came first. */
     net::awaitable<bool> sleep(std::chrono::steady_clock::duration d) {
@@ -115,9 +118,10 @@ struct Refreshers::Impl {
         co_return !stopped;
     }
 
+    /** @brief Completes on stop() (or when cancelled, e.g. by the other side of an `||`). */
     net::awaitable<void> until_stopped() {
-        while (co_await sleep(std::chrono::hours(24))) {
-        }
+        if (!stopped)
+            co_await stop_timer.async_wait(use_tuple);
     }
 
     /** @brief The group's fetch, abandoned if stop() comes first. Records the fetch duration. */
@@ -196,7 +200,8 @@ struct Refreshers::Impl {
                 "feed " + g.feeds.front()->name +
                 ": far fewer items than the current snapshot; fetching again to confirm before publishing"
             );
-            if (!co_await sleep(opts.confirm_delay))
+            bool const awake = co_await sleep(opts.confirm_delay);
+            if (!awake)
                 co_return false;
             results = co_await fetch_group(g);
             if (!results)
@@ -215,7 +220,8 @@ struct Refreshers::Impl {
     net::awaitable<void> loop(std::size_t gi) {
         auto refresh = std::chrono::duration_cast<std::chrono::milliseconds>(groups[gi].refresh);
         auto backoff = opts.retry_initial;
-        if (!co_await sleep(opts.stagger * static_cast<int>(gi)))
+        bool const started = co_await sleep(opts.stagger * static_cast<int>(gi));
+        if (!started)
             co_return;
         while (!stopped) {
             bool ok = co_await refresh_once(gi);
@@ -229,7 +235,8 @@ struct Refreshers::Impl {
                 wait = std::min(backoff, refresh);
                 backoff = std::min(backoff * 2, refresh);
             }
-            if (!co_await sleep(wait))
+            bool const awake = co_await sleep(wait);
+            if (!awake)
                 break;
         }
     }
@@ -255,38 +262,34 @@ std::vector<FeedGroup> const& Refreshers::groups() const {
     return impl_->groups;
 }
 
+namespace {
+
+// A free coroutine taking the shared state by value: the frame owns it for as long as the loops run.
+net::awaitable<void> run_all(std::shared_ptr<Refreshers::Impl> impl) {
+    impl->running += impl->groups.size();
+    for (std::size_t i = 0; i < impl->groups.size(); ++i)
+        net::co_spawn(impl->strand, impl->loop(i), [impl, i](std::exception_ptr e) {
+            if (e) {
+                try {
+                    std::rethrow_exception(e);
+                } catch (std::exception const& ex) {
+                    impl->log.error(
+                        "refresher of feed " + impl->groups[i].feeds.front()->name + " failed: " + ex.what()
+                    );
+                }
+            }
+            if (--impl->running == 0)
+                impl->all_done.cancel();
+        });
+    while (impl->running > 0)
+        co_await impl->all_done.async_wait(use_tuple);
+}
+
+} // namespace
+
 net::awaitable<void> Refreshers::run() {
-    auto impl = impl_;
-    // All loops share the strand, so `stopped` and the timer set need no lock.
-    co_await net::co_spawn(
-        impl->strand,
-        [impl]() -> net::awaitable<void> {
-            std::size_t running = impl->groups.size();
-            net::steady_timer all_done(impl->strand, std::chrono::steady_clock::time_point::max());
-            for (std::size_t i = 0; i < impl->groups.size(); ++i)
-                net::co_spawn(
-                    impl->strand,
-                    impl->loop(i),
-                    [impl, i, &running, &all_done](std::exception_ptr e) {
-                        if (e) {
-                            try {
-                                std::rethrow_exception(e);
-                            } catch (std::exception const& ex) {
-                                impl->log.error(
-                                    "refresher of feed " + impl->groups[i].feeds.front()->name +
-                                    " failed: " + ex.what()
-                                );
-                            }
-                        }
-                        if (--running == 0)
-                            all_done.cancel();
-                    }
-                );
-            while (running > 0)
-                co_await all_done.async_wait(use_tuple);
-        },
-        net::use_awaitable
-    );
+    // All loops share the strand, so `stopped`, `running` and the timers need no lock.
+    co_await net::co_spawn(impl_->strand, run_all(impl_), net::use_awaitable);
 }
 
 net::awaitable<bool> Refreshers::refresh_once(std::size_t group) {
@@ -300,6 +303,7 @@ void Refreshers::stop() {
         impl->stopped = true;
         for (auto* t : impl->timers)
             t->cancel();
+        impl->stop_timer.cancel();
     });
 }
 

@@ -129,13 +129,14 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
     auto const& sc = impl->cfg.server;
     beast::flat_buffer buffer;
     for (bool first = true;; first = false) {
-        // Between requests the client gets the idle timeout to start the next one; once a byte has
-        // arrived it gets request_timeout for the whole request (so a slow client is cut off).
-        if (!first && buffer.size() == 0) {
+        // Between requests the client gets the idle timeout to start the next one (a new connection:
+        // request_timeout); once a byte has arrived it gets request_timeout for the whole request, so a
+        // slow client is cut off. Until that first byte the connection counts as idle for stop().
+        if (buffer.size() == 0) {
             st->idle = true;
             if (impl->stopping)
                 break;
-            stream.expires_after(sc.idle_timeout);
+            stream.expires_after(first ? sc.request_timeout : sc.idle_timeout);
             auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
             st->idle = false;
             if (ec)
@@ -184,15 +185,18 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         stream.expires_after(sc.idle_timeout);
         auto [wec, written] = co_await http::async_write(stream, msg, use_tuple);
         impl->store.http_metrics().count(res.route, res.status);
-        auto ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        char took[32];
-        std::snprintf(took, sizeof took, "%.1fms", ms);
-        impl->log.info(
-            std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
-            " " + std::to_string(res.head || res.status == 304 ? 0 : body.size()) + " " + took + " \"" +
-            printable(req[http::field::user_agent]) + "\""
-        );
+        // Build the access-log line only when it will be written: this is the hot path.
+        if (impl->log.sink && impl->log.min <= LogLevel::info) {
+            auto ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            char took[32];
+            std::snprintf(took, sizeof took, "%.1fms", ms);
+            impl->log.info(
+                std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
+                " " + std::to_string(res.head || res.status == 304 ? 0 : body.size()) + " " + took + " \"" +
+                printable(req[http::field::user_agent]) + "\""
+            );
+        }
         if (wec || !keep)
             break;
     }
