@@ -20,3 +20,12 @@ foreach(
     )
     set_tests_properties(cli.${case} PROPERTIES LABELS cli TIMEOUT 120)
 endforeach()
+
+# End to end against the fake upstream: golden files + real iCalendar parsers. Regenerate the goldens with
+#   ICSBRIDGE_UPDATE_GOLDEN=1 ctest --test-dir build -R cli.e2e
+add_test(
+    NAME cli.e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cli/e2e_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(cli.e2e PROPERTIES LABELS cli TIMEOUT 300 SKIP_RETURN_CODE 77)
