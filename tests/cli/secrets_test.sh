@@ -159,40 +159,48 @@ done
 fault none
 
 # --- serve: every endpoint with and without the right token, HEAD, 404/405, error paths
-serve() { # serve LOG: starts the server, waits until every feed has been tried once; sets base
+serve() { # serve LOG READY: starts the server and waits until /healthz matches READY; sets base
     "$bin" serve --config "$work/secrets.toml" >"$out/$1.stdout" 2>"$out/$1" &
     serve_pid=$!
     pids+=("$serve_pid")
     base=
     for _ in $(seq 1 300); do
         base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$out/$1" | head -1 | sed 's/listening on //')
-        if [ -n "$base" ] && curl -s "$base/healthz" >"$work/health" &&
-            ! grep -q '"last_success":null,"last_failure":null' "$work/health"; then
+        if [ -n "$base" ] && curl -s "$base/healthz" >"$work/health" && grep -q "$2" "$work/health"; then
             return 0
         fi
         kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
         sleep 0.1
     done
-    fail "serve did not try every feed within 30 s"
+    fail "serve did not get ready ($2) within 30 s"
 }
 stop_serve() {
     kill -TERM "$serve_pid"
     wait "$serve_pid" || fail "serve exited with $? after SIGTERM"
 }
 n=0
-get() { # get ARGS...: one curl, headers and body kept
+curls=()
+get() { # get ARGS...: one curl in the background, headers and body kept
     n=$((n + 1))
-    curl -s -i --max-time 10 "$@" >"$out/curl-$n" 2>&1
+    curl -s -i --max-time 10 "$@" >"$out/curl-$n" 2>&1 &
+    curls+=($!)
 }
+all_tried='"last_success":null,"last_failure":null' # negated below: no feed left untried
 
 fault status500 # the first refresh of the good sources fails
-serve serve-500.log
+serve serve-500.log '"name":"mine"[^}]*"last_failure":"'
 get "$base/healthz"
 get "$base/feeds/mine.ics?token=$feed_token"
+wait "${curls[@]}"
 stop_serve
 fault none
 
-serve serve.log
+serve serve.log '"name":"jobs-tls"[^}]*"last_failure":"'
+for _ in $(seq 1 100); do # and every other feed tried too
+    curl -s "$base/healthz" | grep -q "$all_tried" || break
+    sleep 0.1
+done
+curls=()
 for path in / /healthz /metrics /nope /feeds/ /feeds/nope.ics "/feeds/mine.ics?token=" "/feeds/../etc/passwd"; do
     get "$base$path"
     get -I "$base$path"
@@ -206,16 +214,16 @@ for feed in "${feeds[@]}"; do
     get "$base/feeds/$feed.ics?token=wrong-guess"
     for t in "$feed_token" "$alice_token" "$bob_token"; do
         get "$base/feeds/$feed.ics?token=$t"
-        get -I "$base/feeds/$feed.ics?token=$t"
-        get -X POST "$base/feeds/$feed.ics?token=$t"
         get "$base/feeds/$feed.ics?tok%65n=$t&TOKEN=$t"
-        get -H "Authorization: Bearer $t" "$base/feeds/$feed.ics?x=$t"
+        get -H "Authorization: Bearer $t" "$base/feeds/$feed.ics"
     done
+    get -I "$base/feeds/$feed.ics?token=$feed_token"
+    get -X POST "$base/feeds/$feed.ics?token=$alice_token"
 done
+wait "${curls[@]}"
 get "$base/metrics"
 get "$base/healthz"
-get "$base/"
-grep -q '^HTTP/1.1 200' "$out/curl-1" || fail "the index page did not answer 200"
+wait "${curls[@]}"
 grep -l '^HTTP/1.1 200' "$out"/curl-* | xargs grep -l 'BEGIN:VCALENDAR' >/dev/null || fail "no feed was served"
 stop_serve
 
