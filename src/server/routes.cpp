@@ -147,8 +147,10 @@ std::string_view ServerResponse::header(std::string_view name) const {
     return {};
 }
 
+namespace {
+
 ServerResponse
-handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+route_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
         return text_response(400, "bad request target\n");
@@ -169,10 +171,19 @@ handle_request(ServerRequest const& req, FeedStore const& store, Config const& c
         }
         auto r = route.handler(ctx, arg);
         r.route = route.route;
-        r.head = req.method == "HEAD";
         return r;
     }
     return not_found();
+}
+
+} // namespace
+
+ServerResponse
+handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+    auto r = route_request(req, store, cfg, now);
+    // HEAD gets the headers GET would, whatever the status, and never a body.
+    r.head = req.method == "HEAD";
+    return r;
 }
 
 } // namespace icsbridge
