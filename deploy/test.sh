@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
 # Builds icsbridge and runs every test. On a fresh Debian 12 machine this is the only command needed:
 # it installs the packages it uses first. Exit status is non-zero on any failure.
+#
+# 1. build/      RelWithDebInfo, warnings as errors: the whole CTest suite.
+# 2. build-san/  clang with AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite again, then
+#                every libFuzzer target for a bounded time (deploy/fuzz.sh, about a minute in all).
+# ICSBRIDGE_SKIP_SANITIZERS=1 skips step 2 (for a quick local run; CI always runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 deploy/install-deps.sh
 
 jobs="${ICSBRIDGE_JOBS:-2}"
+started=$(date +%s)
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DICSBRIDGE_WERROR=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure --timeout 600
+
+if [ "${ICSBRIDGE_SKIP_SANITIZERS:-0}" != 1 ]; then
+    CC=clang-14 CXX=clang++-14 cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DICSBRIDGE_SANITIZE=address,undefined -DICSBRIDGE_FUZZ=ON
+    cmake --build build-san -j"$jobs"
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    # The browser check exercises Chromium, not our code: once (above) is enough.
+    ctest --test-dir build-san --output-on-failure --timeout 900 -LE browser
+    deploy/fuzz.sh build-san
+fi
+echo "test.sh: all green in $(( $(date +%s) - started ))s"

@@ -24,6 +24,12 @@ struct FeedOutput {
     std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
 };
 
+/** @brief What a feed's upstream returned, before rendering (shared by feeds that ask the same question). */
+struct FeedItems {
+    std::vector<Event> events; ///< events sources
+    std::vector<JobPost> jobs; ///< jobs sources
+};
+
 class Pipeline {
 public:
     /** @brief `cfg` must outlive the pipeline. */
@@ -35,6 +41,13 @@ public:
     /** @brief Fetches the feed's items from its upstream and renders the calendar. */
     boost::asio::awaitable<Result<FeedOutput>>
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+
+    /** @brief The fetch half of run(): the feed's items from its upstream (no rendering). */
+    boost::asio::awaitable<Result<FeedItems>> fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+
+    /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of the
+     * same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
+    Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
     /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
     boost::asio::awaitable<Result<std::vector<Category>>> categories(std::string const& source);

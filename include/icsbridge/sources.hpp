@@ -40,16 +40,17 @@ inline constexpr int max_pages_per_feed = 200;
  * GET /v3/events/{id}/?expand=venue,ticket_availability,organizer; ticket classes when the feed asks.
  */
 class EventsSource {
-public:
+  public:
     EventsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
 
+    /// `feed` must outlive the returned awaitable (it is read while the fetch runs).
     boost::asio::awaitable<Result<std::vector<Event>>>
     fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
     /** @brief The seed's category table (the API has no list endpoint documented). */
     std::vector<Category> categories() const;
 
-private:
+  private:
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;
@@ -58,19 +59,21 @@ private:
 /**
  * @brief The job board client (seed 000).
  *
- * select = "search": GET /api/posts/search/?api_key=K&<params>;  select = "recent": GET /api/posts/recent/?api_key=K
- * Pages are followed (page/pages envelope). Also one post, categories and tags.
+ * select = "search": GET /api/posts/search/?api_key=K&<params>;  select = "recent": GET
+ * /api/posts/recent/?api_key=K Pages are followed (page/pages envelope). Also one post, categories and tags.
  */
 class JobsSource {
-public:
+  public:
     JobsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
 
-    boost::asio::awaitable<Result<std::vector<JobPost>>> fetch(FeedConfig const& feed, ProgressFn progress = {});
-    boost::asio::awaitable<Result<JobPost>> post(std::string const& id);
+    boost::asio::awaitable<Result<std::vector<JobPost>>>
+    fetch(FeedConfig const& feed, ProgressFn progress = {});
+    /// `id` by value: a coroutine keeps its parameters, and a reference to a caller's temporary would dangle.
+    boost::asio::awaitable<Result<JobPost>> post(std::string id);
     boost::asio::awaitable<Result<std::vector<Category>>> categories();
     boost::asio::awaitable<Result<std::vector<Category>>> tags();
 
-private:
+  private:
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;

@@ -1,19 +1,297 @@
 // File: commands.cpp
-// Placeholder dispatcher until the CLI lands.
+// The commands behind the command line: serve, export, check, categories, tags, --help, --version.
+// Each prints one clear line on failure and maps the errc to the exit status in one place (exit_code()).
 #include "cli/commands.hpp"
 
+#include "cli/args.hpp"
+#include "server/serve.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/files.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/pipeline.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
 
 namespace icsbridge::cli {
 
+namespace net = boost::asio;
+
+namespace {
+
+void print_err(std::string const& line) {
+    std::fputs(line.c_str(), stderr);
+    std::fputc('\n', stderr);
+}
+
+/** Runs one coroutine to completion on a fresh io_context; an exception in it is a bug and propagates to
+ * main. */
+template <class T>
+Result<T>
+run_sync(std::function<net::awaitable<Result<T>>(Pipeline&)> fn, Config const& cfg, Logger const& log) {
+    net::io_context ioc;
+    Pipeline pipeline(cfg, ioc.get_executor(), log);
+    std::optional<Result<T>> result;
+    std::exception_ptr error;
+    net::co_spawn(
+        ioc,
+        [&]() -> net::awaitable<void> { result.emplace(co_await fn(pipeline)); },
+        [&](std::exception_ptr e) { error = e; }
+    );
+    ioc.run();
+    if (error)
+        std::rethrow_exception(error);
+    return std::move(*result);
+}
+
+/** The level ICSBRIDGE_LOG asks for ("debug", "info", "warn", "error"), if it names one. */
+std::optional<LogLevel> log_level_from_env() {
+    char const* v = std::getenv("ICSBRIDGE_LOG");
+    if (!v)
+        return std::nullopt;
+    std::string_view const s(v);
+    if (s == "debug")
+        return LogLevel::debug;
+    if (s == "info")
+        return LogLevel::info;
+    if (s == "warn")
+        return LogLevel::warn;
+    if (s == "error")
+        return LogLevel::error;
+    return std::nullopt;
+}
+
+/**
+ * One-shot commands promise one line on failure, so the client's retry chatter stays silent unless
+ * ICSBRIDGE_LOG asks for it (troubleshooting an upstream).
+ */
+Logger command_logger() {
+    auto lvl = log_level_from_env();
+    return lvl ? stderr_logger(*lvl) : null_logger();
+}
+
+/** The `\r  my-events: page 3, 27 of 28 events` line, rewritten in place on a terminal and cleared at the
+ * end. */
+class ProgressLine {
+  public:
+    ProgressLine(std::string feed, std::string noun)
+        : feed_(std::move(feed))
+        , noun_(std::move(noun)) {}
+    ~ProgressLine() { clear(); }
+
+    ProgressFn callback() {
+        if (!::isatty(STDERR_FILENO))
+            return {};
+        return [this](FetchProgress const& p) { show(p); };
+    }
+
+    void clear() {
+        if (width_ == 0)
+            return;
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
+        std::fflush(stderr);
+        width_ = 0;
+    }
+
+  private:
+    void show(FetchProgress const& p) {
+        std::string line =
+            "  " + feed_ + ": page " + std::to_string(p.pages) + ", " + std::to_string(p.items);
+        if (p.total)
+            line += " of " + std::to_string(*p.total);
+        line += " " + noun_;
+        // Pad over a longer previous line so no stale characters remain.
+        std::size_t const shown = line.size();
+        if (line.size() < width_)
+            line.append(width_ - line.size(), ' ');
+        std::fprintf(stderr, "\r%s", line.c_str());
+        std::fflush(stderr);
+        width_ = std::max(width_, shown);
+    }
+
+    std::string feed_;
+    std::string noun_;
+    std::size_t width_ = 0;
+};
+
+std::string names_of_feeds(Config const& cfg) {
+    std::string out;
+    for (auto const& f : cfg.feeds)
+        out += (out.empty() ? "" : ", ") + f.name;
+    return out.empty() ? "none defined" : out;
+}
+
+std::string names_of_sources(Config const& cfg) {
+    std::string out;
+    for (auto const& [name, src] : cfg.sources)
+        out += (out.empty() ? "" : ", ") + name;
+    return out.empty() ? "none defined" : out;
+}
+
+int export_command(Config const& cfg, Args const& args) {
+    FeedConfig const* feed = cfg.find_feed(args.feed);
+    if (!feed) {
+        print_err(
+            "icsbridge: export: unknown feed '" + args.feed + "' (feeds in " + cfg.path + ": " +
+            names_of_feeds(cfg) + ")"
+        );
+        return exit_code(errc::feed_unknown);
+    }
+    SourceConfig const* src = cfg.find_source(feed->source);
+    ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
+    auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto out = run_sync<FeedOutput>(
+        [&](Pipeline& p) { return p.run(*feed, now, progress.callback()); },
+        cfg,
+        command_logger()
+    );
+    progress.clear();
+    std::string const what = "icsbridge: export " + feed->name + ": ";
+    if (!out) {
+        print_err(what + out.error().message);
+        return exit_code(out.error().code);
+    }
+
+    if (args.output.empty() || args.output == "-") {
+        if (std::fwrite(out->ics.data(), 1, out->ics.size(), stdout) != out->ics.size() ||
+            std::fflush(stdout) != 0) {
+            print_err(what + "cannot write to stdout");
+            return exit_code(errc::io_error);
+        }
+    } else if (auto w = write_file_atomically(args.output, out->ics); !w) {
+        print_err(what + w.error().message);
+        return exit_code(w.error().code);
+    }
+    if (::isatty(STDERR_FILENO))
+        print_err(
+            what + std::to_string(out->items) +
+            (src && src->type == SourceType::jobs ? " job posts" : " events") +
+            (args.output.empty() || args.output == "-" ? "" : " written to " + args.output)
+        );
+    return 0;
+}
+
+int check_command(Config const& cfg) {
+    std::printf(
+        "%s: OK (%zu source%s, %zu feed%s)\n",
+        cfg.path.c_str(),
+        cfg.sources.size(),
+        cfg.sources.size() == 1 ? "" : "s",
+        cfg.feeds.size(),
+        cfg.feeds.size() == 1 ? "" : "s"
+    );
+    std::printf(
+        "server: listen %s:%u, public URL %s\n",
+        cfg.server.host.c_str(),
+        cfg.server.port,
+        cfg.server.public_url.c_str()
+    );
+    for (auto const& f : cfg.feeds) {
+        SourceConfig const* src = cfg.find_source(f.source);
+        // Feed tokens are secrets: show that one is needed, never its value.
+        std::string url = feed_url(cfg, f);
+        if (!f.token.empty())
+            url += "?token=***";
+        else if (!f.tokens.empty()) {
+            url += "?token=***  (subscribers: ";
+            for (auto const& [who, secret] : f.tokens)
+                url += (url.back() == ' ' ? "" : ", ") + who;
+            url += ")";
+        }
+        // "feed NAME" first, so scripts can pick the names out (deploy/demo.sh does).
+        std::printf("\nfeed %s\n", f.name.c_str());
+        std::printf("  url:     %s\n", url.c_str());
+        std::printf(
+            "  source:  %s (%s, %s)\n",
+            f.source.c_str(),
+            src && src->type == SourceType::jobs ? "jobs" : "events",
+            src ? src->base_url.c_str() : "?"
+        );
+        std::printf("  select:  %s\n", f.select.c_str());
+        std::printf("  refresh: %s\n", format_duration(f.refresh).c_str());
+    }
+    if (cfg.feeds.empty())
+        std::printf("\nno feeds defined: add a [feeds.NAME] table\n");
+    return 0;
+}
+
+int list_command(Config const& cfg, Args const& args) {
+    if (!cfg.find_source(args.source)) {
+        print_err(
+            "icsbridge: " + std::string(command_name(args.command)) + ": unknown source '" + args.source +
+            "' (sources in " + cfg.path + ": " + names_of_sources(cfg) + ")"
+        );
+        return exit_code(errc::feed_unknown);
+    }
+    bool const tags = args.command == Command::tags;
+    auto list = run_sync<std::vector<Category>>(
+        [&](Pipeline& p) { return tags ? p.tags(args.source) : p.categories(args.source); },
+        cfg,
+        command_logger()
+    );
+    if (!list) {
+        print_err("icsbridge: " + std::string(command_name(args.command)) + ": " + list.error().message);
+        return exit_code(list.error().code);
+    }
+    for (auto const& c : *list)
+        std::printf("%s\t%s\n", c.id.c_str(), c.name.c_str());
+    return std::fflush(stdout) == 0 ? 0 : exit_code(errc::io_error);
+}
+
+} // namespace
+
 int dispatch(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
+    std::vector<std::string_view> words(argv + 1, argv + argc);
+    auto parsed = parse_args(words);
+    if (!parsed) {
+        Command const cmd = words.empty() ? Command::none : command_from_name(words[0]);
+        print_err("icsbridge: " + parsed.error().message);
+        print_err(usage_hint(cmd));
+        return exit_code(parsed.error().code);
+    }
+    Args const& args = *parsed;
+    if (args.version) {
         std::puts("icsbridge " ICSBRIDGE_VERSION);
         return 0;
     }
-    std::fputs("usage: icsbridge (serve|export|check) --config FILE\n", stderr);
-    return 2;
+    if (args.help) {
+        std::fputs(usage(args.command).c_str(), stdout);
+        return 0;
+    }
+
+    auto cfg = load_config(args.config, process_env());
+    if (!cfg) {
+        // FILE:LINE:COL first, as compilers do, so editors can jump to it.
+        print_err(cfg.error().message);
+        return exit_code(cfg.error().code);
+    }
+    switch (args.command) {
+    case Command::serve:
+        return serve_command(*cfg, stderr_logger(log_level_from_env().value_or(LogLevel::info)));
+    case Command::export_feed:
+        return export_command(*cfg, args);
+    case Command::check:
+        return check_command(*cfg);
+    case Command::categories:
+    case Command::tags:
+        return list_command(*cfg, args);
+    case Command::none:
+        break;
+    }
+    std::fputs(usage(Command::none).c_str(), stderr);
+    return exit_code(errc::usage);
 }
 
 } // namespace icsbridge::cli

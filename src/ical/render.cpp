@@ -1,22 +1,340 @@
 // File: render.cpp
-// STUB until the calendar builder lands (owner: ical).
+// render_events / render_jobs: order the items, pick the VTIMEZONEs, and assemble the calendar from
+// separately serialised blocks (header + VTIMEZONEs + items + footer), reusing cached blocks.
+#include "ical/builder.hpp"
+#include "ical/render_cache.hpp"
+#include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <unordered_set>
 
 namespace icsbridge {
 
-struct RenderCache::Impl {};
-RenderCache::RenderCache() : impl_(std::make_unique<Impl>()) {}
+RenderCache::RenderCache()
+    : impl_(std::make_unique<Impl>()) {}
 RenderCache::~RenderCache() = default;
 RenderCache::RenderCache(RenderCache&&) noexcept = default;
 RenderCache& RenderCache::operator=(RenderCache&&) noexcept = default;
 
-Result<std::string>
-render_events(CalendarMeta const&, std::span<Event const>, EventRenderOptions const&, RenderCache*) {
-    return fail(errc::render_failed, "calendar builder not implemented yet");
+namespace {
+
+// Bump when the block format changes, so a long-lived cache never mixes old and new blocks.
+constexpr std::uint64_t block_format_version = 1;
+
+void hash_zoned(ItemHasher& h, ZonedTime const& t) {
+    h.add(t.timezone);
+    h.add(t.utc);
+    // `local` is not rendered (it is derived from utc), so it does not enter the hash.
 }
-Result<std::string> render_jobs(CalendarMeta const&, std::span<JobPost const>, JobRenderOptions const&, RenderCache*) {
-    return fail(errc::render_failed, "calendar builder not implemented yet");
+
+void hash_money(ItemHasher& h, std::optional<Money> const& m) {
+    h.add(m.has_value());
+    if (m) {
+        h.add(m->currency);
+        h.add(m->minor);
+        h.add(m->major_value);
+    }
 }
-std::string html_to_text(std::string_view html) { return std::string(html); }
+
+// Every Event field that reaches the block, plus the options and meta that shape it.
+std::uint64_t event_hash(Event const& e, CalendarMeta const& meta, EventRenderOptions const& opts) {
+    ItemHasher h;
+    h.add(block_format_version);
+    h.add(meta.uid_domain);
+    h.add(opts.alarm ? static_cast<long long>(opts.alarm->count()) : -1LL);
+    h.add(static_cast<int>(opts.cancelled));
+    h.add(e.id);
+    h.add(e.name);
+    h.add(e.summary);
+    h.add(e.description_html);
+    h.add(e.url);
+    hash_zoned(h, e.start);
+    hash_zoned(h, e.end);
+    h.add(e.created);
+    h.add(e.changed);
+    h.add(e.status);
+    h.add(e.online);
+    h.add(e.venue.has_value());
+    if (e.venue) {
+        h.add(e.venue->name);
+        h.add(e.venue->address);
+        h.add(e.venue->latitude);
+        h.add(e.venue->longitude);
+    }
+    h.add(e.organizer_name);
+    h.add(e.organizer_url);
+    h.add(e.category_id);
+    h.add(e.is_free);
+    hash_money(h, e.min_price);
+    hash_money(h, e.max_price);
+    h.add(e.sold_out);
+    h.add(static_cast<long long>(e.ticket_classes.size()));
+    for (auto const& tc : e.ticket_classes) {
+        h.add(tc.name);
+        h.add(tc.free);
+        hash_money(h, tc.cost);
+    }
+    h.add(e.currency);
+    return h.value();
+}
+
+std::uint64_t job_hash(JobPost const& p, CalendarMeta const& meta, JobRenderOptions const& opts) {
+    ItemHasher h;
+    h.add(block_format_version);
+    h.add(meta.uid_domain);
+    h.add(static_cast<long long>(opts.due_after.count()));
+    h.add(static_cast<int>(opts.jobs_as));
+    h.add(p.id);
+    h.add(p.title);
+    h.add(p.description_html);
+    h.add(p.perks);
+    h.add(p.howto_apply);
+    for (int v :
+         {p.posted.year, p.posted.month, p.posted.day, p.posted.hour, p.posted.minute, p.posted.second})
+        h.add(v);
+    h.add(p.category);
+    h.add(p.type);
+    h.add(p.company);
+    h.add(p.location);
+    h.add(p.latitude);
+    h.add(p.longitude);
+    h.add(p.remote);
+    h.add(p.relocation);
+    h.add(p.url);
+    h.add(p.apply_url);
+    h.add(p.last_update);
+    return h.value();
+}
+
+// Items in output order. Duplicate ids (an item seen on two upstream pages) are skipped by BlockWriter.
+template <class T, class Less>
+std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
+    std::vector<T const*> out;
+    out.reserve(items.size());
+    for (auto const& item : items)
+        if (keep(item))
+            out.push_back(&item);
+    std::stable_sort(out.begin(), out.end(), [&](T const* a, T const* b) { return less(*a, *b); });
+    return out;
+}
+
+/**
+ * Appends each item's block(s) to `out`: from the cache when the item's hash matches, else freshly
+ * built; the first item with a given id wins, later ones with the same id are skipped.
+ */
+class BlockWriter {
+  public:
+    using Impl = RenderCache::Impl;
+
+    BlockWriter(RenderCache* cache, Impl::Items Impl::*items, Impl::Order Impl::*order, std::string& out)
+        : cache_(cache)
+        , out_(out) {
+        if (cache_) {
+            items_ = &(cache_->impl().*items);
+            order_ = &(cache_->impl().*order);
+            // Taken out for the render: on failure the old order (which may name erased entries) is gone.
+            previous_ = std::move(*order_);
+            order_->clear();
+            next_.reserve(previous_.size());
+        }
+    }
+
+    /** Call after the last item: keeps this render's order for the next one. */
+    void finish() {
+        if (cache_)
+            *order_ = std::move(next_);
+    }
+
+    /** `hash()` gives the item's cache hash; `build(std::string&)` appends its block(s). */
+    template <class Hash, class Build>
+    Result<void> item(std::string const& id, Hash hash, Build build) {
+        if (cache_ == nullptr) {
+            if (!seen_.insert(id).second)
+                return {};
+            return build(out_);
+        }
+        auto& impl = cache_->impl();
+        std::size_t const position = position_++;
+        Impl::Items::value_type* node = nullptr;
+        if (position < previous_.size() && previous_[position]->first == id)
+            node = previous_[position];
+        else if (auto it = items_->find(id); it != items_->end())
+            node = &*it;
+        else
+            node = &*items_->emplace(id, Impl::Entry{}).first;
+        auto& entry = node->second;
+        // The cache marks what this render already wrote, so it doubles as the duplicate check.
+        if (entry.generation == impl.generation)
+            return {};
+        std::uint64_t const h = hash();
+        if (entry.generation != 0 && entry.hash == h) {
+            ++impl.hits;
+        } else {
+            ++impl.misses;
+            entry.block.clear();
+            if (auto r = build(entry.block); !r) {
+                items_->erase(id);
+                return r;
+            }
+            entry.hash = h;
+        }
+        entry.generation = impl.generation;
+        next_.push_back(node);
+        out_.append(entry.block);
+        return {};
+    }
+
+  private:
+    RenderCache* cache_;
+    Impl::Items* items_ = nullptr;
+    Impl::Order* order_ = nullptr;
+    Impl::Order previous_, next_;
+    std::size_t position_ = 0;
+    std::string& out_;
+    std::unordered_set<std::string_view> seen_;
+};
+
+struct CacheScope {
+    RenderCache* cache;
+    explicit CacheScope(RenderCache* c)
+        : cache(c) {
+        if (cache)
+            cache->impl().begin_render();
+    }
+    ~CacheScope() {
+        if (cache)
+            cache->impl().end_render();
+    }
+};
+
+Result<std::string> vtimezone_cached(
+    RenderCache* cache, std::string const& name, icaltimezone* zone, int first_year, int last_year
+) {
+    if (cache == nullptr)
+        return ical::vtimezone_text(name, zone, first_year, last_year);
+    auto& tzs = cache->impl().vtimezones;
+    auto key = std::make_tuple(name, first_year, last_year);
+    if (auto it = tzs.find(key); it != tzs.end())
+        return it->second;
+    auto text = ical::vtimezone_text(name, zone, first_year, last_year);
+    if (text)
+        tzs.emplace(std::move(key), *text);
+    return text;
+}
+
+std::string display_name(CalendarMeta const& meta) {
+    return meta.title.empty() ? meta.feed_name : meta.title;
+}
+
+} // namespace
+
+Result<std::string> render_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache* cache
+) {
+    auto const items = ordered(
+        events,
+        [](Event const& a, Event const& b) {
+            return std::tie(a.start.utc, a.id) < std::tie(b.start.utc, b.id);
+        },
+        [&](Event const& e) { return !(e.cancelled() && opts.cancelled == CancelledPolicy::drop); }
+    );
+    CacheScope scope(cache);
+
+    // Zones first: the VTIMEZONEs go before the events, and the output is written in one pass.
+    ical::ZoneTable zones;
+    std::set<std::string> used;
+    std::unordered_set<std::string_view> seen;
+    std::optional<sys_seconds> earliest, latest;
+    std::size_t estimate = 4096;
+    for (Event const* e : items) {
+        for (std::string_view name : ical::event_zone_names(*e))
+            if (seen.insert(name).second && zones.find(std::string(name)) != nullptr)
+                used.emplace(name);
+        for (sys_seconds t : {e->start.utc, e->end.utc}) {
+            if (t == sys_seconds{})
+                continue;
+            earliest = earliest ? std::min(*earliest, t) : t;
+            latest = latest ? std::max(*latest, t) : t;
+        }
+        estimate += 700 + e->description_html.size() + 2 * (e->name.size() + e->url.size());
+    }
+    int const first_year = earliest ? ical::utc_year(*earliest) : 0;
+    int const last_year = latest ? ical::utc_year(*latest) : 0;
+
+    auto header =
+        ical::calendar_header(meta, "Events from " + display_name(meta) + ", published by icsbridge");
+    if (!header)
+        return header.error();
+    std::string out;
+    out.reserve(estimate + header->size());
+    out.append(*header);
+    // Whole years with a year of margin: the range (and so the VTIMEZONE bytes) rarely changes between
+    // refreshes, and a time near New Year in UTC may fall in the neighbouring year locally.
+    for (auto const& name : used) {
+        auto text = vtimezone_cached(cache, name, zones.find(name), first_year - 1, last_year + 1);
+        if (!text)
+            return text.error();
+        out.append(*text);
+    }
+    BlockWriter blocks(cache, &RenderCache::Impl::events, &RenderCache::Impl::events_order, out);
+    for (Event const* e : items) {
+        auto r = blocks.item(
+            e->id,
+            [&] { return event_hash(*e, meta, opts); },
+            [&](std::string& dst) { return ical::append_event(*e, meta, opts, zones, dst); }
+        );
+        if (!r)
+            return r.error();
+    }
+    blocks.finish();
+    out.append(ical::calendar_footer);
+    return out;
+}
+
+Result<std::string> render_jobs(
+    CalendarMeta const& meta, std::span<JobPost const> posts, JobRenderOptions const& opts, RenderCache* cache
+) {
+    auto const posted_key = [](JobPost const& p) {
+        auto const& d = p.posted;
+        return std::tie(d.year, d.month, d.day, d.hour, d.minute, d.second, p.id);
+    };
+    auto const items = ordered(
+        posts,
+        [&](JobPost const& a, JobPost const& b) { return posted_key(a) < posted_key(b); },
+        [](JobPost const&) { return true; }
+    );
+    CacheScope scope(cache);
+
+    auto header =
+        ical::calendar_header(meta, "Job posts from " + display_name(meta) + ", published by icsbridge");
+    if (!header)
+        return header.error();
+    std::size_t estimate = header->size() + 64;
+    for (JobPost const* p : items)
+        estimate += (opts.jobs_as == JobsAs::both ? 2 : 1) *
+                    (800 + p->description_html.size() + p->perks.size() + p->howto_apply.size());
+    std::string out;
+    out.reserve(estimate);
+    out.append(*header);
+    BlockWriter blocks(cache, &RenderCache::Impl::jobs, &RenderCache::Impl::jobs_order, out);
+    for (JobPost const* p : items) {
+        auto r = blocks.item(
+            p->id,
+            [&] { return job_hash(*p, meta, opts); },
+            [&](std::string& dst) { return ical::append_job(*p, meta, opts, dst); }
+        );
+        if (!r)
+            return r.error();
+    }
+    blocks.finish();
+    out.append(ical::calendar_footer);
+    return out;
+}
 
 } // namespace icsbridge

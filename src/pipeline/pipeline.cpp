@@ -1,20 +1,156 @@
 // File: pipeline.cpp
-// STUB until the pipeline lands (owner: cli).
+// One feed, once: the source's client fetches, the calendar module renders. Every client and render
+// cache is created up front, so concurrent runs of different feeds never mutate shared maps.
 #include <icsbridge/pipeline.hpp>
+
+#include <boost/url/parse.hpp>
+
+#include <algorithm>
+#include <map>
 
 namespace icsbridge {
 
-struct Pipeline::Impl {};
-Pipeline::Pipeline(Config const&, boost::asio::any_io_executor, Logger) : impl_(std::make_unique<Impl>()) {}
+namespace net = boost::asio;
+
+namespace {
+
+/** The upstream's host: the right-hand side of every UID, so ids of two services never collide. */
+std::string uid_domain_of(std::string const& base_url) {
+    auto u = boost::urls::parse_absolute_uri(base_url);
+    if (!u || u->encoded_host().empty())
+        return "icsbridge";
+    return std::string(u->encoded_host());
+}
+
+} // namespace
+
+struct Pipeline::Impl {
+    struct Upstream {
+        SourceConfig const* config = nullptr;
+        std::unique_ptr<HttpClient> http;
+        std::unique_ptr<EventsSource> events;
+        std::unique_ptr<JobsSource> jobs;
+        std::string uid_domain;
+    };
+
+    Config const& cfg;
+    Logger log;
+    std::map<std::string, Upstream, std::less<>> upstreams;
+    std::map<std::string, RenderCache, std::less<>> caches;
+
+    Impl(Config const& c, net::any_io_executor ex, Logger l)
+        : cfg(c)
+        , log(std::move(l)) {
+        for (auto const& [name, src] : cfg.sources) {
+            Upstream u;
+            u.config = &src;
+            u.http = std::make_unique<HttpClient>(ex, client_options_for(src), log);
+            if (src.type == SourceType::events)
+                u.events = std::make_unique<EventsSource>(src, *u.http, log);
+            else
+                u.jobs = std::make_unique<JobsSource>(src, *u.http, log);
+            u.uid_domain = uid_domain_of(src.base_url);
+            upstreams.emplace(name, std::move(u));
+        }
+        for (auto const& feed : cfg.feeds)
+            caches.emplace(feed.name, RenderCache{});
+    }
+
+    Result<Upstream*> upstream(std::string_view name) {
+        auto it = upstreams.find(name);
+        if (it == upstreams.end())
+            return fail(errc::feed_unknown, "unknown source '" + std::string(name) + "'");
+        return &it->second;
+    }
+};
+
+Pipeline::Pipeline(Config const& cfg, net::any_io_executor ex, Logger log)
+    : impl_(std::make_unique<Impl>(cfg, std::move(ex), std::move(log))) {}
+
 Pipeline::~Pipeline() = default;
-boost::asio::awaitable<Result<FeedOutput>> Pipeline::run(FeedConfig const&, sys_seconds, ProgressFn) {
-    co_return fail(errc::render_failed, "pipeline not implemented yet");
+
+net::awaitable<Result<FeedItems>>
+Pipeline::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+    auto up = impl_->upstream(feed.source);
+    if (!up)
+        co_return up.error();
+    Impl::Upstream& u = **up;
+    FeedItems items;
+    if (u.events) {
+        auto events = co_await u.events->fetch(feed, now, std::move(progress));
+        if (!events)
+            co_return events.error();
+        items.events = std::move(*events);
+    } else {
+        auto posts = co_await u.jobs->fetch(feed, std::move(progress));
+        if (!posts)
+            co_return posts.error();
+        items.jobs = std::move(*posts);
+    }
+    co_return items;
 }
-boost::asio::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const&) {
-    co_return fail(errc::usage, "not implemented yet");
+
+Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& items) {
+    auto up = impl_->upstream(feed.source);
+    if (!up)
+        return up.error();
+    Impl::Upstream& u = **up;
+    auto cache = impl_->caches.find(feed.name);
+    RenderCache* cache_ptr = cache == impl_->caches.end() ? nullptr : &cache->second;
+    CalendarMeta const meta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
+
+    FeedOutput out;
+    if (u.events) {
+        auto ics =
+            render_events(meta, items.events, EventRenderOptions{feed.alarm, feed.cancelled}, cache_ptr);
+        if (!ics)
+            return ics.error();
+        out.ics = std::move(*ics);
+        out.items = feed.cancelled == CancelledPolicy::drop
+                        ? static_cast<std::size_t>(std::count_if(
+                              items.events.begin(),
+                              items.events.end(),
+                              [](Event const& e) { return !e.cancelled(); }
+                          ))
+                        : items.events.size();
+    } else {
+        auto ics = render_jobs(meta, items.jobs, JobRenderOptions{feed.due_after, feed.jobs_as}, cache_ptr);
+        if (!ics)
+            return ics.error();
+        out.ics = std::move(*ics);
+        out.items = items.jobs.size();
+    }
+    impl_->log.debug(feed.name + ": rendered " + std::to_string(out.items) + " items");
+    return out;
 }
-boost::asio::awaitable<Result<std::vector<Category>>> Pipeline::tags(std::string const&) {
-    co_return fail(errc::usage, "not implemented yet");
+
+net::awaitable<Result<FeedOutput>>
+Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+    auto items = co_await fetch(feed, now, std::move(progress));
+    if (!items)
+        co_return items.error();
+    co_return render(feed, *items);
+}
+
+net::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const& source) {
+    auto up = impl_->upstream(source);
+    if (!up)
+        co_return up.error();
+    if ((*up)->events)
+        co_return (*up)->events->categories();
+    co_return co_await (*up)->jobs->categories();
+}
+
+net::awaitable<Result<std::vector<Category>>> Pipeline::tags(std::string const& source) {
+    auto up = impl_->upstream(source);
+    if (!up)
+        co_return up.error();
+    if ((*up)->events)
+        co_return fail(
+            errc::usage,
+            "the events service has no tags (source '" + source + "' is an events source)"
+        );
+    co_return co_await (*up)->jobs->tags();
 }
 
 } // namespace icsbridge

@@ -1,23 +1,139 @@
 // File: jobs_source.cpp
-// STUB until the job board client lands (owner: sources).
+// The job board client: search and recent listings (paged, guarded, deduplicated), one post, categories
+// and tags. Parsing: jobs_json.cpp; requests, api_key and error mapping: upstream_call.cpp.
+#include "sources/jobs_json.hpp"
+#include "sources/upstream_call.hpp"
 #include <icsbridge/sources.hpp>
+
+#include <unordered_set>
 
 namespace icsbridge {
 
-JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log)
-    : src_(src), http_(http), log_(std::move(log)) {}
+namespace net = boost::asio;
 
-boost::asio::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const&, ProgressFn) {
-    co_return fail(errc::upstream_status, "job board client not implemented yet");
+namespace {
+
+// The board's documented maximum page size (UPSTREAM.md 2.2): fewer requests per refresh.
+constexpr char const* page_size = "100";
+
+class JobsClient {
+  public:
+    JobsClient(SourceConfig const& src, HttpClient& http, Logger const& log)
+        : call_(src, http, log, Api::jobs) {}
+
+    net::awaitable<Result<std::vector<JobPost>>>
+    fetch(FeedConfig const& feed, ProgressFn const& progress) const {
+        std::string path;
+        Query query;
+        bool first_page_only = false;
+        if (feed.select == "search") {
+            path = "/api/posts/search/";
+            for (auto const& [k, v] : feed.params) {
+                // The client owns paging, and the key comes from the source, never from a feed's params.
+                if (v.empty() || k == "api_key" || k == "page" || k == "perpage")
+                    continue;
+                query.emplace_back(k, v);
+            }
+        } else if (feed.select == "recent") {
+            path = "/api/posts/recent/";
+            first_page_only = true;
+        } else {
+            co_return fail(
+                errc::config_invalid,
+                "feed " + feed.name + ": select = \"" + feed.select +
+                    "\" is not one of search, recent for a jobs source"
+            );
+        }
+        query.emplace_back("perpage", page_size);
+
+        std::vector<JobPost> posts;
+        std::unordered_set<std::string> seen;
+        int page = 1;
+        for (;; ++page) {
+            if (page > max_pages_per_feed)
+                co_return call_.too_many_pages(path);
+            Query q = query;
+            q.emplace_back("page", std::to_string(page));
+            auto body = co_await call_.get_body(path, q);
+            if (!body)
+                co_return body.error();
+            auto parsed = parse_jobs_page(*body);
+            if (!parsed)
+                co_return call_.in_context(parsed.error(), path);
+            // A server that ignores `page` would hand out page 1 forever.
+            if (parsed->page && *parsed->page != page)
+                co_return call_.malformed(
+                    path,
+                    "asked for page " + std::to_string(page) + ", got page " + std::to_string(*parsed->page) +
+                        "; stopped following pages"
+                );
+            std::size_t const items = parsed->posts.size();
+            for (auto& p : parsed->posts)
+                if (seen.insert(p.id).second)
+                    posts.push_back(std::move(p));
+            if (progress)
+                progress(FetchProgress{page, posts.size(), parsed->total});
+            if (first_page_only || items == 0 || page >= parsed->pages)
+                break;
+        }
+        call_.log().info(
+            std::string(call_.service()) + ": feed " + feed.name + ": " + std::to_string(posts.size()) +
+            " posts from " + std::to_string(page) + " page(s)"
+        );
+        co_return posts;
+    }
+
+    net::awaitable<Result<JobPost>> post(std::string id) const {
+        std::string const path = "/api/posts/" + path_segment(id) + "/";
+        auto body = co_await call_.get_body(path, Query{});
+        if (!body)
+            co_return body.error();
+        auto p = parse_job_body(*body);
+        if (!p)
+            co_return call_.in_context(p.error(), path);
+        co_return p;
+    }
+
+    net::awaitable<Result<std::vector<Category>>>
+    named_list(std::string path, Result<std::vector<Category>> (*parse)(std::string_view)) const {
+        auto body = co_await call_.get_body(path, Query{});
+        if (!body)
+            co_return body.error();
+        auto list = parse(*body);
+        if (!list)
+            co_return call_.in_context(list.error(), path);
+        co_return list;
+    }
+
+  private:
+    UpstreamCall call_;
+};
+
+} // namespace
+
+JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log)
+    : src_(src)
+    , http_(http)
+    , log_(std::move(log)) {}
+
+net::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const& feed, ProgressFn progress) {
+    JobsClient client(src_, http_, log_);
+    co_return co_await client.fetch(feed, progress);
 }
-boost::asio::awaitable<Result<JobPost>> JobsSource::post(std::string const&) {
-    co_return fail(errc::upstream_status, "job board client not implemented yet");
+
+net::awaitable<Result<JobPost>> JobsSource::post(std::string id) {
+    JobsClient client(src_, http_, log_);
+    co_return co_await client.post(id);
 }
-boost::asio::awaitable<Result<std::vector<Category>>> JobsSource::categories() {
-    co_return fail(errc::upstream_status, "job board client not implemented yet");
+
+net::awaitable<Result<std::vector<Category>>> JobsSource::categories() {
+    JobsClient client(src_, http_, log_);
+    co_return co_await client.named_list("/api/categories/", parse_categories);
 }
-boost::asio::awaitable<Result<std::vector<Category>>> JobsSource::tags() {
-    co_return fail(errc::upstream_status, "job board client not implemented yet");
+
+net::awaitable<Result<std::vector<Category>>> JobsSource::tags() {
+    JobsClient client(src_, http_, log_);
+    co_return co_await client.named_list("/api/tags/", parse_tags);
 }
 
 } // namespace icsbridge

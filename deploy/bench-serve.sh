@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# File: bench-serve.sh
+# Benchmark (not a test): icsbridge serve vs nginx serving the same bytes as a static file, for a
+# 10,000-event and a 100-event feed, plain and gzip, with `wrk -t2 -c64 -d10s --latency` on loopback.
+# Prints requests/s and p99 side by side. Target: >= 90% of nginx's requests/s, p99 <= 2x nginx's.
+#   deploy/bench-serve.sh [BUILD_DIR]      (default build-bench, RelWithDebInfo)
+# The access log is off on both sides (ICSBRIDGE_LOG=warn, access_log off), both use 2 threads/workers.
+set -eu
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build-bench}
+duration=${BENCH_DURATION:-10s}
+command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
+command -v nginx >/dev/null || { echo "nginx is not installed" >&2; exit 1; }
+
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$build" -j2 icsbridge icsbridge-fake-upstream >/dev/null
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# 1. Render the two feeds once with the real pipeline: export against the fake upstream.
+render() { # render NAME EVENTS
+    mkfifo "$work/ready-$1"
+    "$build/icsbridge-fake-upstream" --port 0 --generate-events "$2" --page-size 200 >"$work/ready-$1" 2>/dev/null &
+    local pid=$!
+    read -r line <"$work/ready-$1"
+    cat >"$work/export-$1.toml" <<TOML
+[sources.eb]
+type = "events"
+base_url = "${line#listening on }"
+token = "demo-events-token"
+timeout = "120s"
+[feeds.$1]
+source = "eb"
+select = "organizer"
+TOML
+    "$build/icsbridge" export --config "$work/export-$1.toml" --feed "$1" --output "$work/$1.ics"
+    kill -TERM "$pid"
+    wait "$pid" 2>/dev/null || true
+}
+render big 10000
+render small 100
+
+# 2. Pre-rendered snapshots in storage.dir (the format of src/store/snapshot_file.cpp) and the same bytes
+#    for nginx, with a precompressed .gz beside each for gzip_static.
+mkdir -p "$work/state" "$work/www/feeds"
+for f in big small; do
+    /usr/bin/python3 - "$work/$f.ics" "$work/state/$f.snapshot" <<'PY'
+import hashlib, json, sys, time
+body = open(sys.argv[1], "rb").read()
+items = body.count(b"BEGIN:VEVENT")
+now = int(time.time())
+head = {"format": 1, "etag": '"%s"' % hashlib.sha256(body).hexdigest(), "last_modified": now,
+        "fetched_at": now, "items": items, "bytes": len(body)}
+open(sys.argv[2], "wb").write(json.dumps(head).encode() + b"\n" + body)
+PY
+    cp "$work/$f.ics" "$work/www/feeds/$f.ics"
+    gzip -9 -k "$work/www/feeds/$f.ics"
+done
+
+# 3. icsbridge with the upstream on a dead port (refresh fails, the snapshots are served).
+ib_port=$(free_port)
+cat >"$work/serve.toml" <<TOML
+[server]
+listen = "127.0.0.1:$ib_port"
+public_url = "http://127.0.0.1:$ib_port"
+threads = 2
+[storage]
+dir = "$work/state"
+[sources.eb]
+type = "events"
+base_url = "http://127.0.0.1:9"
+token = "x"
+timeout = "1s"
+[feeds.big]
+source = "eb"
+select = "organizer"
+refresh = "1d"
+[feeds.small]
+source = "eb"
+select = "search"
+refresh = "1d"
+TOML
+ICSBRIDGE_LOG=warn "$build/icsbridge" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+pids+=($!)
+
+# 4. nginx, foreground, same bytes.
+ng_port=$(free_port)
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types { text/calendar ics; }
+    server {
+        listen 127.0.0.1:$ng_port;
+        root $work/www;
+        gzip_static on;
+    }
+}
+CONF
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+
+for url in "http://127.0.0.1:$ib_port/feeds/small.ics" "http://127.0.0.1:$ng_port/feeds/small.ics"; do
+    for _ in $(seq 1 100); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
+    curl -sf -o /dev/null "$url" || { echo "not serving: $url" >&2; cat "$work/serve.log" >&2; exit 1; }
+done
+cmp -s <(curl -s "http://127.0.0.1:$ib_port/feeds/big.ics") "$work/big.ics" || { echo "icsbridge serves other bytes" >&2; exit 1; }
+
+# 5. wrk, and the table.
+run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms"
+    local extra=()
+    [ "${2:-}" = gzip ] && extra=(-H 'Accept-Encoding: gzip')
+    wrk -t2 -c64 -d"$duration" --latency "${extra[@]}" "$1" >"$work/wrk.out"
+    local rps p99
+    rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
+    p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; print v}' "$work/wrk.out")
+    echo "$rps $p99"
+}
+
+printf '%-22s %14s %12s %14s %12s %9s %9s\n' "case" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x"
+for f in big small; do
+    for enc in plain gzip; do
+        read -r irps ip99 <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
+        read -r nrps np99 <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
+        ratio=$(awk -v a="$irps" -v b="$nrps" 'BEGIN {printf "%.0f", 100 * a / b}')
+        lat=$(awk -v a="$ip99" -v b="$np99" 'BEGIN {printf "%.2f", a / b}')
+        printf '%-22s %14s %12s %14s %12s %8s%% %9s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat"
+    done
+done

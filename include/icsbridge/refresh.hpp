@@ -1,0 +1,98 @@
+// File: refresh.hpp
+// Background refresh: one coroutine per group of feeds that ask the upstream the same question
+// (one fetch, one render per feed), on a timer with jitter, backoff on failure, and a second fetch
+// to confirm a sudden large drop before it is published. A failure never replaces a good snapshot.
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/pipeline.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace icsbridge {
+
+/** @brief Feeds whose upstream question is the same; the first one's refresher fetches for all. */
+struct FeedGroup {
+    std::string key;
+    std::vector<FeedConfig const*> feeds; ///< in config order
+    std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
+};
+
+/** @brief What identifies an upstream question: source, select, params, organization_id, window,
+ * ticket_classes. */
+std::string fetch_key(FeedConfig const& feed);
+
+/** @brief Groups the config's feeds by fetch_key, in config order of each group's first feed. */
+std::vector<FeedGroup> group_feeds(Config const& cfg);
+
+/** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
+using GroupFetch = std::function<
+    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
+
+/** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
+GroupFetch pipeline_fetch(Pipeline& pipeline);
+
+struct RefreshOptions {
+    std::string storage_dir; ///< where changed snapshots are saved; empty: not saved
+    std::chrono::milliseconds retry_initial{
+        std::chrono::seconds(30)}; ///< first retry after a failure; doubles up to refresh
+    std::chrono::milliseconds confirm_delay{
+        std::chrono::seconds(30)};                              ///< wait before the confirming second fetch
+    std::chrono::milliseconds stagger{std::chrono::seconds(2)}; ///< between the groups' first refreshes
+    double jitter = 0.1;                                        ///< each interval is refresh x (1 +- jitter)
+    std::size_t shrink_min_items = 10; ///< a drop below half is suspicious only from this many items on
+};
+
+/**
+ * @brief The refreshers of all feeds. They run on one strand of their own (use executor() for the
+ * Pipeline's HttpClients); every status change goes through the FeedStore.
+ */
+class Refreshers {
+  public:
+    Refreshers(
+        boost::asio::any_io_executor ex,
+        Config const& cfg,
+        FeedStore& store,
+        GroupFetch fetch,
+        Logger log,
+        RefreshOptions opts = {}
+    );
+    ~Refreshers();
+    Refreshers(Refreshers const&) = delete;
+    Refreshers& operator=(Refreshers const&) = delete;
+
+    /** @brief The strand everything here runs on. */
+    boost::asio::any_io_executor executor() const;
+    std::vector<FeedGroup> const& groups() const;
+
+    /** @brief Refreshes every group now (staggered), then every `refresh`; returns once stop() was called. */
+    boost::asio::awaitable<void> run();
+
+    /**
+     * @brief One refresh of one group: fetch; if a feed suddenly lost most of its items, wait and fetch
+     * again to confirm; publish successes (saving changed snapshots), record failures.
+     * @return true if every feed of the group was refreshed
+     */
+    boost::asio::awaitable<bool> refresh_once(std::size_t group);
+
+    /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */
+    void stop();
+
+    struct Impl;
+
+  private:
+    std::shared_ptr<Impl> impl_;
+};
+
+} // namespace icsbridge

@@ -1,0 +1,91 @@
+// File: server.hpp
+// The subscription server: the pure request -> response core (testable without sockets) and the
+// Beast/Asio listener around it (one coroutine per connection on its own strand, keep-alive, limits).
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace icsbridge {
+
+/** @brief The parts of a request the server looks at; views into the caller's request. */
+struct ServerRequest {
+    std::string_view method; ///< "GET", "HEAD", ...
+    std::string_view target; ///< origin-form, e.g. "/feeds/x.ics?token=..."
+    std::optional<std::string_view> if_none_match;
+    std::optional<std::string_view> if_modified_since;
+    std::string_view accept_encoding;
+};
+
+/** @brief A response; the body of a feed is a view into the shared, immutable snapshot (never copied). */
+struct ServerResponse {
+    unsigned status = 200;
+    Route route = Route::other;
+    std::vector<std::pair<std::string_view, std::string>> headers; ///< besides Content-Length/Connection/Date
+    std::string text;                                              ///< body of generated pages
+    std::shared_ptr<Snapshot const> snapshot;                      ///< set for a feed body
+    bool gzip = false;                                             ///< body is snapshot->gzip_body
+    bool head = false; ///< send the headers only (Content-Length still of the body)
+
+    /** @brief The body GET would send. */
+    std::string_view body() const {
+        if (!snapshot)
+            return text;
+        return gzip ? std::string_view(snapshot->gzip_body) : std::string_view(snapshot->body);
+    }
+    /** @brief Value of a header set here, or empty. */
+    std::string_view header(std::string_view name) const;
+};
+
+/**
+ * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /healthz, /metrics, /;
+ * 404 for other paths, 405 + Allow for other methods, 400 for an unparsable target. Pure apart
+ * from counting subscriber fetches in the store.
+ */
+ServerResponse
+handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now);
+
+/**
+ * @brief The HTTP listener. Usage: `listen()` (port 0 picks a free port), co_spawn `run()`, and
+ * `stop()` from anywhere to stop accepting, let requests in flight finish and close idle connections.
+ */
+class Server {
+  public:
+    Server(boost::asio::any_io_executor ex, Config const& cfg, FeedStore const& store, Logger log);
+    ~Server();
+    Server(Server const&) = delete;
+    Server& operator=(Server const&) = delete;
+
+    /** @brief Binds cfg.server.host:port; returns the bound port. errc::io_error if it cannot. */
+    Result<std::uint16_t> listen();
+    std::uint16_t port() const;
+
+    /** @brief Accepts until stop(), then waits for open connections to finish (up to a grace period). */
+    boost::asio::awaitable<void> run();
+
+    /** @brief Thread-safe; idempotent. */
+    void stop();
+
+    /** @brief Connections open right now. */
+    std::size_t connections() const;
+
+    struct Impl;
+
+  private:
+    std::shared_ptr<Impl> impl_;
+};
+
+} // namespace icsbridge

@@ -1,0 +1,172 @@
+// File: store.hpp
+// Each feed's current snapshot (immutable, swapped atomically), its refresh status and metrics,
+// and the last-good copy kept under storage.dir so a restart serves at once even with the upstream down.
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/log.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace icsbridge {
+
+using sys_seconds = std::chrono::sys_seconds;
+
+/** @brief One published version of a feed. Never modified after creation: share it as shared_ptr<Snapshot
+ * const>. */
+struct Snapshot {
+    std::string body;               ///< the calendar
+    std::string gzip_body;          ///< gzip of body, computed once; empty when disabled
+    std::string etag;               ///< strong, quoted: "\"<hex of SHA-256(body)>\""
+    sys_seconds last_modified{};    ///< when the content last changed (not when it was fetched)
+    std::string last_modified_http; ///< last_modified as an IMF-fixdate
+    sys_seconds fetched_at{};       ///< the fetch that produced these bytes
+    std::size_t items = 0;          ///< events or job posts in it
+};
+
+/**
+ * @brief Builds a snapshot: hashes the body into the ETag, formats Last-Modified, gzips once if `gzip`.
+ * @param changed_at the Last-Modified time (the content changed then)
+ */
+std::shared_ptr<Snapshot const> make_snapshot(
+    std::string body, std::size_t items, sys_seconds changed_at, sys_seconds fetched_at, bool gzip = true
+);
+
+/**
+ * @brief Writes a snapshot to DIR/NAME.snapshot atomically: one JSON header line (etag, last_modified,
+ * fetched_at, items, bytes) then the body, so body and metadata can never disagree after a crash.
+ */
+Result<void> save_snapshot(std::string const& dir, std::string const& name, Snapshot const& snap);
+
+/**
+ * @brief Reads DIR/NAME.snapshot; errc::io_error if absent or unreadable, errc::upstream_malformed
+ * if corrupt (bad header, wrong length, or a body whose hash is not the stored ETag).
+ */
+Result<std::shared_ptr<Snapshot const>>
+load_snapshot(std::string const& dir, std::string const& name, bool gzip = true);
+
+/** @brief Route label used for the request counter of /metrics. */
+enum class Route { index, feed, healthz, metrics, other };
+inline constexpr std::size_t route_count = 5;
+/** @brief Status codes counted individually; anything else is counted as "other". */
+inline constexpr std::array<unsigned, 9> counted_statuses = {200, 304, 400, 404, 405, 413, 500, 503, 0};
+
+/** @brief Lock-free request counters (hot path). */
+class HttpMetrics {
+  public:
+    void count(Route r, unsigned status) noexcept;
+    std::uint64_t get(Route r, unsigned status) const noexcept;
+
+  private:
+    static std::size_t status_index(unsigned status) noexcept;
+    std::array<std::array<std::atomic<std::uint64_t>, counted_statuses.size()>, route_count> counts_{};
+};
+
+/** @brief Upper bounds (seconds) of the upstream duration histogram buckets; +Inf is implicit. */
+inline constexpr std::array<double, 10> duration_buckets = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+
+struct SubscriberStatus {
+    std::string name; ///< the subscriber's name from `tokens` (never the secret)
+    std::optional<sys_seconds> last_fetch;
+};
+
+/** @brief What /healthz and /metrics report for one feed (a copy, taken under the store's lock). */
+struct FeedStatus {
+    std::string name;
+    std::string title;
+    bool is_public = true;
+    std::chrono::seconds refresh{0};
+    std::optional<sys_seconds> last_success;
+    std::optional<sys_seconds> last_failure;
+    std::string last_error; ///< user-facing message without secrets; empty after a success
+    std::uint64_t refreshes_ok = 0;
+    std::uint64_t refreshes_failed = 0;
+    std::array<std::uint64_t, duration_buckets.size() + 1> duration_counts{}; ///< non-cumulative, last = +Inf
+    double duration_sum = 0;
+    std::vector<SubscriberStatus> subscribers;
+    std::shared_ptr<Snapshot const> snapshot;
+
+    /** @brief No success within 2 x refresh + 5 min (or never). */
+    bool stale(sys_seconds now) const;
+};
+
+/** @brief Who a feed request was authorised as. */
+struct Access {
+    bool allowed = false;
+    int subscriber = -1; ///< index into the feed's subscribers for `tokens` feeds
+};
+
+/**
+ * @brief All feeds' snapshots and status. Readers copy a shared_ptr under a mutex and never wait for a
+ * refresh; publishing swaps the pointer. Feeds are fixed at construction (from the config).
+ */
+class FeedStore {
+  public:
+    explicit FeedStore(Config const& cfg);
+    ~FeedStore();
+    FeedStore(FeedStore const&) = delete;
+    FeedStore& operator=(FeedStore const&) = delete;
+
+    /** @brief The current snapshot; nullptr for an unknown feed or one never fetched. */
+    std::shared_ptr<Snapshot const> get(std::string_view name) const;
+
+    /**
+     * @brief Publishes new bytes for a feed. When they are identical to the current snapshot, the
+     * current one (with its ETag and Last-Modified) is kept. Records a success either way.
+     * @return the snapshot now current and whether it changed; nullptr for an unknown feed
+     */
+    std::pair<std::shared_ptr<Snapshot const>, bool>
+    publish(std::string_view name, std::string body, std::size_t items, sys_seconds now);
+
+    /** @brief Installs a snapshot read from disk (no success is recorded: it was not fetched now). */
+    void put(std::string_view name, std::shared_ptr<Snapshot const> snap);
+
+    /** @brief Records a failed refresh; the snapshot is left alone. */
+    void record_failure(std::string_view name, Error const& err, sys_seconds now);
+
+    /** @brief Adds one upstream fetch duration to the feed's histogram. */
+    void record_fetch_duration(std::string_view name, std::chrono::duration<double> d);
+
+    /**
+     * @brief Checks a presented token (may be empty) against the feed's token(s) in constant time
+     * (fixed-size SHA-256 digests compared with CRYPTO_memcmp, every secret compared).
+     * Public feeds always allow. Unknown feeds never do.
+     */
+    Access authorize(std::string_view name, std::string_view presented) const;
+
+    /** @brief Notes that a `tokens` subscriber fetched the feed (lock-free). */
+    void record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const;
+
+    /** @brief Loads every configured feed's snapshot from `dir`; missing files are skipped, corrupt ones
+     * warned about. */
+    std::size_t load_dir(std::string const& dir, Logger const& log);
+
+    std::vector<FeedStatus> status() const;
+    HttpMetrics& http_metrics() const { return *http_; }
+    bool gzip_enabled() const { return gzip_; }
+    /** @brief Configured feed names, in config order. */
+    std::vector<std::string> names() const;
+
+  private:
+    struct Entry;
+    Entry* find(std::string_view name) const;
+
+    bool gzip_;
+    mutable std::mutex mtx_;
+    std::vector<std::unique_ptr<Entry>> entries_;
+    std::unique_ptr<HttpMetrics> http_;
+};
+
+} // namespace icsbridge

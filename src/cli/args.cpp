@@ -1,0 +1,252 @@
+// File: args.cpp
+// argv -> Args, and the usage texts (they must agree with CONTRACT.md "Binary").
+#include "cli/args.hpp"
+
+#include "config/suggest.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+namespace icsbridge::cli {
+
+namespace {
+
+struct CommandInfo {
+    Command command;
+    std::string_view name;
+    std::vector<std::string_view> flags;    ///< accepted value flags
+    std::vector<std::string_view> required; ///< flags that must be given
+};
+
+std::array<CommandInfo, 5> const commands{{
+    {Command::serve, "serve", {"--config"}, {"--config"}},
+    {Command::export_feed, "export", {"--config", "--feed", "--output"}, {"--config", "--feed"}},
+    {Command::check, "check", {"--config"}, {"--config"}},
+    {Command::categories, "categories", {"--config", "--source"}, {"--config", "--source"}},
+    {Command::tags, "tags", {"--config", "--source"}, {"--config", "--source"}},
+}};
+
+CommandInfo const* find_command(std::string_view name) {
+    for (auto const& c : commands)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+CommandInfo const& info(Command c) {
+    for (auto const& ci : commands)
+        if (ci.command == c)
+            return ci;
+    return commands[0];
+}
+
+std::string* slot(Args& a, std::string_view flag) {
+    if (flag == "--config")
+        return &a.config;
+    if (flag == "--feed")
+        return &a.feed;
+    if (flag == "--output")
+        return &a.output;
+    if (flag == "--source")
+        return &a.source;
+    return nullptr;
+}
+
+std::string_view placeholder(std::string_view flag) {
+    if (flag == "--config")
+        return "FILE";
+    if (flag == "--output")
+        return "PATH";
+    return "NAME";
+}
+
+Error usage_error(std::string msg) {
+    return fail(errc::usage, std::move(msg));
+}
+
+} // namespace
+
+Command command_from_name(std::string_view name) {
+    CommandInfo const* c = find_command(name);
+    return c ? c->command : Command::none;
+}
+
+std::string_view command_name(Command c) {
+    return c == Command::none ? "icsbridge" : info(c).name;
+}
+
+Result<Args> parse_args(std::vector<std::string_view> const& args) {
+    Args a;
+    if (args.empty())
+        return usage_error("no command given");
+
+    // Program-level options come before any command.
+    std::string_view const first = args[0];
+    if (first == "--help" || first == "-h") {
+        a.help = true;
+        return a;
+    }
+    if (first == "--version") {
+        a.version = true;
+        return a;
+    }
+    CommandInfo const* cmd = find_command(first);
+    if (!cmd) {
+        std::vector<std::string_view> names;
+        for (auto const& c : commands)
+            names.push_back(c.name);
+        std::string msg =
+            (first.substr(0, 1) == "-" ? "unknown option '" : "unknown command '") + std::string(first) + "'";
+        if (auto best = closest_match(first, names); !best.empty())
+            msg += "; did you mean '" + best + "'?";
+        return usage_error(msg);
+    }
+    a.command = cmd->command;
+
+    // --help anywhere after the command asks for that command's usage, whatever else is wrong.
+    if (std::find_if(args.begin() + 1, args.end(), [](std::string_view s) {
+            return s == "--help" || s == "-h";
+        }) != args.end()) {
+        a.help = true;
+        return a;
+    }
+
+    std::string const where = std::string(cmd->name) + ": ";
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        std::string_view arg = args[i];
+        if (arg.substr(0, 2) != "--")
+            return usage_error(where + "unexpected argument '" + std::string(arg) + "'");
+        std::string_view flag = arg;
+        std::optional<std::string_view> value;
+        if (auto eq = arg.find('='); eq != std::string_view::npos) {
+            flag = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        }
+        if (std::find(cmd->flags.begin(), cmd->flags.end(), flag) == cmd->flags.end()) {
+            std::string msg = where + "unknown option '" + std::string(flag) + "'";
+            if (auto best = closest_match(flag, cmd->flags); !best.empty())
+                msg += "; did you mean '" + best + "'?";
+            return usage_error(msg);
+        }
+        if (!value) {
+            if (i + 1 >= args.size())
+                return usage_error(
+                    where + std::string(flag) + " needs a value (" + std::string(flag) + " " +
+                    std::string(placeholder(flag)) + ")"
+                );
+            value = args[++i];
+        }
+        if (value->empty())
+            return usage_error(where + std::string(flag) + " needs a non-empty value");
+        std::string* dst = slot(a, flag);
+        if (!dst->empty())
+            return usage_error(where + std::string(flag) + " given twice");
+        *dst = std::string(*value);
+    }
+    for (auto req : cmd->required)
+        if (slot(a, req)->empty())
+            return usage_error(where + "missing " + std::string(req) + " " + std::string(placeholder(req)));
+    return a;
+}
+
+std::string usage(Command c) {
+    switch (c) {
+    case Command::none:
+        return "icsbridge " ICSBRIDGE_VERSION
+               " - iCalendar subscriptions from the events service and the job board\n"
+               "\n"
+               "Usage:\n"
+               "  icsbridge serve --config FILE\n"
+               "  icsbridge export --config FILE --feed NAME [--output PATH]\n"
+               "  icsbridge check --config FILE\n"
+               "  icsbridge categories --config FILE --source NAME\n"
+               "  icsbridge tags --config FILE --source NAME\n"
+               "  icsbridge --help | --version\n"
+               "\n"
+               "Commands:\n"
+               "  serve       serve every feed of FILE over HTTP, refreshing them in the background,\n"
+               "              until SIGINT/SIGTERM\n"
+               "  export      fetch one feed from its upstream once and write the .ics to PATH or stdout\n"
+               "  check       validate the config and print each feed with its URL\n"
+               "  categories  list the categories of a source (ids for the `categories`/`category` params)\n"
+               "  tags        list the tags of a jobs source\n"
+               "\n"
+               "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
+               "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
+               "(serve: info; other commands: nothing but the one error line).\n"
+               "Run 'icsbridge COMMAND --help' for more about a command.\n";
+    case Command::serve:
+        return "Usage: icsbridge serve --config FILE\n"
+               "\n"
+               "Serves every feed of FILE at GET/HEAD /feeds/NAME.ics on [server] listen, with /healthz,\n"
+               "/metrics and an index page at /, and refreshes each feed every `refresh`. When an upstream\n"
+               "fails, the last good snapshot (kept in [storage] dir) keeps being served.\n"
+               "Stops cleanly on SIGINT or SIGTERM.\n"
+               "\n"
+               "Options:\n"
+               "  --config FILE  the TOML config (see config/example.toml)\n"
+               "  -h, --help     show this text\n"
+               "\n"
+               "Exit status: 0 after a clean stop, 1 runtime failure, 2 usage or config error.\n";
+    case Command::export_feed:
+        return "Usage: icsbridge export --config FILE --feed NAME [--output PATH]\n"
+               "\n"
+               "Fetches one feed from its upstream once, renders the calendar and writes it to PATH\n"
+               "(atomically: a temp file renamed over PATH, so a failed run leaves PATH untouched),\n"
+               "or to stdout when --output is absent or '-'.\n"
+               "\n"
+               "Options:\n"
+               "  --config FILE  the TOML config\n"
+               "  --feed NAME    a [feeds.NAME] table of FILE\n"
+               "  --output PATH  where to write the .ics (default: stdout)\n"
+               "  -h, --help     show this text\n"
+               "\n"
+               "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error (unknown feed).\n";
+    case Command::check:
+        return "Usage: icsbridge check --config FILE\n"
+               "\n"
+               "Validates FILE (every key, source, duration and environment variable) and prints each\n"
+               "feed with its URL, source, select and refresh. Secrets are never printed.\n"
+               "Errors are reported as FILE:LINE:COL: what is wrong.\n"
+               "\n"
+               "Options:\n"
+               "  --config FILE  the TOML config\n"
+               "  -h, --help     show this text\n"
+               "\n"
+               "Exit status: 0 valid, 2 invalid.\n";
+    case Command::categories:
+        return "Usage: icsbridge categories --config FILE --source NAME\n"
+               "\n"
+               "Prints the categories of a source as `id<TAB>name` lines: the events service's fixed\n"
+               "table, or the job board's GET /api/categories/. Use the ids in a feed's params.\n"
+               "\n"
+               "Options:\n"
+               "  --config FILE  the TOML config\n"
+               "  --source NAME  a [sources.NAME] table of FILE\n"
+               "  -h, --help     show this text\n"
+               "\n"
+               "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+    case Command::tags:
+        return "Usage: icsbridge tags --config FILE --source NAME\n"
+               "\n"
+               "Prints the tags of a jobs source (GET /api/tags/) as `id<TAB>name` lines.\n"
+               "The events service has no tags.\n"
+               "\n"
+               "Options:\n"
+               "  --config FILE  the TOML config\n"
+               "  --source NAME  a [sources.NAME] table of FILE (type = \"jobs\")\n"
+               "  -h, --help     show this text\n"
+               "\n"
+               "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+    }
+    return {};
+}
+
+std::string usage_hint(Command c) {
+    if (c == Command::none)
+        return "Try 'icsbridge --help'.";
+    return "Try 'icsbridge " + std::string(command_name(c)) + " --help'.";
+}
+
+} // namespace icsbridge::cli

@@ -1,0 +1,132 @@
+// File: text.cpp
+// UTF-8 validation and control-character removal for text that goes into a calendar.
+#include "ical/text.hpp"
+
+#include <cstdint>
+
+namespace icsbridge::ical {
+
+namespace {
+
+constexpr std::string_view replacement = "\xEF\xBF\xBD"; // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one (overlong, surrogate, > U+10FFFF).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+    auto const b0 = static_cast<unsigned char>(s[i]);
+    auto cont = [&](std::size_t k) {
+        return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    };
+    auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    if (b0 < 0x80)
+        return 1;
+    if (b0 >= 0xC2 && b0 <= 0xDF)
+        return cont(1) ? 2 : 0;
+    if (b0 >= 0xE0 && b0 <= 0xEF) {
+        if (!cont(1) || !cont(2))
+            return 0;
+        if (b0 == 0xE0 && at(1) < 0xA0)
+            return 0; // overlong
+        if (b0 == 0xED && at(1) >= 0xA0)
+            return 0; // UTF-16 surrogate
+        return 3;
+    }
+    if (b0 >= 0xF0 && b0 <= 0xF4) {
+        if (!cont(1) || !cont(2) || !cont(3))
+            return 0;
+        if (b0 == 0xF0 && at(1) < 0x90)
+            return 0; // overlong
+        if (b0 == 0xF4 && at(1) >= 0x90)
+            return 0; // beyond U+10FFFF
+        return 4;
+    }
+    return 0;
+}
+
+} // namespace
+
+void append_utf8(std::string& out, char32_t cp) {
+    if (cp < 0x80) {
+        out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+}
+
+std::string clean_text(std::string_view in) {
+    std::string out;
+    out.reserve(in.size());
+    for (std::size_t i = 0; i < in.size();) {
+        auto const c = static_cast<unsigned char>(in[i]);
+        if (c >= 0x20 && c < 0x7F) {
+            // Fast path for the common ASCII run.
+            std::size_t j = i + 1;
+            while (j < in.size() && static_cast<unsigned char>(in[j]) >= 0x20 &&
+                   static_cast<unsigned char>(in[j]) < 0x7F)
+                ++j;
+            out.append(in.substr(i, j - i));
+            i = j;
+            continue;
+        }
+        if (c == '\r') {
+            out.push_back('\n');
+            i += (i + 1 < in.size() && in[i + 1] == '\n') ? 2 : 1;
+            continue;
+        }
+        if (c == '\n' || c == '\t') {
+            out.push_back(static_cast<char>(c));
+            ++i;
+            continue;
+        }
+        if (c < 0x80) { // C0 control or DEL
+            ++i;
+            continue;
+        }
+        std::size_t const n = utf8_sequence_length(in, i);
+        if (n == 0) {
+            out.append(replacement);
+            ++i;
+            continue;
+        }
+        out.append(in.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
+std::string one_line(std::string_view in) {
+    std::string const cleaned = clean_text(in);
+    std::string out;
+    out.reserve(cleaned.size());
+    bool space = false;
+    for (char c : cleaned) {
+        if (c == ' ' || c == '\n' || c == '\t') {
+            space = true;
+            continue;
+        }
+        if (space && !out.empty())
+            out.push_back(' ');
+        space = false;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string category_item(std::string_view in) {
+    std::string out = one_line(in);
+    for (char& c : out)
+        if (c == ',' || c == ';')
+            c = '/';
+    return out;
+}
+
+} // namespace icsbridge::ical

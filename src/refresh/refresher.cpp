@@ -1,0 +1,310 @@
+// File: refresher.cpp
+// The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
+// large drops, publishing into the FeedStore and saving changed snapshots under storage.dir.
+#include <icsbridge/refresh.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+namespace icsbridge {
+
+namespace {
+
+namespace net = boost::asio;
+using namespace boost::asio::experimental::awaitable_operators;
+constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
+
+sys_seconds wall_now() {
+    return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+}
+
+} // namespace
+
+std::string fetch_key(FeedConfig const& f) {
+    // Separators that cannot occur in the parts keep distinct questions from colliding.
+    std::string key = f.source + '\x1f' + f.select + '\x1f' + f.organization_id + '\x1f' +
+                      (f.window ? std::to_string(f.window->count()) : std::string("-")) + '\x1f' +
+                      (f.ticket_classes ? "tc" : "-");
+    for (auto const& [k, v] : f.params)
+        key += '\x1f' + k + '\x1e' + v;
+    return key;
+}
+
+std::vector<FeedGroup> group_feeds(Config const& cfg) {
+    std::vector<FeedGroup> groups;
+    std::map<std::string, std::size_t> index;
+    for (auto const& f : cfg.feeds) {
+        auto key = fetch_key(f);
+        auto [it, fresh] = index.emplace(key, groups.size());
+        if (fresh)
+            groups.push_back(FeedGroup{key, {}, f.refresh});
+        auto& g = groups[it->second];
+        g.feeds.push_back(&f);
+        g.refresh = std::min(g.refresh, f.refresh);
+    }
+    return groups;
+}
+
+namespace {
+
+// A plain coroutine function, not a coroutine lambda: its parameters are copied into the frame, so
+// nothing dangles when the caller's closure is gone before the coroutine runs.
+net::awaitable<std::vector<Result<FeedOutput>>>
+run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
+    std::vector<Result<FeedOutput>> out;
+    if (g->feeds.size() == 1) {
+        out.push_back(co_await pipeline->run(*g->feeds.front(), now));
+        co_return out;
+    }
+    auto items = co_await pipeline->fetch(*g->feeds.front(), now);
+    for (auto const* f : g->feeds) {
+        if (items)
+            out.push_back(pipeline->render(*f, *items));
+        else
+            out.push_back(items.error());
+    }
+    co_return out;
+}
+
+} // namespace
+
+GroupFetch pipeline_fetch(Pipeline& pipeline) {
+    return [p = &pipeline](FeedGroup const& g, sys_seconds now) { return run_pipeline(p, &g, now); };
+}
+
+struct Refreshers::Impl {
+    Impl(net::any_io_executor ex, Config const& cfg, FeedStore& s, GroupFetch f, Logger l, RefreshOptions o)
+        : strand(net::make_strand(ex))
+        , groups(group_feeds(cfg))
+        , store(s)
+        , fetch(std::move(f))
+        , log(std::move(l))
+        , opts(std::move(o))
+        , rng(std::random_device{}()) {}
+
+    net::strand<net::any_io_executor> strand;
+    std::vector<FeedGroup> groups;
+    FeedStore& store;
+    GroupFetch fetch;
+    Logger log;
+    RefreshOptions opts;
+    std::mt19937 rng;
+    // Only touched on the strand.
+    bool stopped = false;
+    std::set<net::steady_timer*> timers;
+    net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
+    std::size_t running = 0; ///< loops not yet ended
+    net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
+
+    /** @brief Waits `d`; false if stop() came first. */
+    net::awaitable<bool> sleep(std::chrono::steady_clock::duration d) {
+        if (stopped)
+            co_return false;
+        net::steady_timer t(strand, d);
+        timers.insert(&t);
+        co_await t.async_wait(use_tuple);
+        timers.erase(&t);
+        co_return !stopped;
+    }
+
+    /** @brief Completes on stop() (or when cancelled, e.g. by the other side of an `||`). */
+    net::awaitable<void> until_stopped() {
+        if (!stopped)
+            co_await stop_timer.async_wait(use_tuple);
+    }
+
+    /** @brief The group's fetch, abandoned if stop() comes first. Records the fetch duration. */
+    net::awaitable<std::optional<std::vector<Result<FeedOutput>>>> fetch_group(FeedGroup const& g) {
+        if (stopped)
+            co_return std::nullopt;
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = co_await (fetch(g, wall_now()) || until_stopped());
+        if (r.index() != 0)
+            co_return std::nullopt;
+        auto took = std::chrono::steady_clock::now() - t0;
+        for (auto const* f : g.feeds)
+            store.record_fetch_duration(f->name, took);
+        auto out = std::get<0>(std::move(r));
+        // A fetch function that returns the wrong count is a bug; never let it publish to the wrong feed.
+        if (out.size() != g.feeds.size())
+            out.assign(
+                g.feeds.size(),
+                fail(errc::render_failed, "internal error: wrong number of rendered feeds")
+            );
+        co_return out;
+    }
+
+    /** @brief Google deletes on the subscriber's side what a 200 no longer lists: is this drop too sudden? */
+    bool suspicious_drop(FeedConfig const& f, Result<FeedOutput> const& r) const {
+        if (!r)
+            return false;
+        auto snap = store.get(f.name);
+        if (!snap)
+            return false;
+        if (snap->items > 0 && r->items == 0)
+            return true;
+        return snap->items >= opts.shrink_min_items && r->items * 2 < snap->items;
+    }
+
+    bool publish(FeedGroup const& g, std::vector<Result<FeedOutput>>& results) {
+        bool all_ok = true;
+        auto now = wall_now();
+        for (std::size_t i = 0; i < g.feeds.size(); ++i) {
+            auto const& name = g.feeds[i]->name;
+            auto& r = results[i];
+            if (!r) {
+                all_ok = false;
+                store.record_failure(name, r.error(), now);
+                log.warn(
+                    "feed " + name + ": refresh failed, keeping the last good snapshot: " + r.error().message
+                );
+                continue;
+            }
+            auto items = r->items;
+            auto [snap, changed] = store.publish(name, std::move(r->ics), items, now);
+            if (!snap)
+                continue;
+            log.info(
+                "feed " + name + ": " + std::to_string(items) + " items, " +
+                std::to_string(snap->body.size()) + " bytes, " + (changed ? "changed" : "unchanged")
+            );
+            if (changed && !opts.storage_dir.empty()) {
+                if (auto saved = save_snapshot(opts.storage_dir, name, *snap); !saved)
+                    log.warn("feed " + name + ": cannot save snapshot: " + saved.error().message);
+            }
+        }
+        return all_ok;
+    }
+
+    net::awaitable<bool> refresh_once(std::size_t gi) {
+        auto const& g = groups.at(gi);
+        auto results = co_await fetch_group(g);
+        if (!results)
+            co_return false;
+        bool drop = false;
+        for (std::size_t i = 0; i < g.feeds.size(); ++i)
+            drop = drop || suspicious_drop(*g.feeds[i], (*results)[i]);
+        if (drop) {
+            log.warn(
+                "feed " + g.feeds.front()->name +
+                ": far fewer items than the current snapshot; fetching again to confirm before publishing"
+            );
+            bool const awake = co_await sleep(opts.confirm_delay);
+            if (!awake)
+                co_return false;
+            results = co_await fetch_group(g);
+            if (!results)
+                co_return false;
+        }
+        co_return publish(g, *results);
+    }
+
+    std::chrono::steady_clock::duration jittered(std::chrono::seconds base) {
+        std::uniform_real_distribution<double> d(1 - opts.jitter, 1 + opts.jitter);
+        return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(static_cast<double>(base.count()) * d(rng))
+        );
+    }
+
+    net::awaitable<void> loop(std::size_t gi) {
+        auto refresh = std::chrono::duration_cast<std::chrono::milliseconds>(groups[gi].refresh);
+        auto backoff = opts.retry_initial;
+        bool const started = co_await sleep(opts.stagger * static_cast<int>(gi));
+        if (!started)
+            co_return;
+        while (!stopped) {
+            bool ok = co_await refresh_once(gi);
+            if (stopped)
+                break;
+            std::chrono::steady_clock::duration wait;
+            if (ok) {
+                backoff = opts.retry_initial;
+                wait = jittered(groups[gi].refresh);
+            } else {
+                wait = std::min(backoff, refresh);
+                backoff = std::min(backoff * 2, refresh);
+            }
+            bool const awake = co_await sleep(wait);
+            if (!awake)
+                break;
+        }
+    }
+};
+
+Refreshers::Refreshers(
+    net::any_io_executor ex,
+    Config const& cfg,
+    FeedStore& store,
+    GroupFetch fetch,
+    Logger log,
+    RefreshOptions opts
+)
+    : impl_(std::make_shared<Impl>(ex, cfg, store, std::move(fetch), std::move(log), std::move(opts))) {}
+
+Refreshers::~Refreshers() = default;
+
+net::any_io_executor Refreshers::executor() const {
+    return impl_->strand;
+}
+
+std::vector<FeedGroup> const& Refreshers::groups() const {
+    return impl_->groups;
+}
+
+namespace {
+
+// A free coroutine taking the shared state by value: the frame owns it for as long as the loops run.
+net::awaitable<void> run_all(std::shared_ptr<Refreshers::Impl> impl) {
+    impl->running += impl->groups.size();
+    for (std::size_t i = 0; i < impl->groups.size(); ++i)
+        net::co_spawn(impl->strand, impl->loop(i), [impl, i](std::exception_ptr e) {
+            if (e) {
+                try {
+                    std::rethrow_exception(e);
+                } catch (std::exception const& ex) {
+                    impl->log.error(
+                        "refresher of feed " + impl->groups[i].feeds.front()->name + " failed: " + ex.what()
+                    );
+                }
+            }
+            if (--impl->running == 0)
+                impl->all_done.cancel();
+        });
+    while (impl->running > 0)
+        co_await impl->all_done.async_wait(use_tuple);
+}
+
+} // namespace
+
+net::awaitable<void> Refreshers::run() {
+    // All loops share the strand, so `stopped`, `running` and the timers need no lock.
+    co_await net::co_spawn(impl_->strand, run_all(impl_), net::use_awaitable);
+}
+
+net::awaitable<bool> Refreshers::refresh_once(std::size_t group) {
+    auto impl = impl_;
+    co_return co_await net::co_spawn(impl->strand, impl->refresh_once(group), net::use_awaitable);
+}
+
+void Refreshers::stop() {
+    auto impl = impl_;
+    net::post(impl->strand, [impl] {
+        impl->stopped = true;
+        for (auto* t : impl->timers)
+            t->cancel();
+        impl->stop_timer.cancel();
+    });
+}
+
+} // namespace icsbridge

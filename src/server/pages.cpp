@@ -1,0 +1,206 @@
+// File: pages.cpp
+// Index HTML, /healthz JSON (Boost.JSON) and /metrics (Prometheus text).
+#include "server/pages.hpp"
+
+#include "store/etag.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+
+namespace icsbridge {
+
+namespace {
+
+namespace json = boost::json;
+
+json::value time_or_null(std::optional<sys_seconds> t) {
+    if (!t)
+        return nullptr;
+    return json::string(format_http_date(*t));
+}
+
+/** @brief Prometheus label values escape backslash, quote and newline. */
+std::string label(std::string_view v) {
+    std::string out;
+    for (char c : v) {
+        if (c == '\\' || c == '"')
+            out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+std::string_view route_name(Route r) {
+    switch (r) {
+    case Route::index:
+        return "index";
+    case Route::feed:
+        return "feed";
+    case Route::healthz:
+        return "healthz";
+    case Route::metrics:
+        return "metrics";
+    case Route::other:
+        return "other";
+    }
+    return "other";
+}
+
+std::string number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+} // namespace
+
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string index_page(Config const& cfg) {
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                      "<title>icsbridge calendars</title></head>\n<body>\n<h1>Calendars</h1>\n<ul>\n";
+    for (auto const& f : cfg.feeds) {
+        if (!f.is_public())
+            continue;
+        std::string http_url = feed_url(cfg, f);
+        auto colon = http_url.find("://");
+        std::string webcal =
+            "webcal" + (colon == std::string::npos ? "://" + http_url : http_url.substr(colon));
+        out += "<li><strong>" + html_escape(f.title.empty() ? f.name : f.title) + "</strong> (" +
+               html_escape(f.name) + "): <a class=\"webcal\" href=\"" + html_escape(webcal) +
+               "\">subscribe</a> | <a href=\"" + html_escape(http_url) + "\">" + html_escape(http_url) +
+               "</a></li>\n";
+    }
+    out += "</ul>\n<h2>How to subscribe</h2>\n<ul>\n"
+           "<li>Google Calendar: Other calendars, + , From URL; paste the http(s) link (Google refreshes "
+           "every 8-24 "
+           "hours).</li>\n"
+           "<li>Apple Calendar: click the subscribe link, or File, New Calendar Subscription, and paste the "
+           "link.</li>\n"
+           "<li>Outlook: Add calendar, Subscribe from web; paste the http(s) link.</li>\n"
+           "<li>Thunderbird: New Calendar, On the Network; paste the http(s) link.</li>\n"
+           "</ul>\n</body></html>\n";
+    return out;
+}
+
+std::string healthz_json(FeedStore const& store, sys_seconds now) {
+    json::object root;
+    json::array feeds;
+    bool all_ok = true;
+    for (auto const& s : store.status()) {
+        json::object f;
+        f["name"] = s.name;
+        f["public"] = s.is_public;
+        f["refresh_seconds"] = s.refresh.count();
+        f["last_success"] = time_or_null(s.last_success);
+        f["last_failure"] = time_or_null(s.last_failure);
+        f["last_error"] = s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error);
+        bool stale = s.stale(now);
+        f["stale"] = stale;
+        f["served"] = s.snapshot != nullptr;
+        f["items"] = s.snapshot ? s.snapshot->items : 0;
+        f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
+        f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
+        if (!s.subscribers.empty()) {
+            json::object subs;
+            for (auto const& sub : s.subscribers)
+                subs[sub.name] = json::object{{"last_fetch", time_or_null(sub.last_fetch)}};
+            f["subscribers"] = std::move(subs);
+        }
+        all_ok = all_ok && !stale && s.snapshot;
+        feeds.push_back(std::move(f));
+    }
+    root["ok"] = all_ok;
+    root["feeds"] = std::move(feeds);
+    return json::serialize(root) + "\n";
+}
+
+std::string metrics_text(FeedStore const& store) {
+    std::string out;
+    out += "# HELP icsbridge_http_requests_total HTTP requests answered, by route and status.\n"
+           "# TYPE icsbridge_http_requests_total counter\n";
+    auto const& http = store.http_metrics();
+    for (std::size_t r = 0; r < route_count; ++r) {
+        for (unsigned st : counted_statuses) {
+            auto n = http.get(static_cast<Route>(r), st);
+            if (n == 0)
+                continue;
+            out += "icsbridge_http_requests_total{route=\"" + std::string(route_name(static_cast<Route>(r))) +
+                   "\",status=\"" + (st ? std::to_string(st) : std::string("other")) + "\"} " +
+                   std::to_string(n) + "\n";
+        }
+    }
+    auto statuses = store.status();
+    out += "# HELP icsbridge_refreshes_total Feed refreshes, by feed and result.\n"
+           "# TYPE icsbridge_refreshes_total counter\n";
+    for (auto const& s : statuses) {
+        out += "icsbridge_refreshes_total{feed=\"" + label(s.name) + "\",result=\"ok\"} " +
+               std::to_string(s.refreshes_ok) + "\n";
+        out += "icsbridge_refreshes_total{feed=\"" + label(s.name) + "\",result=\"failed\"} " +
+               std::to_string(s.refreshes_failed) + "\n";
+    }
+    out +=
+        "# HELP icsbridge_last_success_timestamp_seconds Unix time of the feed's last successful refresh.\n"
+        "# TYPE icsbridge_last_success_timestamp_seconds gauge\n";
+    for (auto const& s : statuses)
+        out += "icsbridge_last_success_timestamp_seconds{feed=\"" + label(s.name) + "\"} " +
+               std::to_string(s.last_success ? s.last_success->time_since_epoch().count() : 0) + "\n";
+    out += "# HELP icsbridge_snapshot_bytes Size of the feed's current snapshot.\n"
+           "# TYPE icsbridge_snapshot_bytes gauge\n";
+    for (auto const& s : statuses)
+        out += "icsbridge_snapshot_bytes{feed=\"" + label(s.name) + "\"} " +
+               std::to_string(s.snapshot ? s.snapshot->body.size() : 0) + "\n";
+    out += "# HELP icsbridge_upstream_fetch_duration_seconds Time one refresh spent fetching from the "
+           "upstream.\n"
+           "# TYPE icsbridge_upstream_fetch_duration_seconds histogram\n";
+    for (auto const& s : statuses) {
+        std::uint64_t cumulative = 0;
+        std::string feed = label(s.name);
+        for (std::size_t i = 0; i < duration_buckets.size(); ++i) {
+            cumulative += s.duration_counts[i];
+            out += "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"" + feed + "\",le=\"" +
+                   number(duration_buckets[i]) + "\"} " + std::to_string(cumulative) + "\n";
+        }
+        cumulative += s.duration_counts.back();
+        out += "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"" + feed + "\",le=\"+Inf\"} " +
+               std::to_string(cumulative) + "\n";
+        out += "icsbridge_upstream_fetch_duration_seconds_sum{feed=\"" + feed + "\"} " +
+               number(s.duration_sum) + "\n";
+        out += "icsbridge_upstream_fetch_duration_seconds_count{feed=\"" + feed + "\"} " +
+               std::to_string(cumulative) + "\n";
+    }
+    return out;
+}
+
+} // namespace icsbridge

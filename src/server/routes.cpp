@@ -1,0 +1,178 @@
+// File: routes.cpp
+// handle_request: the route table {path pattern, methods, handler}, the feed endpoint with its
+// validators and negotiation, and the one mapping from a failure to a response.
+#include "server/conditional.hpp"
+#include "server/pages.hpp"
+#include <icsbridge/server.hpp>
+
+#include <boost/url/parse.hpp>
+
+#include <array>
+
+namespace icsbridge {
+
+namespace {
+
+/** @brief What every handler gets. */
+struct Ctx {
+    ServerRequest const& req;
+    FeedStore const& store;
+    Config const& cfg;
+    sys_seconds now;
+    boost::urls::url_view url;
+};
+
+ServerResponse
+text_response(unsigned status, std::string body, std::string_view type = "text/plain; charset=utf-8") {
+    ServerResponse r;
+    r.status = status;
+    r.headers.emplace_back("Content-Type", std::string(type));
+    r.text = std::move(body);
+    return r;
+}
+
+// The same answer for an unknown feed and a wrong or missing token, so a token feed's existence
+// does not show.
+ServerResponse not_found() {
+    return text_response(404, "not found\n");
+}
+
+ServerResponse handle_feed(Ctx const& c, std::string_view name) {
+    std::string token;
+    if (auto it = c.url.params().find("token"); it != c.url.params().end())
+        token = (*it).value;
+    Access access = c.store.authorize(name, token);
+    if (!access.allowed)
+        return not_found();
+    auto snap = c.store.get(name);
+    if (!snap) {
+        auto r = text_response(503, "this feed has not been fetched yet; try again shortly\n");
+        r.headers.emplace_back("Retry-After", "60");
+        r.headers.emplace_back("Cache-Control", "no-store");
+        return r;
+    }
+    if (access.subscriber >= 0)
+        c.store.record_subscriber_fetch(name, access.subscriber, c.now);
+    FeedConfig const* feed = c.cfg.find_feed(name);
+    auto max_age = std::to_string(feed ? feed->refresh.count() : 900);
+    bool is_public = feed && feed->is_public();
+
+    ServerResponse r;
+    r.snapshot = snap;
+    // Same ETag for the gzip and identity forms: both are the same calendar, and Vary keeps caches apart.
+    r.headers.emplace_back("ETag", snap->etag);
+    r.headers.emplace_back("Last-Modified", snap->last_modified_http);
+    r.headers.emplace_back("Cache-Control", (is_public ? "public, max-age=" : "private, max-age=") + max_age);
+    bool gzip_on = c.store.gzip_enabled() && !snap->gzip_body.empty();
+    if (gzip_on)
+        r.headers.emplace_back("Vary", "Accept-Encoding");
+    if (not_modified(c.req.if_none_match, c.req.if_modified_since, *snap)) {
+        r.status = 304;
+        r.snapshot.reset();
+        return r;
+    }
+    // Whatever the client accepts: Google sends no Accept header at all.
+    r.headers.emplace_back("Content-Type", "text/calendar; charset=utf-8");
+    r.headers.emplace_back("Content-Disposition", "inline; filename=\"" + std::string(name) + ".ics\"");
+    if (gzip_on && accepts_gzip(c.req.accept_encoding)) {
+        r.gzip = true;
+        r.headers.emplace_back("Content-Encoding", "gzip");
+    }
+    return r;
+}
+
+ServerResponse handle_index(Ctx const& c, std::string_view) {
+    auto r = text_response(200, index_page(c.cfg), "text/html; charset=utf-8");
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    return r;
+}
+
+ServerResponse handle_healthz(Ctx const& c, std::string_view) {
+    auto r = text_response(200, healthz_json(c.store, c.now), "application/json");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+}
+
+ServerResponse handle_metrics(Ctx const& c, std::string_view) {
+    auto r = text_response(200, metrics_text(c.store), "text/plain; version=0.0.4; charset=utf-8");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+}
+
+/** @brief Matches /feeds/NAME.ics, where NAME is a config feed name ([A-Za-z0-9._-]+). */
+bool match_feed(std::string_view path, std::string_view& arg) {
+    constexpr std::string_view prefix = "/feeds/", suffix = ".ics";
+    if (path.size() <= prefix.size() + suffix.size() || path.substr(0, prefix.size()) != prefix ||
+        path.substr(path.size() - suffix.size()) != suffix)
+        return false;
+    arg = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    return arg.find('/') == std::string_view::npos;
+}
+
+template <std::size_t N>
+bool match_exact(std::string_view path, std::string_view& arg, char const (&want)[N]) {
+    arg = {};
+    return path == std::string_view(want, N - 1);
+}
+
+struct RouteEntry {
+    Route route;
+    bool (*match)(std::string_view path, std::string_view& arg);
+    std::array<std::string_view, 2> methods;
+    ServerResponse (*handler)(Ctx const&, std::string_view arg);
+};
+
+std::array<RouteEntry, 4> const routes = {{
+    {Route::feed, &match_feed, {"GET", "HEAD"}, &handle_feed},
+    {Route::index,
+     [](std::string_view p, std::string_view& a) { return match_exact(p, a, "/"); },
+     {"GET", "HEAD"},
+     &handle_index},
+    {Route::healthz,
+     [](std::string_view p, std::string_view& a) { return match_exact(p, a, "/healthz"); },
+     {"GET", "HEAD"},
+     &handle_healthz},
+    {Route::metrics,
+     [](std::string_view p, std::string_view& a) { return match_exact(p, a, "/metrics"); },
+     {"GET", "HEAD"},
+     &handle_metrics},
+}};
+
+} // namespace
+
+std::string_view ServerResponse::header(std::string_view name) const {
+    for (auto const& [n, v] : headers)
+        if (n == name)
+            return v;
+    return {};
+}
+
+ServerResponse
+handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+    auto url = boost::urls::parse_origin_form(req.target);
+    if (!url)
+        return text_response(400, "bad request target\n");
+    std::string path = url->path();
+    Ctx ctx{req, store, cfg, now, *url};
+    for (auto const& route : routes) {
+        std::string_view arg;
+        if (!route.match(path, arg))
+            continue;
+        bool allowed = false;
+        for (auto m : route.methods)
+            allowed = allowed || m == req.method;
+        if (!allowed) {
+            auto r = text_response(405, "method not allowed\n");
+            r.headers.emplace_back("Allow", "GET, HEAD");
+            r.route = route.route;
+            return r;
+        }
+        auto r = route.handler(ctx, arg);
+        r.route = route.route;
+        r.head = req.method == "HEAD";
+        return r;
+    }
+    return not_found();
+}
+
+} // namespace icsbridge

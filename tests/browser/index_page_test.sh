@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# File: index_page_test.sh
+# Headless Chromium loads the index page of `icsbridge serve`: one webcal:// link per public feed,
+# no token feed and no token anywhere in the rendered DOM. Exit 77 (CTest skip) without chromium.
+#   index_page_test.sh ICSBRIDGE
+set -u
+
+bin=$1
+chromium=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
+
+work=$(mktemp -d)
+serve_pid=
+cleanup() {
+    [ -n "$serve_pid" ] && { kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL [index_page]: $*" >&2
+    [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
+    exit 1
+}
+
+# The upstream is a dead port: the index page needs no feed data.
+cat >"$work/serve.toml" <<TOML
+[server]
+listen = "127.0.0.1:0"
+public_url = "https://cal.example.org"
+
+[storage]
+dir = "$work/state"
+
+[sources.eb]
+type = "events"
+base_url = "http://127.0.0.1:9"
+token = "upstream-secret-token"
+
+[feeds.rust-talks]
+source = "eb"
+select = "search"
+title = "Rust <talks> & more"
+params = { q = "rust" }
+
+[feeds.jazz]
+source = "eb"
+select = "search"
+params = { q = "jazz" }
+
+[feeds.private-feed]
+source = "eb"
+select = "organizer"
+token = "feed-token-do-not-show"
+
+[feeds.team-feed]
+source = "eb"
+select = "organizer"
+tokens = { alice = "alice-token-do-not-show" }
+TOML
+
+"$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+serve_pid=$!
+base=
+for _ in $(seq 1 300); do
+    base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve.log" | head -1 | sed 's/listening on //')
+    [ -n "$base" ] && break
+    kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
+    sleep 0.1
+done
+[ -n "$base" ] || fail "serve did not start"
+
+timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$work/profile" \
+    --dump-dom "$base/" >"$work/dom.html" 2>"$work/chromium.log" || { tail "$work/chromium.log" >&2; fail "chromium failed"; }
+
+links=$(grep -o 'href="webcal://[^"]*"' "$work/dom.html" | sort)
+expected=$(printf '%s\n' 'href="webcal://cal.example.org/feeds/jazz.ics"' 'href="webcal://cal.example.org/feeds/rust-talks.ics"')
+[ "$links" = "$expected" ] || fail "webcal links: got [$links], want [$expected]"
+grep -q 'href="https://cal.example.org/feeds/rust-talks.ics"' "$work/dom.html" || fail "no https link"
+grep -q 'Rust &lt;talks&gt; &amp; more' "$work/dom.html" || fail "title not escaped/shown"
+for s in feed-token-do-not-show alice-token-do-not-show upstream-secret-token private-feed team-feed; do
+    grep -q "$s" "$work/dom.html" && fail "the page shows '$s'"
+done
+echo "index_page: ok"

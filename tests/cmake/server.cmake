@@ -1,0 +1,12 @@
+# File: server.cmake
+# `icsbridge serve` end to end against the fake upstream binary, and the index page in headless Chromium.
+add_test(
+    NAME server.serve_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/serve_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.serve_e2e PROPERTIES LABELS server TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+add_test(NAME server.index_page_browser COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/browser/index_page_test.sh"
+                                                  $<TARGET_FILE:icsbridge>)
+set_tests_properties(server.index_page_browser PROPERTIES LABELS "server;browser" TIMEOUT 120 SKIP_RETURN_CODE 77)

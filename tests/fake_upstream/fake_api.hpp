@@ -1,0 +1,75 @@
+// File: fake_api.hpp
+// The fake upstream's pure core: its data set (loaded from fixture JSON) and request -> reply for both APIs.
+// No sockets here, so the routing is easy to read and to test.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace icsbridge::test::fake {
+
+/** @brief Everything the fake serves; immutable once loaded (swapped whole on reload). */
+struct UpstreamData {
+    std::vector<boost::json::object> events; ///< ordered by start.utc, then id
+    std::unordered_map<std::string, std::size_t> event_index;
+    boost::json::array organizations;
+    boost::json::object ticket_classes; ///< event id -> array of ticket classes
+    boost::json::object user;
+    std::vector<boost::json::object> listings; ///< newest post_date first, then id
+    std::unordered_map<std::string, std::size_t> listing_index;
+    std::string last_update;
+    boost::json::value categories;
+    boost::json::value tags;
+};
+
+/**
+ * @brief Reads DIR/events/{events,organizations,ticket_classes,user}.json and DIR/jobs/{listings,categories,
+ * tags}.json. With generate_events > 0 the event list is synthesized instead (for benchmarks).
+ * @return nullptr and a message in `error` if a file is missing or malformed.
+ */
+std::shared_ptr<UpstreamData const>
+load_data(std::string const& dir, int generate_events, std::string& error);
+
+struct ApiSettings {
+    std::string events_token;
+    std::string jobs_api_key;
+    int events_page_size = 10;
+    bool ignore_expand = false;
+};
+
+struct ApiRequest {
+    std::string method;
+    std::string path; ///< decoded
+    std::vector<std::pair<std::string, std::string>> query;
+    std::string authorization;
+
+    /** @brief The first value of query parameter `key`, or nullptr. */
+    std::string const* param(std::string_view key) const;
+};
+
+struct ApiReply {
+    unsigned status = 200;
+    std::string body;
+    std::string content_type = "application/json";
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/** @brief Which API a path belongs to; decides the shape of error bodies. */
+enum class Api { events, jobs, other };
+Api api_of(std::string_view path);
+
+/** @brief Answers one API request (GET/HEAD under /v3/ or /api/). */
+ApiReply handle_api(UpstreamData const& data, ApiSettings const& settings, ApiRequest const& req);
+
+/** @brief The body of an injected error status (500, 429) in the API's own error shape. */
+std::string error_body(Api api, unsigned status);
+
+} // namespace icsbridge::test::fake

@@ -1,0 +1,268 @@
+// File: refresher_test.cpp
+// Refreshers with a scripted fetch function: the last good snapshot survives failures byte for byte
+// (in memory and on disk), shared questions are fetched once, a sudden drop is confirmed first, stop() ends
+// run().
+#include "fake_upstream/fake_upstream.hpp"
+#include "support/fixtures.hpp"
+#include "support/run_coro.hpp"
+#include "support/server_fixtures.hpp"
+#include <icsbridge/files.hpp>
+#include <icsbridge/refresh.hpp>
+
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <deque>
+
+using namespace icsbridge;
+namespace net = boost::asio;
+
+BOOST_AUTO_TEST_SUITE(refresher_test)
+
+namespace {
+
+/** @brief A fetch function that plays back a script of results, one per call, and counts calls. */
+struct Script {
+    std::deque<Result<FeedOutput>> steps;
+    int calls = 0;
+
+    GroupFetch fn() {
+        return [this](FeedGroup const& g, sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+            ++calls;
+            Result<FeedOutput> r = fail(errc::upstream_io, "script exhausted");
+            if (!steps.empty()) {
+                r = steps.front();
+                steps.pop_front();
+            }
+            co_return std::vector<Result<FeedOutput>>(g.feeds.size(), r);
+        };
+    }
+};
+
+Result<FeedOutput> ok(int n) {
+    return FeedOutput{test::calendar_body(n), static_cast<std::size_t>(n)};
+}
+
+RefreshOptions fast(std::string dir = {}) {
+    RefreshOptions o;
+    o.storage_dir = std::move(dir);
+    o.retry_initial = std::chrono::milliseconds(10);
+    o.confirm_delay = std::chrono::milliseconds(10);
+    o.stagger = std::chrono::milliseconds(0);
+    return o;
+}
+
+/** @brief One public feed "a" (and optionally "b" asking the same question). */
+Config one_feed(bool twin = false) {
+    Config cfg;
+    FeedConfig f;
+    f.name = "a";
+    f.source = "eb";
+    f.select = "search";
+    f.params = {{"q", "rust"}};
+    cfg.feeds.push_back(f);
+    if (twin) {
+        f.name = "b";
+        f.title = "B";
+        f.cancelled = CancelledPolicy::drop; // rendering differs, the question does not
+        cfg.feeds.push_back(f);
+    }
+    return cfg;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
+    // Setup
+    test::TempDir dir;
+    auto cfg = one_feed();
+    FeedStore store(cfg);
+    Script script;
+    script.steps = {
+        ok(12),
+        fail(errc::upstream_status, "events API: HTTP 500"),
+        fail(errc::upstream_malformed, "events API: malformed JSON"),
+        ok(0)};
+    test::StringLogger logs;
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, script.fn(), logs.logger(), fast(dir.path()));
+        // Run
+        {
+            bool const ok_ = co_await r.refresh_once(0);
+            BOOST_TEST(ok_);
+        }
+        auto good = store.get("a");
+        auto on_disk = read_file(dir.file("a.snapshot")).value();
+        {
+            bool const ok_ = co_await r.refresh_once(0);
+            BOOST_TEST(!ok_);
+        }
+        {
+            bool const ok_ = co_await r.refresh_once(0);
+            BOOST_TEST(!ok_);
+        }
+        // Check: same object, same bytes, same file
+        BOOST_TEST(store.get("a") == good);
+        BOOST_TEST(store.get("a")->body == test::calendar_body(12));
+        BOOST_TEST(read_file(dir.file("a.snapshot")).value() == on_disk);
+        auto st = store.status()[0];
+        BOOST_TEST(st.refreshes_failed == 2u);
+        BOOST_TEST(st.last_error == "events API: malformed JSON");
+        // An empty answer after 12 items is confirmed by a second fetch, which fails: still nothing lost.
+        {
+            bool const ok_ = co_await r.refresh_once(0);
+            BOOST_TEST(!ok_);
+        }
+        BOOST_TEST(script.calls == 5);
+        BOOST_TEST(store.get("a") == good);
+    });
+    BOOST_TEST(logs.joined().find("keeping the last good snapshot") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_sudden_drop_is_published_only_after_a_second_fetch) {
+    auto cfg = one_feed();
+    FeedStore store(cfg);
+    Script script;
+    script.steps = {ok(40), ok(3), ok(39), ok(3), ok(3), ok(5)};
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        co_await r.refresh_once(0);
+        // 40 -> 3 looks like an upstream hiccup: the second fetch says 39, which is published.
+        co_await r.refresh_once(0);
+        BOOST_TEST(script.calls == 3);
+        BOOST_TEST(store.get("a")->items == 39u);
+        // 39 -> 3 twice: confirmed, published.
+        co_await r.refresh_once(0);
+        BOOST_TEST(script.calls == 5);
+        BOOST_TEST(store.get("a")->items == 3u);
+        // 3 -> 5 is below the threshold for suspicion: one fetch.
+        co_await r.refresh_once(0);
+        BOOST_TEST(script.calls == 6);
+        BOOST_TEST(store.get("a")->items == 5u);
+    });
+}
+
+BOOST_AUTO_TEST_CASE(feeds_asking_the_same_question_share_one_fetch) {
+    auto cfg = one_feed(true);
+    FeedConfig other = cfg.feeds[0];
+    other.name = "c";
+    other.params = {{"q", "go"}};
+    cfg.feeds.push_back(other);
+    auto groups = group_feeds(cfg);
+    BOOST_TEST_REQUIRE(groups.size() == 2u);
+    BOOST_TEST(groups[0].feeds.size() == 2u);
+    BOOST_TEST(groups[1].feeds.front()->name == "c");
+    FeedConfig windowed = cfg.feeds[0];
+    windowed.window = std::chrono::hours(24 * 90);
+    BOOST_TEST(fetch_key(windowed) != fetch_key(cfg.feeds[0]));
+    windowed = cfg.feeds[0];
+    windowed.organization_id = "42";
+    BOOST_TEST(fetch_key(windowed) != fetch_key(cfg.feeds[0]));
+
+    FeedStore store(cfg);
+    Script script;
+    script.steps = {ok(4)};
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        {
+            bool const ok_ = co_await r.refresh_once(0);
+            BOOST_TEST(ok_);
+        }
+    });
+    BOOST_TEST(script.calls == 1);
+    BOOST_TEST(store.get("a")->items == 4u);
+    BOOST_TEST(store.get("b")->items == 4u);
+    BOOST_TEST(!store.get("c"));
+}
+
+BOOST_AUTO_TEST_CASE(run_refreshes_at_once_and_returns_after_stop) {
+    auto cfg = one_feed();
+    FeedStore store(cfg);
+    Script script;
+    script.steps = {fail(errc::upstream_timeout, "events API: timed out"), ok(2)};
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        net::co_spawn(ex, r.run(), net::detached);
+        // The first refresh fails, the retry (10 ms backoff) succeeds.
+        net::steady_timer t(ex);
+        while (!store.get("a")) {
+            t.expires_after(std::chrono::milliseconds(5));
+            co_await t.async_wait(net::use_awaitable);
+        }
+        r.stop();
+        co_await net::co_spawn(
+            ex,
+            r.run(),
+            net::use_awaitable
+        ); // a second run() after stop() returns at once
+    });
+    BOOST_TEST(script.calls == 2);
+    BOOST_TEST(store.status()[0].refreshes_failed == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_faults) {
+    // Setup: the real Pipeline against the fake upstream.
+    test::FakeUpstream upstream;
+    Config cfg;
+    SourceConfig src;
+    src.name = "eb";
+    src.type = SourceType::events;
+    src.base_url = upstream.base_url();
+    src.secret = "demo-events-token";
+    src.timeout = std::chrono::seconds(5);
+    cfg.sources["eb"] = src;
+    FeedConfig f;
+    f.name = "mine";
+    f.source = "eb";
+    f.select = "organizer";
+    cfg.feeds.push_back(f);
+    FeedStore store(cfg);
+    test::TempDir dir;
+    test::StringLogger logs;
+    test::run_coro(
+        [&](net::any_io_executor ex) -> net::awaitable<void> {
+            Pipeline pipeline(cfg, ex, logs.logger());
+            Refreshers r(ex, cfg, store, pipeline_fetch(pipeline), logs.logger(), fast(dir.path()));
+            // Run
+            {
+                bool const ok_ = co_await r.refresh_once(0);
+                // Until the real HttpClient is merged the pipeline answers "not implemented": nothing to test
+                // yet.
+                if (!ok_ && store.status()[0].last_error.find("not implemented") != std::string::npos) {
+                    BOOST_TEST_MESSAGE("HTTP client not implemented yet: skipped");
+                    co_return;
+                }
+                BOOST_TEST_REQUIRE(ok_);
+            }
+            auto good = store.get("mine");
+            BOOST_TEST(good->items > 0u);
+            BOOST_TEST(good->body.find("BEGIN:VEVENT") != std::string::npos);
+            auto file = read_file(dir.file("mine.snapshot")).value();
+            for (auto kind : {test::Fault::malformed_json, test::Fault::status500}) {
+                test::Fault fault;
+                fault.kind = kind;
+                upstream.set_fault(fault);
+                {
+                    bool const ok_ = co_await r.refresh_once(0);
+                    BOOST_TEST(!ok_);
+                }
+                // Check
+                BOOST_TEST(store.get("mine") == good);
+                BOOST_TEST(read_file(dir.file("mine.snapshot")).value() == file);
+            }
+            upstream.set_fault({});
+            {
+                bool const ok_ = co_await r.refresh_once(0);
+                BOOST_TEST(ok_);
+            }
+            BOOST_TEST(store.get("mine") == good); // same upstream data: same bytes, same snapshot
+            BOOST_TEST(store.status()[0].refreshes_failed == 2u);
+        },
+        std::chrono::seconds(60)
+    );
+    BOOST_TEST(logs.joined().find("demo-events-token") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# File: serve_e2e.sh
+# End to end for `icsbridge serve` against the fake upstream binary: the served feed parses, edited
+# upstream data shows after the next refresh with unchanged UIDs kept, SIGTERM exits 0 without leaving
+# temp files, and a restart with the upstream down serves the stored snapshot at once.
+#   serve_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+python=/usr/bin/python3
+work=$(mktemp -d)
+fake_pid=
+serve_pid=
+cleanup() {
+    for pid in $serve_pid $fake_pid; do
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL [serve_e2e]: $*" >&2
+    for f in serve.log serve2.log fake.log; do
+        [ -f "$work/$f" ] && { echo "--- $f (tail):" >&2; tail -20 "$work/$f" >&2; }
+    done
+    exit 1
+}
+
+start_fake() {
+    rm -f "$work/ready"
+    mkfifo "$work/ready"
+    "$fake" --port 0 --data "$work/data" >"$work/ready" 2>"$work/fake.log" &
+    fake_pid=$!
+    read -r -t 30 line <"$work/ready" || fail "the fake upstream did not start"
+    upstream="${line#listening on }"
+}
+
+# start_serve LOG: starts the server; sets serve_pid and base (http://127.0.0.1:PORT)
+start_serve() {
+    "$bin" serve --config "$work/serve.toml" 2>"$work/$1" &
+    serve_pid=$!
+    for _ in $(seq 1 300); do
+        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/$1" | head -1 | sed 's/listening on //')
+        [ -n "$base" ] && return 0
+        kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
+        sleep 0.1
+    done
+    fail "serve did not start listening"
+}
+
+stop_serve() {
+    kill -TERM "$serve_pid"
+    wait "$serve_pid"
+    local rc=$?
+    serve_pid=
+    [ "$rc" -eq 0 ] || fail "serve exited with $rc after SIGTERM"
+}
+
+uids() { # uids FILE: the UIDs of a calendar, one per line, sorted
+    "$python" -c 'import sys, icalendar
+cal = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+print("\n".join(sorted(str(c["UID"]) for c in cal.walk("VEVENT"))))' "$1"
+}
+
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+start_fake
+
+cat >"$work/serve.toml" <<TOML
+[server]
+listen = "127.0.0.1:0"
+public_url = "http://127.0.0.1:8080"
+threads = 2
+
+[storage]
+dir = "$work/state"
+
+[sources.eb]
+type = "events"
+base_url = "$upstream"
+token = "demo-events-token"
+timeout = "5s"
+
+[feeds.mine]
+source = "eb"
+select = "organizer"
+title = "My events"
+refresh = "3s"
+TOML
+
+start_serve serve.log
+for _ in $(seq 1 100); do
+    code=$(curl -s -o "$work/v1.ics" -w '%{http_code}' "$base/feeds/mine.ics")
+    [ "$code" = 200 ] && break
+    sleep 0.1
+done
+if [ "$code" != 200 ] && grep -q "not implemented" "$work/serve.log"; then
+    echo "the HTTP client is not implemented in this build: skipping"
+    exit 77
+fi
+[ "$code" = 200 ] || fail "feed not served (last status $code)"
+"$python" "$src/tests/python/check_ics.py" "$work/v1.ics" >"$work/check.out" 2>&1 || { cat "$work/check.out" >&2; fail "served feed does not parse"; }
+uids "$work/v1.ics" >"$work/uids1"
+
+# Edit the upstream: rename one live event, remove another, add a new one.
+read -r renamed removed <<<"$("$python" - "$work/data/events/events.json" <<'PY'
+import json, sys, copy
+path = sys.argv[1]
+d = json.load(open(path))
+live = [e for e in d["events"] if e.get("status") == "live"]
+a, b, c = live[0], live[1], live[2]
+a["name"]["text"] = a["name"]["html"] = "Renamed by serve_e2e"
+a["changed"] = "2030-01-01T00:00:00Z"
+d["events"].remove(b)
+n = copy.deepcopy(c)
+n["id"] = "990000000001"
+n["name"]["text"] = n["name"]["html"] = "Added by serve_e2e"
+d["events"].append(n)
+json.dump(d, open(path, "w"))
+print(a["id"], b["id"])
+PY
+)"
+curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null || fail "reload failed"
+for _ in $(seq 1 200); do
+    curl -s -o "$work/v2.ics" "$base/feeds/mine.ics"
+    grep -q "Added by serve_e2e" "$work/v2.ics" && break
+    sleep 0.1
+done
+grep -q "Added by serve_e2e" "$work/v2.ics" || fail "the added event never appeared"
+grep -q "Renamed by serve_e2e" "$work/v2.ics" || fail "the renamed event is not renamed"
+uids "$work/v2.ics" >"$work/uids2"
+grep -v "$removed" "$work/uids1" >"$work/kept"
+grep -q "990000000001" "$work/uids2" || fail "the added event has no UID from its id"
+grep -v "990000000001" "$work/uids2" >"$work/kept2"
+cmp -s "$work/kept" "$work/kept2" || fail "UIDs of unchanged events changed: $(diff "$work/kept" "$work/kept2")"
+grep -q "$removed" "$work/uids2" && fail "the removed event is still there"
+[ "$(grep -c . "$work/uids2")" -eq "$(grep -c . "$work/uids1")" ] || fail "event count changed unexpectedly"
+
+stop_serve
+ls -A "$work/state" | grep -v '^mine\.snapshot$' && fail "stray files left in storage.dir"
+
+# Upstream down: the restart serves the stored snapshot at once, byte for byte.
+kill -TERM "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+curl -s -o "$work/before.ics" "$base/feeds/mine.ics" && fail "old server still answering"
+cp "$work/v2.ics" "$work/before.ics"
+start_serve serve2.log
+curl -s -o "$work/v3.ics" -w '%{http_code}' "$base/feeds/mine.ics" >"$work/code3"
+[ "$(cat "$work/code3")" = 200 ] || fail "restart with the upstream down: status $(cat "$work/code3")"
+cmp -s "$work/v3.ics" "$work/before.ics" || fail "restart served different bytes"
+stop_serve
+grep -q "demo-events-token" "$work/serve.log" "$work/serve2.log" && fail "a secret reached the log"
+echo "serve_e2e: ok"

@@ -1,0 +1,57 @@
+// File: server_fixtures.hpp
+// A config with public, token and per-subscriber-token feeds, and a calendar body, shared by the
+// server's unit and integration tests.
+#pragma once
+
+#include <icsbridge/config.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <string>
+
+// Time points print as their HTTP-date in failure messages.
+namespace boost::test_tools::tt_detail {
+template <class Duration>
+struct print_log_value<std::chrono::time_point<std::chrono::system_clock, Duration>> {
+    void operator()(std::ostream& os, std::chrono::time_point<std::chrono::system_clock, Duration> t) {
+        os << std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count() << "s";
+    }
+};
+} // namespace boost::test_tools::tt_detail
+
+namespace icsbridge::test {
+
+/** @brief Feeds: "pub" (public, title with HTML specials), "secret" (token), "team" (tokens alice/bob),
+ * "later" (public). */
+inline Config server_test_config() {
+    Config cfg;
+    cfg.server.public_url = "http://cal.example.org:8080";
+    auto add = [&](std::string name) -> FeedConfig& {
+        FeedConfig f;
+        f.name = std::move(name);
+        f.source = "eb";
+        f.select = "organizer";
+        f.refresh = std::chrono::minutes(15);
+        cfg.feeds.push_back(f);
+        return cfg.feeds.back();
+    };
+    add("pub").title = "Talks <&> \"Meetups\"";
+    add("secret").token = "s3cret-token-value";
+    auto& team = add("team");
+    team.tokens = {{"alice", "alice-secret-1"}, {"bob", "bob-secret-2"}};
+    add("later");
+    return cfg;
+}
+
+/** @brief A small calendar body with `n` events. */
+inline std::string calendar_body(int n, std::string const& tag = "a") {
+    std::string s = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n";
+    for (int i = 0; i < n; ++i)
+        s += "BEGIN:VEVENT\r\nUID:" + tag + std::to_string(i) +
+             "@test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260102T100000Z\r\nSUMMARY:Event " +
+             std::to_string(i) + "\r\nEND:VEVENT\r\n";
+    return s + "END:VCALENDAR\r\n";
+}
+
+} // namespace icsbridge::test

@@ -1,0 +1,69 @@
+// File: conditional_test.cpp
+// If-None-Match lists and *, If-Modified-Since in all formats, their precedence, Accept-Encoding q-values.
+#include "server/conditional.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace icsbridge;
+using namespace std::chrono;
+
+BOOST_AUTO_TEST_SUITE(conditional_test)
+
+namespace {
+Snapshot snap() {
+    Snapshot s;
+    s.etag = "\"abc123\"";
+    s.last_modified = sys_days{2026y / January / 10} + 12h;
+    return s;
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(if_none_match_lists_weak_and_star) {
+    BOOST_TEST(etag_list_matches("\"abc123\"", "\"abc123\""));
+    BOOST_TEST(etag_list_matches("W/\"abc123\"", "\"abc123\""));
+    BOOST_TEST(etag_list_matches("\"x\", W/\"y\" ,\"abc123\"", "\"abc123\""));
+    BOOST_TEST(etag_list_matches("*", "\"abc123\""));
+    BOOST_TEST(!etag_list_matches("\"abc12\"", "\"abc123\""));
+    BOOST_TEST(!etag_list_matches("abc123", "\"abc123\""));
+    BOOST_TEST(!etag_list_matches("\"x\", \"y\"", "\"abc123\""));
+    BOOST_TEST(!etag_list_matches("\"abc123", "\"abc123\""));
+    BOOST_TEST(!etag_list_matches("", "\"abc123\""));
+}
+
+BOOST_AUTO_TEST_CASE(if_modified_since_in_every_format) {
+    auto s = snap();
+    BOOST_TEST(not_modified(std::nullopt, "Sat, 10 Jan 2026 12:00:00 GMT", s));
+    BOOST_TEST(not_modified(std::nullopt, "Saturday, 10-Jan-26 12:00:00 GMT", s));
+    BOOST_TEST(not_modified(std::nullopt, "Sat Jan 10 12:00:00 2026", s));
+    BOOST_TEST(not_modified(std::nullopt, "Sun, 11 Jan 2026 00:00:00 GMT", s));
+    BOOST_TEST(!not_modified(std::nullopt, "Sat, 10 Jan 2026 11:59:59 GMT", s));
+    BOOST_TEST(!not_modified(std::nullopt, "not a date", s));
+    BOOST_TEST(!not_modified(std::nullopt, std::nullopt, s));
+}
+
+BOOST_AUTO_TEST_CASE(if_none_match_takes_precedence_over_if_modified_since) {
+    auto s = snap();
+    // A stale ETag wins over a fresh date: the client's copy is a different one.
+    BOOST_TEST(!not_modified("\"old\"", "Sun, 11 Jan 2026 00:00:00 GMT", s));
+    // A matching ETag wins over an old date.
+    BOOST_TEST(not_modified("\"abc123\"", "Thu, 01 Jan 1970 00:00:00 GMT", s));
+}
+
+BOOST_AUTO_TEST_CASE(accept_encoding) {
+    BOOST_TEST(accepts_gzip("gzip"));
+    BOOST_TEST(accepts_gzip("deflate, gzip;q=0.5, br"));
+    BOOST_TEST(accepts_gzip("GZIP"));
+    BOOST_TEST(accepts_gzip("x-gzip"));
+    BOOST_TEST(accepts_gzip("*"));
+    BOOST_TEST(accepts_gzip("gzip; q=1.0"));
+    BOOST_TEST(!accepts_gzip(""));
+    BOOST_TEST(!accepts_gzip("identity"));
+    BOOST_TEST(!accepts_gzip("gzip;q=0"));
+    BOOST_TEST(!accepts_gzip("gzip;q=0.000"));
+    BOOST_TEST(!accepts_gzip("*;q=0"));
+    BOOST_TEST(!accepts_gzip("gzip;q=0, *"));
+    BOOST_TEST(!accepts_gzip("br, deflate"));
+    BOOST_TEST(!accepts_gzip("gzipx"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

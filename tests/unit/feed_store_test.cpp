@@ -1,0 +1,152 @@
+// File: feed_store_test.cpp
+// FeedStore: snapshot swap, identical bytes keep their validators, failures keep the snapshot,
+// tokens, and the last-good copy on disk (round trip, corrupt files ignored).
+#include "store/gzip.hpp"
+#include "support/fixtures.hpp"
+#include "support/server_fixtures.hpp"
+#include <icsbridge/files.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+
+using namespace icsbridge;
+using namespace std::chrono;
+
+BOOST_AUTO_TEST_SUITE(feed_store_test)
+
+namespace {
+sys_seconds t0 = sys_days{2026y / March / 1} + 9h;
+} // namespace
+
+BOOST_AUTO_TEST_CASE(publish_swaps_and_readers_keep_their_copy) {
+    // Setup
+    FeedStore store(test::server_test_config());
+    BOOST_TEST(!store.get("pub"));
+    // Run
+    auto [first, changed1] = store.publish("pub", test::calendar_body(3), 3, t0);
+    auto held = store.get("pub");
+    auto [second, changed2] = store.publish("pub", test::calendar_body(4), 4, t0 + 1h);
+    // Check
+    BOOST_TEST(changed1);
+    BOOST_TEST(changed2);
+    BOOST_TEST(held->body == test::calendar_body(3)); // a reader's snapshot never changes under it
+    BOOST_TEST(store.get("pub")->body == test::calendar_body(4));
+    BOOST_TEST(store.get("pub")->etag != held->etag);
+    BOOST_TEST(store.get("pub")->last_modified_http == "Sun, 01 Mar 2026 10:00:00 GMT");
+    BOOST_TEST(gzip_decompress(store.get("pub")->gzip_body) == test::calendar_body(4));
+    BOOST_TEST(!store.publish("nope", "x", 1, t0).first);
+}
+
+BOOST_AUTO_TEST_CASE(identical_bytes_keep_etag_and_last_modified) {
+    FeedStore store(test::server_test_config());
+    auto [a, c1] = store.publish("pub", test::calendar_body(3), 3, t0);
+    auto [b, c2] = store.publish("pub", test::calendar_body(3), 3, t0 + 2h);
+    BOOST_TEST(!c2);
+    BOOST_TEST(a == b);
+    BOOST_TEST(store.get("pub")->last_modified == t0);
+    BOOST_TEST(store.get("pub")->etag == a->etag);
+    auto st = store.status();
+    BOOST_TEST(st[0].last_success.value() == t0 + 2h); // but the success is recorded
+    BOOST_TEST(st[0].refreshes_ok == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(failure_keeps_snapshot_and_records_error) {
+    FeedStore store(test::server_test_config());
+    auto [a, c] = store.publish("pub", test::calendar_body(3), 3, t0);
+    store.record_failure("pub", Error{errc::upstream_timeout, "events API: timed out"}, t0 + 1h);
+    BOOST_TEST(store.get("pub") == a);
+    auto st = store.status()[0];
+    BOOST_TEST(st.last_error == "events API: timed out");
+    BOOST_TEST(st.refreshes_failed == 1u);
+    BOOST_TEST(!st.stale(t0 + 30min));
+    BOOST_TEST(st.stale(t0 + 36min + 5min)); // 2 x 15 min + 5 min margin
+    BOOST_TEST(store.status()[1].stale(t0)); // never fetched
+}
+
+BOOST_AUTO_TEST_CASE(tokens_are_checked_per_feed) {
+    FeedStore store(test::server_test_config());
+    BOOST_TEST(store.authorize("pub", "").allowed);
+    BOOST_TEST(store.authorize("secret", "s3cret-token-value").allowed);
+    BOOST_TEST(!store.authorize("secret", "").allowed);
+    BOOST_TEST(!store.authorize("secret", "s3cret-token-valu").allowed);
+    BOOST_TEST(!store.authorize("secret", "s3cret-token-value ").allowed);
+    BOOST_TEST(!store.authorize("secret", "alice-secret-1").allowed);
+    BOOST_TEST(store.authorize("team", "bob-secret-2").subscriber == 1);
+    BOOST_TEST(store.authorize("team", "alice-secret-1").subscriber == 0);
+    BOOST_TEST(!store.authorize("team", "s3cret-token-value").allowed);
+    BOOST_TEST(!store.authorize("unknown", "").allowed);
+    store.record_subscriber_fetch("team", 1, t0);
+    auto team = store.status()[2];
+    BOOST_TEST(team.subscribers.size() == 2u);
+    BOOST_TEST(!team.subscribers[0].last_fetch.has_value());
+    BOOST_TEST(team.subscribers[1].name == "bob");
+    BOOST_TEST(team.subscribers[1].last_fetch.value() == t0);
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
+    // Setup
+    test::TempDir dir;
+    auto cfg = test::server_test_config();
+    {
+        FeedStore store(cfg);
+        auto [snap, changed] = store.publish("pub", test::calendar_body(5), 5, t0);
+        BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
+    }
+    // Run
+    FeedStore restarted(cfg);
+    test::StringLogger logs;
+    auto n = restarted.load_dir(dir.path(), logs.logger());
+    // Check
+    BOOST_TEST(n == 1u);
+    auto snap = restarted.get("pub");
+    BOOST_TEST_REQUIRE(snap);
+    BOOST_TEST(snap->body == test::calendar_body(5));
+    BOOST_TEST(snap->items == 5u);
+    BOOST_TEST(snap->last_modified == t0);
+    BOOST_TEST(snap->etag == make_snapshot(test::calendar_body(5), 5, t0, t0)->etag);
+    BOOST_TEST(gzip_decompress(snap->gzip_body) == snap->body);
+    BOOST_TEST(logs.joined().empty()); // missing files for the other feeds are normal
+    // Identical bytes after the restart keep the stored Last-Modified.
+    restarted.publish("pub", test::calendar_body(5), 5, t0 + 5h);
+    BOOST_TEST(restarted.get("pub")->last_modified == t0);
+    // No temp file is left behind.
+    for (auto const& e : std::filesystem::directory_iterator(dir.path()))
+        BOOST_TEST(e.path().filename().string() == "pub.snapshot");
+}
+
+BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
+    test::TempDir dir;
+    auto cfg = test::server_test_config();
+    FeedStore store(cfg);
+    auto [snap, c] = store.publish("pub", test::calendar_body(5), 5, t0);
+    BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
+    auto good = read_file(dir.file("pub.snapshot")).value();
+    // A flipped byte in the body, a truncated file, and garbage.
+    std::string flipped = good;
+    flipped[flipped.size() - 20] ^= 1;
+    BOOST_TEST_REQUIRE(write_file_atomically(dir.file("pub.snapshot"), flipped).has_value());
+    BOOST_TEST_REQUIRE(
+        write_file_atomically(dir.file("secret.snapshot"), good.substr(0, good.size() - 3)).has_value()
+    );
+    BOOST_TEST_REQUIRE(write_file_atomically(dir.file("team.snapshot"), "garbage").has_value());
+    test::StringLogger logs;
+    FeedStore restarted(cfg);
+    BOOST_TEST(restarted.load_dir(dir.path(), logs.logger()) == 0u);
+    BOOST_TEST(!restarted.get("pub"));
+    BOOST_TEST(!restarted.get("secret"));
+    BOOST_TEST(!restarted.get("team"));
+    BOOST_TEST(logs.lines().size() == 3u);
+    BOOST_TEST(logs.joined().find("does not match its ETag") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {
+    auto cfg = test::server_test_config();
+    cfg.server.gzip = false;
+    FeedStore store(cfg);
+    store.publish("pub", test::calendar_body(2), 2, t0);
+    BOOST_TEST(store.get("pub")->gzip_body.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

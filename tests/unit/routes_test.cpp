@@ -1,0 +1,229 @@
+// File: routes_test.cpp
+// handle_request on an in-memory FeedStore: every route and status, validators, gzip, tokens, pages.
+#include "store/gzip.hpp"
+#include "support/server_fixtures.hpp"
+#include <icsbridge/server.hpp>
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+using namespace icsbridge;
+using namespace std::chrono;
+
+BOOST_AUTO_TEST_SUITE(routes_test)
+
+namespace {
+
+sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
+
+struct Fixture {
+    Config cfg = test::server_test_config();
+    FeedStore store{cfg};
+    Fixture() {
+        store.publish("pub", test::calendar_body(3), 3, t0);
+        store.publish("secret", test::calendar_body(2, "s"), 2, t0);
+        store.publish("team", test::calendar_body(1, "t"), 1, t0);
+    }
+    ServerResponse get(std::string_view target, std::string_view method = "GET") {
+        ServerRequest r;
+        r.method = method;
+        r.target = target;
+        return handle_request(r, store, cfg, t0 + 10min);
+    }
+    ServerResponse with(ServerRequest r) { return handle_request(r, store, cfg, t0 + 10min); }
+};
+
+ServerRequest req(std::string_view target) {
+    ServerRequest r;
+    r.method = "GET";
+    r.target = target;
+    return r;
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_CASE(public_feed_has_every_header, Fixture) {
+    auto r = get("/feeds/pub.ics");
+    BOOST_TEST(r.status == 200u);
+    BOOST_TEST(r.body() == test::calendar_body(3));
+    BOOST_TEST(r.header("Content-Type") == "text/calendar; charset=utf-8");
+    BOOST_TEST(r.header("ETag") == store.get("pub")->etag);
+    BOOST_TEST(r.header("Last-Modified") == "Sun, 01 Mar 2026 09:00:00 GMT");
+    BOOST_TEST(r.header("Cache-Control") == "public, max-age=900");
+    BOOST_TEST(r.header("Content-Disposition") == "inline; filename=\"pub.ics\"");
+    BOOST_TEST(r.header("Vary") == "Accept-Encoding");
+    BOOST_TEST(r.header("Content-Encoding").empty());
+    BOOST_TEST(r.snapshot == store.get("pub")); // served from the snapshot, not a copy
+}
+
+BOOST_FIXTURE_TEST_CASE(head_has_the_same_headers_and_no_body, Fixture) {
+    auto g = get("/feeds/pub.ics");
+    auto h = get("/feeds/pub.ics", "HEAD");
+    BOOST_TEST(h.status == 200u);
+    BOOST_TEST(h.head);
+    BOOST_TEST(!g.head);
+    BOOST_TEST((h.headers == g.headers));
+    BOOST_TEST(h.body().size() == g.body().size()); // the listener sends it as Content-Length only
+}
+
+BOOST_FIXTURE_TEST_CASE(conditional_requests_give_304, Fixture) {
+    auto etag = store.get("pub")->etag;
+    auto r = req("/feeds/pub.ics");
+    r.if_none_match = etag;
+    auto a = with(r);
+    BOOST_TEST(a.status == 304u);
+    BOOST_TEST(a.body().empty());
+    BOOST_TEST(a.header("ETag") == etag);
+    BOOST_TEST(a.header("Cache-Control") == "public, max-age=900");
+
+    auto r2 = req("/feeds/pub.ics");
+    r2.if_modified_since = "Sun, 01 Mar 2026 09:00:00 GMT";
+    BOOST_TEST(with(r2).status == 304u);
+    r2.if_modified_since = "Sun, 01 Mar 2026 08:59:59 GMT";
+    BOOST_TEST(with(r2).status == 200u);
+    r2.if_none_match = "\"other\"";
+    r2.if_modified_since = "Sun, 01 Mar 2026 10:00:00 GMT";
+    BOOST_TEST(with(r2).status == 200u); // If-None-Match present: the date is ignored
+}
+
+BOOST_FIXTURE_TEST_CASE(gzip_only_when_accepted, Fixture) {
+    auto r = req("/feeds/pub.ics");
+    r.accept_encoding = "gzip, deflate";
+    auto a = with(r);
+    BOOST_TEST(a.gzip);
+    BOOST_TEST(a.header("Content-Encoding") == "gzip");
+    BOOST_TEST(gzip_decompress(a.body()) == test::calendar_body(3));
+    r.accept_encoding = "gzip;q=0";
+    BOOST_TEST(!with(r).gzip);
+}
+
+BOOST_AUTO_TEST_CASE(gzip_can_be_turned_off) {
+    auto cfg = test::server_test_config();
+    cfg.server.gzip = false;
+    FeedStore store(cfg);
+    store.publish("pub", test::calendar_body(3), 3, t0);
+    auto r = req("/feeds/pub.ics");
+    r.accept_encoding = "gzip";
+    auto a = handle_request(r, store, cfg, t0);
+    BOOST_TEST(!a.gzip);
+    BOOST_TEST(a.header("Content-Encoding").empty());
+    BOOST_TEST(a.header("Vary").empty());
+    BOOST_TEST(a.body() == test::calendar_body(3));
+}
+
+BOOST_FIXTURE_TEST_CASE(tokens_and_unknown_feeds_share_one_404, Fixture) {
+    auto unknown = get("/feeds/nope.ics");
+    BOOST_TEST(unknown.status == 404u);
+    for (auto target :
+         {"/feeds/secret.ics",
+          "/feeds/secret.ics?token=wrong",
+          "/feeds/secret.ics?token=",
+          "/feeds/team.ics",
+          "/feeds/team.ics?token=s3cret-token-value",
+          "/feeds/secret.ics?token=alice-secret-1"}) {
+        auto r = get(target);
+        BOOST_TEST(r.status == 404u, target);
+        BOOST_TEST(r.body() == unknown.body(), target);
+        BOOST_TEST((r.headers == unknown.headers), target);
+    }
+    auto ok = get("/feeds/secret.ics?token=s3cret-token-value");
+    BOOST_TEST(ok.status == 200u);
+    BOOST_TEST(ok.header("Cache-Control") == "private, max-age=900");
+    BOOST_TEST(get("/feeds/team.ics?token=bob-secret-2").status == 200u);
+    BOOST_TEST(get("/feeds/team.ics?x=1&token=alice-secret-1").status == 200u);
+    BOOST_TEST(get("/feeds/team.ics?token=alice%2Dsecret-1").status == 200u); // percent-decoded
+}
+
+BOOST_FIXTURE_TEST_CASE(never_fetched_feed_is_503_with_retry_after, Fixture) {
+    auto r = get("/feeds/later.ics");
+    BOOST_TEST(r.status == 503u);
+    BOOST_TEST(!r.header("Retry-After").empty());
+    BOOST_TEST(std::stoi(std::string(r.header("Retry-After"))) > 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(unknown_paths_404_and_other_methods_405, Fixture) {
+    for (auto target : {"/nope", "/feeds/", "/feeds/pub", "/feeds/pub.ics/x", "/healthz/", "/index.html"})
+        BOOST_TEST(get(target).status == 404u, target);
+    for (auto target : {"/", "/healthz", "/metrics", "/feeds/pub.ics", "/feeds/nope.ics"})
+        for (auto method : {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
+            auto r = get(target, method);
+            BOOST_TEST(r.status == 405u, target << " " << method);
+            BOOST_TEST(r.header("Allow") == "GET, HEAD");
+        }
+    BOOST_TEST(get("/nope", "POST").status == 404u);
+}
+
+BOOST_FIXTURE_TEST_CASE(invalid_targets_are_400, Fixture) {
+    for (auto target : {"*", "http://host/feeds/pub.ics", "/feeds/p ub.ics", "/feeds/%zz.ics", ""})
+        BOOST_TEST(get(target).status == 400u, target);
+}
+
+BOOST_FIXTURE_TEST_CASE(index_lists_public_feeds_only, Fixture) {
+    auto r = get("/");
+    BOOST_TEST(r.status == 200u);
+    BOOST_TEST(r.header("Content-Type") == "text/html; charset=utf-8");
+    auto html = std::string(r.body());
+    BOOST_TEST(html.find("webcal://cal.example.org:8080/feeds/pub.ics") != std::string::npos);
+    BOOST_TEST(html.find("http://cal.example.org:8080/feeds/later.ics") != std::string::npos);
+    BOOST_TEST(html.find("Talks &lt;&amp;&gt; &quot;Meetups&quot;") != std::string::npos);
+    BOOST_TEST(html.find("<&>") == std::string::npos);
+    BOOST_TEST(html.find("secret") == std::string::npos);
+    BOOST_TEST(html.find("team") == std::string::npos);
+    BOOST_TEST(html.find("alice") == std::string::npos);
+    for (auto app : {"Google", "Apple", "Outlook", "Thunderbird"})
+        BOOST_TEST(html.find(app) != std::string::npos, app);
+}
+
+BOOST_FIXTURE_TEST_CASE(healthz_reports_each_feed_without_secrets, Fixture) {
+    get("/feeds/team.ics?token=alice-secret-1");
+    store.record_failure("later", Error{errc::upstream_auth, "events API: token rejected (401)"}, t0);
+    auto r = get("/healthz");
+    BOOST_TEST(r.status == 200u);
+    BOOST_TEST(r.header("Content-Type") == "application/json");
+    auto body = std::string(r.body());
+    for (auto secret : {"s3cret-token-value", "alice-secret-1", "bob-secret-2"})
+        BOOST_TEST(body.find(secret) == std::string::npos);
+    auto v = boost::json::parse(body).as_object();
+    BOOST_TEST(v.at("ok").as_bool() == false); // "later" never succeeded
+    auto const& feeds = v.at("feeds").as_array();
+    BOOST_TEST_REQUIRE(feeds.size() == 4u);
+    auto const& pub = feeds[0].as_object();
+    BOOST_TEST(pub.at("name").as_string() == "pub");
+    BOOST_TEST(pub.at("stale").as_bool() == false);
+    BOOST_TEST(pub.at("items").as_int64() == 3);
+    BOOST_TEST(pub.at("last_success").as_string() == "Sun, 01 Mar 2026 09:00:00 GMT");
+    BOOST_TEST(pub.at("last_error").is_null());
+    auto const& team = feeds[2].as_object();
+    BOOST_TEST(
+        team.at("subscribers").at("alice").at("last_fetch").as_string() == "Sun, 01 Mar 2026 09:10:00 GMT"
+    );
+    BOOST_TEST(team.at("subscribers").at("bob").at("last_fetch").is_null());
+    auto const& later = feeds[3].as_object();
+    BOOST_TEST(later.at("stale").as_bool() == true);
+    BOOST_TEST(later.at("last_error").as_string() == "events API: token rejected (401)");
+}
+
+BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
+    store.http_metrics().count(Route::feed, 200);
+    store.http_metrics().count(Route::feed, 200);
+    store.http_metrics().count(Route::other, 404);
+    store.record_failure("pub", Error{errc::upstream_timeout, "x"}, t0);
+    store.record_fetch_duration("pub", milliseconds(300));
+    auto text = std::string(get("/metrics").body());
+    for (auto line : {
+             "icsbridge_http_requests_total{route=\"feed\",status=\"200\"} 2\n",
+             "icsbridge_http_requests_total{route=\"other\",status=\"404\"} 1\n",
+             "icsbridge_refreshes_total{feed=\"pub\",result=\"ok\"} 1\n",
+             "icsbridge_refreshes_total{feed=\"pub\",result=\"failed\"} 1\n",
+             "icsbridge_last_success_timestamp_seconds{feed=\"later\"} 0\n",
+             "icsbridge_snapshot_bytes{feed=\"pub\"} ",
+             "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"pub\",le=\"0.25\"} 0\n",
+             "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"pub\",le=\"0.5\"} 1\n",
+             "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"pub\",le=\"+Inf\"} 1\n",
+             "icsbridge_upstream_fetch_duration_seconds_count{feed=\"pub\"} 1\n",
+             "# TYPE icsbridge_http_requests_total counter\n",
+         })
+        BOOST_TEST(text.find(line) != std::string::npos, line);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
