@@ -4,8 +4,14 @@
 // 10*latency + ceil(500/concurrency)*latency.
 //
 // Usage: icsbridge-bench-fetch [--latency-ms 50] [--concurrency 4] [--pages 10] [--expansions 500]
-//                              [--base-url URL --token TOKEN]   (external upstream; latency is then assumed)
+//   in-process loopback server with that latency, raw GETs through HttpClient; or
+// icsbridge-bench-fetch --base-url URL --token TOKEN [--latency-ms 50] [--concurrency 4]
+//   the events client (select = organizer) against an external upstream whose latency is assumed, e.g.
+//   icsbridge-fake-upstream --latency-ms 50 --generate-events 500 --page-size 50 --ignore-expand
+//   --events-token T (there every event needs one expansion request, so the bound is pages +
+//   ceil(events/concurrency) waves).
 #include <icsbridge/http_client.hpp>
+#include <icsbridge/sources.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -142,7 +148,37 @@ struct Outcome {
     int failures = 0;
     milliseconds pages{};
     milliseconds expansions{};
+    int page_count = 0;
+    int event_count = 0;
+    std::string error;
 };
+
+// The real pipeline: EventsSource follows every page and expands every incomplete event.
+net::awaitable<void> run_events(Options const& o, Outcome& out) {
+    auto ex = co_await net::this_coro::executor;
+    SourceConfig src;
+    src.name = "bench";
+    src.type = SourceType::events;
+    src.base_url = o.base_url;
+    src.secret = o.token;
+    src.max_concurrency = o.concurrency;
+    FeedConfig feed;
+    feed.name = "bench";
+    feed.source = "bench";
+    feed.select = "organizer";
+    HttpClient client(ex, client_options_for(src));
+    EventsSource events(src, client);
+    auto t0 = steady_clock::now();
+    auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto r = co_await events.fetch(feed, now, [&](FetchProgress const& p) { out.page_count = p.pages; });
+    out.expansions = std::chrono::duration_cast<milliseconds>(steady_clock::now() - t0);
+    if (!r) {
+        out.failures = 1;
+        out.error = r.error().message;
+    } else {
+        out.event_count = static_cast<int>(r->size());
+    }
+}
 
 net::awaitable<void> run(Options const& o, std::string const& base, Outcome& out) {
     auto ex = co_await net::this_coro::executor;
@@ -190,12 +226,39 @@ net::awaitable<void> run(Options const& o, std::string const& base, Outcome& out
 
 int main(int argc, char** argv) {
     auto o = parse_args(argc, argv);
-    std::unique_ptr<LatencyServer> server;
-    std::string base = o.base_url;
-    if (base.empty()) {
-        server = std::make_unique<LatencyServer>(milliseconds(o.latency_ms));
-        base = server->base_url();
+    if (!o.base_url.empty()) {
+        net::io_context ioc;
+        Outcome out;
+        net::co_spawn(ioc, run_events(o, out), [](std::exception_ptr e) {
+            if (e)
+                std::rethrow_exception(e);
+        });
+        ioc.run();
+        if (out.failures) {
+            std::printf("fetch failed: %s\n", out.error.c_str());
+            return 1;
+        }
+        long long waves = (out.event_count + o.concurrency - 1) / o.concurrency;
+        long long lower = (out.page_count + waves) * o.latency_ms;
+        long long wall = out.expansions.count();
+        std::printf(
+            "events fetch: %d pages, %d events (each expanded), latency %d ms assumed, max_concurrency %d\n",
+            out.page_count,
+            out.event_count,
+            o.latency_ms,
+            o.concurrency
+        );
+        std::printf(
+            "  total %lld ms, lower bound %lld ms, ratio %.3f\n",
+            wall,
+            lower,
+            lower ? double(wall) / double(lower) : 0.0
+        );
+        return 0;
     }
+    std::unique_ptr<LatencyServer> server;
+    server = std::make_unique<LatencyServer>(milliseconds(o.latency_ms));
+    std::string base = server->base_url();
 
     net::io_context ioc;
     Outcome out;
@@ -209,11 +272,10 @@ int main(int argc, char** argv) {
     long long lower = static_cast<long long>(o.pages + waves) * o.latency_ms;
     long long wall = (out.pages + out.expansions).count();
     std::printf(
-        "fetch: %d pages + %d expansions, latency %d ms (%s), max_concurrency %d\n",
+        "fetch: %d pages + %d expansions, latency %d ms (in-process loopback server), max_concurrency %d\n",
         o.pages,
         o.expansions,
         o.latency_ms,
-        o.base_url.empty() ? "in-process loopback server" : "assumed, external upstream",
         o.concurrency
     );
     std::printf(
