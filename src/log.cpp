@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
 #include <memory>
+#include <mutex>
 
 namespace icsbridge {
 
@@ -15,17 +15,51 @@ namespace {
 
 char const* level_name(LogLevel l) {
     switch (l) {
-    case LogLevel::debug: return "debug";
-    case LogLevel::info: return "info";
-    case LogLevel::warn: return "warn";
-    case LogLevel::error: return "error";
+    case LogLevel::debug:
+        return "debug";
+    case LogLevel::info:
+        return "info";
+    case LogLevel::warn:
+        return "warn";
+    case LogLevel::error:
+        return "error";
     }
     return "?";
 }
 
-bool is_secret_param(std::string_view name) {
-    static constexpr std::array<std::string_view, 6> names = {
-        "api_key", "token", "access_token", "key", "client_secret", "apikey"};
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// Servers decode query names ("tok%65n" is "token" to the feed endpoint), so redaction compares decoded
+// names.
+std::string percent_decoded(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        int const hi = s[i] == '%' && i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
+        int const lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
+        if (lo >= 0) {
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+bool is_secret_param(std::string_view raw_name) {
+    std::string const decoded = percent_decoded(raw_name);
+    std::string_view const name = decoded;
+    static constexpr std::array<std::string_view, 6> names =
+        {"api_key", "token", "access_token", "key", "client_secret", "apikey"};
     for (auto n : names) {
         if (name.size() != n.size())
             continue;
@@ -49,19 +83,21 @@ bool is_secret_param(std::string_view name) {
 
 Logger stderr_logger(LogLevel min) {
     auto mtx = std::make_shared<std::mutex>();
-    return Logger{min, [mtx](LogLevel lvl, std::string_view msg) {
-                      std::time_t t = std::time(nullptr);
-                      std::tm tm{};
-                      gmtime_r(&t, &tm);
-                      char stamp[32];
-                      std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-                      std::string line;
-                      line.reserve(msg.size() + 40);
-                      line.append(stamp).append(" ").append(level_name(lvl)).append(" ").append(msg).append("\n");
-                      std::lock_guard lock(*mtx);
-                      std::fwrite(line.data(), 1, line.size(), stderr);
-                      std::fflush(stderr);
-                  }};
+    return Logger{
+        min,
+        [mtx](LogLevel lvl, std::string_view msg) {
+            std::time_t t = std::time(nullptr);
+            std::tm tm{};
+            gmtime_r(&t, &tm);
+            char stamp[32];
+            std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            std::string line;
+            line.reserve(msg.size() + 40);
+            line.append(stamp).append(" ").append(level_name(lvl)).append(" ").append(msg).append("\n");
+            std::lock_guard lock(*mtx);
+            std::fwrite(line.data(), 1, line.size(), stderr);
+            std::fflush(stderr);
+        }};
 }
 
 std::string redact_url(std::string_view s) {

@@ -132,7 +132,8 @@ void add_date(Builder& b, PropertyFactory make, std::chrono::year_month_day d) {
 }
 
 void add_geo(Builder& b, std::optional<double> lat, std::optional<double> lon) {
-    if (!lat || !lon)
+    // libical 3.0 prints GEO into an 80-byte buffer: a huge value would lose its longitude.
+    if (!lat || !lon || !(*lat >= -90 && *lat <= 90) || !(*lon >= -180 && *lon <= 180))
         return;
     icalgeotype g{};
     g.lat = *lat;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace icsbridge::ical {
 
@@ -34,7 +35,16 @@ inline bool append_serialized(icalcomponent* c, std::string& out) {
     IcalString text(icalcomponent_as_ical_string_r(c));
     if (!text)
         return false;
-    out.append(text.get());
+    // libical 3.0 folds a property together with its own line end: when the last line fills exactly 75
+    // octets the fold lands inside that CRLF, giving "\r" "\r\n " "\n" (a bare CR and a bare LF, which
+    // parsers reject; one text value in 74 hits it). Values never hold a raw CR, so this is only that split.
+    constexpr std::string_view split = "\r\r\n \n";
+    std::string_view rest(text.get());
+    for (auto at = rest.find(split); at != std::string_view::npos; at = rest.find(split)) {
+        out.append(rest.substr(0, at)).append("\r\n");
+        rest.remove_prefix(at + split.size());
+    }
+    out.append(rest);
     return true;
 }
 

@@ -6,13 +6,34 @@
 
 #include <chrono>
 #include <ctime>
+#include <string_view>
 
 namespace icsbridge::ical {
+
+namespace {
+
+// libical reads a zone it does not list from ZONEINFO_DIR/NAME, so an upstream's "../../../etc/localtime"
+// (or a FIFO, or a device) would be opened. IANA names are short and made of [A-Za-z0-9_+-] parts.
+bool plausible_zone_name(std::string_view name) {
+    if (name.empty() || name.size() > 64 || name.front() == '/' || name.back() == '/' ||
+        name.find("//") != std::string_view::npos)
+        return false;
+    for (char c : name) {
+        bool const ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                        c == '/' || c == '_' || c == '+' || c == '-';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
 
 icaltimezone* ZoneTable::find(std::string const& name) {
     if (auto it = zones_.find(name); it != zones_.end())
         return it->second;
-    icaltimezone* zone = name.empty() ? nullptr : icaltimezone_get_builtin_timezone(name.c_str());
+    icaltimezone* zone =
+        plausible_zone_name(name) ? icaltimezone_get_builtin_timezone(name.c_str()) : nullptr;
     // UTC (and aliases such as "GMT") come back as libical's UTC zone, which has no VTIMEZONE component:
     // cloning it would crash, and UTC needs no VTIMEZONE anyway.
     if (zone != nullptr &&

@@ -55,7 +55,8 @@ std::optional<LocalDateTime> local_prefix(std::string_view s, std::size_t& pos) 
     auto ymd =
         std::chrono::year{t.year} / std::chrono::month{unsigned(t.month)} / std::chrono::day{unsigned(t.day)};
     // A leap second (":60") is not something either upstream sends; reject it with the other range errors.
-    if (!ymd.ok() || t.hour > 23 || t.minute > 59 || t.second > 59)
+    // Years stay where libical can still write a VTIMEZONE (it fails from about 2580) and parsers read dates.
+    if (!ymd.ok() || t.year < 1900 || t.year > 2500 || t.hour > 23 || t.minute > 59 || t.second > 59)
         return std::nullopt;
     return t;
 }

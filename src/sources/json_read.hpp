@@ -35,7 +35,8 @@ std::optional<long long> as_integer(boost::json::value const* v);
 /** @brief A flag sent as a bool, 0/1, or "0"/"1"/"true"/"false"; nullopt otherwise. */
 std::optional<bool> as_flag(boost::json::value const* v);
 
-/** @brief "YYYY-MM-DDTHH:MM:SS" (or with a space instead of "T"), range-checked; nullopt otherwise. */
+/** @brief "YYYY-MM-DDTHH:MM:SS" (or with a space instead of "T"), range-checked (years 1900..2500); nullopt
+ * otherwise. */
 std::optional<LocalDateTime> parse_local_datetime(std::string_view s);
 
 /**

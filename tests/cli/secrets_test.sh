@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# File: secrets_test.sh
+# No secret leaks: runs `icsbridge check`, `export` and `serve` with recognisable secrets (events token,
+# jobs api_key, feed token and tokens) against the fake upstream, through every error path (401/403,
+# 500s, a TLS handshake failure), curls every endpoint, then greps all that was captured: stdout, stderr,
+# logs, snapshots under storage.dir, feeds and pages. It never prints a secret, only where one leaked.
+#   secrets_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+work=$(mktemp -d)
+out="$work/out" # everything icsbridge said or served; the config and the fakes' logs stay outside
+mkdir -p "$out"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL [secrets]: $*" >&2
+    exit 1
+}
+
+events_token="evtok-LEAKCHECK-7f3a9c0d"
+jobs_key="jobkey-LEAKCHECK-2b8e4155"
+feed_token="feedtok-LEAKCHECK-91d0ee"
+alice_token="subtok-alice-LEAKCHECK-55aa"
+bob_token="subtok-bob-LEAKCHECK-66bb"
+secrets=("$events_token" "$jobs_key" "$feed_token" "$alice_token" "$bob_token")
+
+# start_fake VAR EVENTS_TOKEN JOBS_KEY: a fake upstream; VAR gets its base URL.
+start_fake() {
+    local fifo="$work/ready-$1"
+    mkfifo "$fifo"
+    "$fake" --port 0 --data "$src/tests/fixtures/upstream" --events-token "$2" --jobs-api-key "$3" \
+        >"$fifo" 2>"$work/fake-$1.log" &
+    pids+=($!)
+    local line
+    read -r -t 30 line <"$fifo" || fail "the fake upstream did not start"
+    printf -v "$1" '%s' "${line#listening on }"
+}
+start_fake good "$events_token" "$jobs_key"
+start_fake rejecting "other-events-token" "other-jobs-key" # our secrets get 401 / "stat": "fail"
+tls="https://${good#http://}"                             # a plain-HTTP server: the TLS handshake fails
+
+fault() { # fault KIND: every API request of the good fake gets KIND (none to clear)
+    curl -s -o /dev/null -X POST "$good/__control/fault?kind=$1" || fail "cannot set fault $1"
+}
+
+export JOBS_KEY_ENV="$jobs_key" EVENTS_TOKEN_ENV="$events_token"
+cat >"$work/secrets.toml" <<TOML
+[server]
+listen = "127.0.0.1:0"
+public_url = "http://127.0.0.1:8080"
+threads = 2
+
+[storage]
+dir = "$out/state"
+
+[sources.eb]
+type = "events"
+base_url = "$good"
+token = "$events_token"
+timeout = "3s"
+
+[sources.jobs]
+type = "jobs"
+base_url = "$good"
+api_key_env = "JOBS_KEY_ENV"
+timeout = "3s"
+
+[sources.eb_rejected]
+type = "events"
+base_url = "$rejecting"
+token_env = "EVENTS_TOKEN_ENV"
+timeout = "3s"
+
+[sources.jobs_rejected]
+type = "jobs"
+base_url = "$rejecting"
+api_key = "$jobs_key"
+timeout = "3s"
+
+[sources.eb_tls]
+type = "events"
+base_url = "$tls"
+token = "$events_token"
+timeout = "3s"
+
+[sources.jobs_tls]
+type = "jobs"
+base_url = "$tls"
+api_key = "$jobs_key"
+timeout = "3s"
+
+[feeds.mine]
+source = "eb"
+select = "organizer"
+token = "$feed_token"
+
+[feeds.team]
+source = "jobs"
+select = "search"
+params = { keywords = "designer" }
+tokens = { alice = "$alice_token", bob = "$bob_token" }
+
+[feeds.recent]
+source = "jobs"
+select = "recent"
+
+[feeds.events-rejected]
+source = "eb_rejected"
+select = "organizer"
+
+[feeds.jobs-rejected]
+source = "jobs_rejected"
+select = "recent"
+token = "$feed_token"
+
+[feeds.events-tls]
+source = "eb_tls"
+select = "organizer"
+
+[feeds.jobs-tls]
+source = "jobs_tls"
+select = "recent"
+tokens = { alice = "$alice_token" }
+TOML
+feeds=(mine team recent events-rejected jobs-rejected events-tls jobs-tls)
+
+# --- check
+"$bin" check --config "$work/secrets.toml" >"$out/check.stdout" 2>"$out/check.stderr" ||
+    fail "check rejected the config (see $out/check.stderr)"
+grep -q "mine" "$out/check.stdout" || fail "check did not list the feeds"
+
+# --- export: each feed, to a file and to stdout; healthy, rejected, TLS, then with 500s
+for feed in "${feeds[@]}"; do
+    "$bin" export --config "$work/secrets.toml" --feed "$feed" --output "$out/export-$feed.ics" \
+        >"$out/export-$feed.stdout" 2>"$out/export-$feed.stderr"
+    echo "export $feed: $?" >>"$out/statuses"
+    "$bin" export --config "$work/secrets.toml" --feed "$feed" >"$out/export-$feed.to-stdout" \
+        2>"$out/export-$feed.stderr2"
+done
+grep -qx "export mine: 0" "$out/statuses" || fail "export of a healthy feed failed"
+grep -qx "export events-rejected: 0" "$out/statuses" && fail "export with a rejected token succeeded"
+grep -qx "export events-tls: 0" "$out/statuses" && fail "export over a failed TLS handshake succeeded"
+fault status500
+for feed in mine team; do
+    "$bin" export --config "$work/secrets.toml" --feed "$feed" --output "$out/export500-$feed.ics" \
+        >"$out/export500-$feed.stdout" 2>"$out/export500-$feed.stderr" && fail "export $feed succeeded on 500s"
+done
+fault none
+
+# --- serve: every endpoint with and without the right token, HEAD, 404/405, error paths
+serve() { # serve LOG: starts the server, waits until every feed has been tried once; sets base
+    "$bin" serve --config "$work/secrets.toml" >"$out/$1.stdout" 2>"$out/$1" &
+    serve_pid=$!
+    pids+=("$serve_pid")
+    base=
+    for _ in $(seq 1 300); do
+        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$out/$1" | head -1 | sed 's/listening on //')
+        if [ -n "$base" ] && curl -s "$base/healthz" >"$work/health" &&
+            ! grep -q '"last_success":null,"last_failure":null' "$work/health"; then
+            return 0
+        fi
+        kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
+        sleep 0.1
+    done
+    fail "serve did not try every feed within 30 s"
+}
+stop_serve() {
+    kill -TERM "$serve_pid"
+    wait "$serve_pid" || fail "serve exited with $? after SIGTERM"
+}
+n=0
+get() { # get ARGS...: one curl, headers and body kept
+    n=$((n + 1))
+    curl -s -i --max-time 10 "$@" >"$out/curl-$n" 2>&1
+}
+
+fault status500 # the first refresh of the good sources fails
+serve serve-500.log
+get "$base/healthz"
+get "$base/feeds/mine.ics?token=$feed_token"
+stop_serve
+fault none
+
+serve serve.log
+for path in / /healthz /metrics /nope /feeds/ /feeds/nope.ics "/feeds/mine.ics?token=" "/feeds/../etc/passwd"; do
+    get "$base$path"
+    get -I "$base$path"
+    get -X POST "$base$path"
+    get -X DELETE "$base$path"
+done
+for feed in "${feeds[@]}"; do
+    get "$base/feeds/$feed.ics"
+    get -I "$base/feeds/$feed.ics"
+    get -H 'Accept-Encoding: gzip' --compressed "$base/feeds/$feed.ics"
+    get "$base/feeds/$feed.ics?token=wrong-guess"
+    for t in "$feed_token" "$alice_token" "$bob_token"; do
+        get "$base/feeds/$feed.ics?token=$t"
+        get -I "$base/feeds/$feed.ics?token=$t"
+        get -X POST "$base/feeds/$feed.ics?token=$t"
+        get "$base/feeds/$feed.ics?tok%65n=$t&TOKEN=$t"
+        get -H "Authorization: Bearer $t" "$base/feeds/$feed.ics?x=$t"
+    done
+done
+get "$base/metrics"
+get "$base/healthz"
+get "$base/"
+grep -q '^HTTP/1.1 200' "$out/curl-1" || fail "the index page did not answer 200"
+grep -l '^HTTP/1.1 200' "$out"/curl-* | xargs grep -l 'BEGIN:VCALENDAR' >/dev/null || fail "no feed was served"
+stop_serve
+
+[ -n "$(ls -A "$out/state" 2>/dev/null)" ] || fail "serve stored no snapshot under storage.dir"
+
+# --- the grep: every file icsbridge wrote or said, binary and gzip included
+leaks=0
+while IFS= read -r -d '' file; do
+    for s in "${secrets[@]}"; do
+        if grep -qaF -- "$s" "$file" || { gzip -t "$file" 2>/dev/null && gzip -dc "$file" | grep -qaF -- "$s"; }; then
+            echo "leak found in ${file#"$work"/}" >&2
+            leaks=$((leaks + 1))
+            break
+        fi
+    done
+done < <(find "$out" -type f -print0)
+[ "$leaks" -eq 0 ] || fail "$leaks file(s) hold a secret"
+echo "ok: no secret in $(find "$out" -type f | wc -l) captured files"
