@@ -4,7 +4,8 @@
 # 10,000-event and a 100-event feed, plain and gzip, with `wrk -t2 -c64 -d10s --latency` on loopback.
 # Prints requests/s and p99 side by side (median of BENCH_RUNS=3 runs each). Target: >= 90% of nginx's
 # requests/s, p99 <= 2x nginx's. BENCH_DURATION (10s) per run; BENCH_PERF=FILE records icsbridge with perf.
-# BENCH_FEEDS="big small" and BENCH_ENCODINGS="plain gzip" pick the cases.
+# BENCH_FEEDS="big small" and BENCH_ENCODINGS="plain gzip" pick the cases; BENCH_BIN=PATH serves with another
+# icsbridge binary (an A/B comparison against an older build).
 #   deploy/bench-serve.sh [BUILD_DIR]      (default build-bench, RelWithDebInfo)
 # The access log is off on both sides (ICSBRIDGE_LOG=warn, access_log off), both use 2 threads/workers.
 set -eu
@@ -108,7 +109,7 @@ source = "eb"
 select = "search"
 refresh = "1d"
 TOML
-ICSBRIDGE_LOG=warn "$build/icsbridge" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+ICSBRIDGE_LOG=warn "${BENCH_BIN:-$build/icsbridge}" serve --config "$work/serve.toml" 2>"$work/serve.log" &
 pids+=($!)
 
 # 4. nginx, foreground, same bytes.

@@ -27,6 +27,7 @@
 #include <charconv>
 #include <chrono>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 namespace icsbridge {
@@ -254,6 +255,8 @@ read_request(SessionState& st, beast::flat_buffer& buffer, http::request_parser<
 net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<SessionState> st) {
     auto const& sc = impl->cfg.server;
     beast::flat_buffer buffer;
+    beast::error_code nb;
+    st->socket.non_blocking(true, nb); // synchronous reads return would_block instead of waiting
     st->expires_after(sc.request_timeout);
     watch(st);
     for (bool first = true;; first = false) {
@@ -265,7 +268,17 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
             if (impl->stopping)
                 break;
             st->expires_after(first ? sc.request_timeout : sc.idle_timeout);
-            auto [ec, n] = co_await st->socket.async_read_some(buffer.prepare(4096), use_tuple);
+            beast::error_code ec;
+            std::size_t n = 0;
+            if (!first) {
+                // Right after a response the next request is rarely there yet: wait for it rather than
+                // start with a read that fails (one system call less per keep-alive request).
+                std::tie(ec) = co_await st->socket.async_wait(tcp::socket::wait_read, use_tuple);
+                if (!ec)
+                    n = st->socket.read_some(buffer.prepare(4096), ec); // non-blocking
+            }
+            if (first || ec == net::error::would_block)
+                std::tie(ec, n) = co_await st->socket.async_read_some(buffer.prepare(4096), use_tuple);
             st->idle = false;
             if (ec)
                 break;
