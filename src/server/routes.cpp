@@ -58,6 +58,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     bool is_public = feed && feed->is_public();
 
     ServerResponse r;
+    r.headers.reserve(8); // all of them: growing the vector would cost more allocations than the strings
     r.snapshot = snap;
     // Same ETag for the gzip and identity forms: both are the same calendar, and Vary keeps caches apart.
     r.headers.emplace_back("ETag", snap->etag);
@@ -154,7 +155,13 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
         return text_response(400, "bad request target\n");
-    std::string path = url->path();
+    // The decoded path; copied only when there is something to decode (this is the hot path).
+    std::string decoded;
+    std::string_view path = url->encoded_path();
+    if (path.find('%') != std::string_view::npos) {
+        decoded = url->path();
+        path = decoded;
+    }
     Ctx ctx{req, store, cfg, now, *url};
     for (auto const& route : routes) {
         std::string_view arg;
