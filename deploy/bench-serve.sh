@@ -2,7 +2,10 @@
 # File: bench-serve.sh
 # Benchmark (not a test): icsbridge serve vs nginx serving the same bytes as a static file, for a
 # 10,000-event and a 100-event feed, plain and gzip, with `wrk -t2 -c64 -d10s --latency` on loopback.
-# Prints requests/s and p99 side by side. Target: >= 90% of nginx's requests/s, p99 <= 2x nginx's.
+# Prints requests/s and p99 side by side (median of BENCH_RUNS=3 runs each). Target: >= 90% of nginx's
+# requests/s, p99 <= 2x nginx's. BENCH_DURATION (10s) per run; BENCH_PERF=FILE records icsbridge with perf.
+# BENCH_FEEDS="big small" and BENCH_ENCODINGS="plain gzip" pick the cases; BENCH_BIN=PATH serves with another
+# icsbridge binary (an A/B comparison against an older build).
 #   deploy/bench-serve.sh [BUILD_DIR]      (default build-bench, RelWithDebInfo)
 # The access log is off on both sides (ICSBRIDGE_LOG=warn, access_log off), both use 2 threads/workers.
 set -eu
@@ -26,7 +29,8 @@ trap cleanup EXIT
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# 1. Render the two feeds once with the real pipeline: export against the fake upstream.
+# 1. The two calendars: rendered by the real pipeline (export against the fake upstream) when it works,
+#    else synthesized with the same shape (the bytes served are what is measured, not how they were made).
 render() { # render NAME EVENTS
     mkfifo "$work/ready-$1"
     "$build/icsbridge-fake-upstream" --port 0 --generate-events "$2" --page-size 200 >"$work/ready-$1" 2>/dev/null &
@@ -42,7 +46,23 @@ timeout = "120s"
 source = "eb"
 select = "organizer"
 TOML
-    "$build/icsbridge" export --config "$work/export-$1.toml" --feed "$1" --output "$work/$1.ics"
+    "$build/icsbridge" export --config "$work/export-$1.toml" --feed "$1" --output "$work/$1.ics" 2>/dev/null ||
+        /usr/bin/python3 - "$2" "$work/$1.ics" <<'PY'
+import sys
+n, out = int(sys.argv[1]), sys.argv[2]
+lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//icsbridge//bench//EN", "METHOD:PUBLISH"]
+for i in range(n):
+    lines += ["BEGIN:VEVENT", "UID:event-%d@events.example.com" % (100000 + i), "DTSTAMP:20260101T000000Z",
+              "DTSTART;TZID=America/Los_Angeles:20260%d%02dT183000" % (1 + i % 9, 1 + i % 28),
+              "DTEND;TZID=America/Los_Angeles:20260%d%02dT210000" % (1 + i % 9, 1 + i % 28),
+              "SUMMARY:Meetup number %d: systems programming\\, talks and demos" % i,
+              "DESCRIPTION:Join us for an evening of talks. Agenda: doors at 18:30\\, talks at 19:00.\\n"
+              "Slides: https://example.org/slides/%d" % i,
+              "LOCATION:Venue %d\\, 1 Main St\\, San Francisco\\, CA 94103" % (i % 50),
+              "URL:https://events.example.com/e/%d" % (100000 + i), "END:VEVENT"]
+lines.append("END:VCALENDAR")
+open(out, "wb").write(("\r\n".join(lines) + "\r\n").encode())
+PY
     kill -TERM "$pid"
     wait "$pid" 2>/dev/null || true
 }
@@ -89,12 +109,13 @@ source = "eb"
 select = "search"
 refresh = "1d"
 TOML
-ICSBRIDGE_LOG=warn "$build/icsbridge" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+ICSBRIDGE_LOG=warn "${BENCH_BIN:-$build/icsbridge}" serve --config "$work/serve.toml" 2>"$work/serve.log" &
 pids+=($!)
 
 # 4. nginx, foreground, same bytes.
 ng_port=$(free_port)
 mkdir -p "$work/nginx"
+chmod -R a+rX "$work" # nginx workers run as an unprivileged user
 cat >"$work/nginx/nginx.conf" <<CONF
 worker_processes 2;
 daemon off;
@@ -128,7 +149,9 @@ for url in "http://127.0.0.1:$ib_port/feeds/small.ics" "http://127.0.0.1:$ng_por
 done
 cmp -s <(curl -s "http://127.0.0.1:$ib_port/feeds/big.ics") "$work/big.ics" || { echo "icsbridge serves other bytes" >&2; exit 1; }
 
-# 5. wrk, and the table.
+# 5. wrk, and the table: each case BENCH_RUNS times (icsbridge and nginx alternating, so a load spike from
+#    elsewhere on the machine hits both), the median of each column.
+runs=${BENCH_RUNS:-3}
 run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms"
     local extra=()
     [ "${2:-}" = gzip ] && extra=(-H 'Accept-Encoding: gzip')
@@ -138,14 +161,35 @@ run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms"
     p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; print v}' "$work/wrk.out")
     echo "$rps $p99"
 }
+median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {print v[int((NR + 1) / 2)]}'; }
 
-printf '%-22s %14s %12s %14s %12s %9s %9s\n' "case" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x"
-for f in big small; do
-    for enc in plain gzip; do
-        read -r irps ip99 <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
-        read -r nrps np99 <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
+# BENCH_PERF=FILE: record the icsbridge side with `perf record -g` into FILE (one file, all runs).
+perf_pid=
+if [ -n "${BENCH_PERF:-}" ]; then
+    perf record -g -o "$BENCH_PERF" -p "${pids[0]}" 2>/dev/null &
+    perf_pid=$!
+fi
+
+echo "load before: $(uptime)"
+printf '%-24s %14s %10s %14s %10s %7s %7s\n' "case (median of $runs)" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x"
+for f in ${BENCH_FEEDS:-big small}; do
+    for enc in ${BENCH_ENCODINGS:-plain gzip}; do
+        irpss=() ip99s=() nrpss=() np99s=()
+        for _ in $(seq 1 "$runs"); do
+            read -r a b <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
+            irpss+=("$a") ip99s+=("$b")
+            read -r a b <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
+            nrpss+=("$a") np99s+=("$b")
+        done
+        irps=$(echo "${irpss[*]}" | median) ip99=$(echo "${ip99s[*]}" | median)
+        nrps=$(echo "${nrpss[*]}" | median) np99=$(echo "${np99s[*]}" | median)
         ratio=$(awk -v a="$irps" -v b="$nrps" 'BEGIN {printf "%.0f", 100 * a / b}')
         lat=$(awk -v a="$ip99" -v b="$np99" 'BEGIN {printf "%.2f", a / b}')
-        printf '%-22s %14s %12s %14s %12s %8s%% %9s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat"
+        printf '%-24s %14s %10s %14s %10s %6s%% %7s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat"
     done
 done
+echo "load after: $(uptime)"
+if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid"
+    wait "$perf_pid" 2>/dev/null || true
+fi

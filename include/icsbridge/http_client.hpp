@@ -23,10 +23,15 @@ namespace icsbridge {
 
 /** @brief Retry schedule for network errors, 429 and 5xx; other 4xx are never retried. */
 struct RetryPolicy {
-    int max_attempts = 4;                                  ///< including the first
-    std::chrono::milliseconds initial_backoff{500};        ///< doubled each attempt, with full jitter
-    std::chrono::milliseconds max_backoff{8000};           ///< cap of one wait (also caps Retry-After)
-    std::chrono::milliseconds max_total{std::chrono::seconds(60)}; ///< no new attempt after this much time in total
+    /// including the first
+    int max_attempts = 4;
+    /// doubled each retry, with full jitter (a uniform wait between 0 and the doubled value)
+    std::chrono::milliseconds initial_backoff{500};
+    /// cap of one computed wait; a server's Retry-After is honoured instead, up to max_total
+    std::chrono::milliseconds max_backoff{8000};
+    /// no wait that would end after this much time since the first attempt; a Retry-After beyond it
+    /// returns the 429/503 response at once
+    std::chrono::milliseconds max_total{std::chrono::seconds(60)};
 };
 
 struct ClientOptions {
@@ -37,9 +42,10 @@ struct ClientOptions {
     std::chrono::milliseconds handshake_timeout{std::chrono::seconds(10)};
     std::chrono::milliseconds io_timeout{std::chrono::seconds(20)};      ///< each write / read
     std::chrono::milliseconds request_timeout{std::chrono::seconds(20)}; ///< one whole attempt
-    std::size_t max_body = 32 * 1024 * 1024; ///< decoded body limit; larger answers fail with upstream_too_large
-    int max_concurrency = 4;                 ///< requests in flight at once (and pooled connections) per client
-    std::string ca_file;                     ///< extra PEM trust anchors; the system store is always used too
+    std::size_t max_body =
+        32 * 1024 * 1024;    ///< decoded body limit; larger answers fail with upstream_too_large
+    int max_concurrency = 4; ///< requests in flight at once (and pooled connections) per client
+    std::string ca_file;     ///< extra PEM trust anchors; the system store is always used too
     RetryPolicy retry;
 };
 
@@ -78,7 +84,7 @@ struct HttpResponse {
  * redacted path, never a secret. Safe to call from many coroutines at once on one executor/strand.
  */
 class HttpClient {
-public:
+  public:
     HttpClient(boost::asio::any_io_executor ex, ClientOptions opts, Logger log = null_logger());
     ~HttpClient();
     HttpClient(HttpClient const&) = delete;
@@ -88,12 +94,13 @@ public:
 
     ClientOptions const& options() const;
 
-private:
+  private:
     struct Impl;
     std::shared_ptr<Impl> impl_;
 };
 
 /** @brief Parses a Retry-After value (delta seconds or HTTP-date) relative to `now`; nullopt if malformed. */
-std::optional<std::chrono::seconds> parse_retry_after(std::string_view value, std::chrono::system_clock::time_point now);
+std::optional<std::chrono::seconds>
+parse_retry_after(std::string_view value, std::chrono::system_clock::time_point now);
 
 } // namespace icsbridge

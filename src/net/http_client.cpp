@@ -1,12 +1,11 @@
 // File: http_client.cpp
 // The coroutine HTTP(S) client: a FIFO concurrency limit, a keep-alive pool, one attempt per
 // connection exchange with deadlines on every step, and the retry loop around it.
-#include <icsbridge/http_client.hpp>
-
 #include "net/deadline.hpp"
 #include "net/gzip_decode.hpp"
 #include "net/http_util.hpp"
 #include "net/tls.hpp"
+#include <icsbridge/http_client.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -31,8 +30,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <deque>
 #include <cerrno>
+#include <deque>
 #include <random>
 
 namespace icsbridge {
@@ -42,9 +41,9 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
+using net_detail::format_duration;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-using net_detail::format_duration;
 
 namespace {
 
@@ -132,8 +131,9 @@ struct Connection {
 
 /** A FIFO counting semaphore for coroutines on one strand. */
 class Semaphore {
-public:
-    explicit Semaphore(int n) : free_(std::max(1, n)) {}
+  public:
+    explicit Semaphore(int n)
+        : free_(std::max(1, n)) {}
 
     net::awaitable<void> acquire() {
         if (free_ > 0 && waiters_.empty()) {
@@ -160,13 +160,15 @@ public:
         w->timer.cancel();
     }
 
-private:
+  private:
     struct Waiter {
         net::steady_timer timer;
         Semaphore& owner;
         bool granted = false;
         bool taken = false;
-        Waiter(net::any_io_executor ex, Semaphore& s) : timer(ex, steady_clock::time_point::max()), owner(s) {}
+        Waiter(net::any_io_executor ex, Semaphore& s)
+            : timer(ex, steady_clock::time_point::max())
+            , owner(s) {}
         ~Waiter() {
             // A waiter torn down while queued (its coroutine was destroyed) must leave the queue; one
             // that was granted a slot but never woke must pass the slot on.
@@ -309,7 +311,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         : strand(net::make_strand(ex))
         , opts(std::move(o))
         , log(std::move(l))
-        , user_agent(opts.user_agent.empty() ? std::string("icsbridge/") + ICSBRIDGE_VERSION : opts.user_agent)
+        , user_agent(
+              opts.user_agent.empty() ? std::string("icsbridge/") + ICSBRIDGE_VERSION : opts.user_agent
+          )
         , tls_ctx(net_detail::make_client_context(opts.service_name, opts.ca_file))
         , slots(opts.max_concurrency) {}
 
@@ -362,10 +366,18 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         st.phase = Phase::resolving;
         st.resolver.emplace(ex);
         std::function<void()> cancel_resolve = [&st] { st.resolver->cancel(); };
-        auto resolved = co_await net_detail::race_deadline(resolve(*st.resolver, t), opts.resolve_timeout, cancel_resolve);
+        auto resolved = co_await net_detail::race_deadline(
+            resolve(*st.resolver, t),
+            opts.resolve_timeout,
+            cancel_resolve
+        );
         co_await throw_if_cancelled();
         if (!resolved)
-            co_return error(errc::upstream_timeout, "timed out after " + format_duration(opts.resolve_timeout) + " " + phase_words(Phase::resolving, t));
+            co_return error(
+                errc::upstream_timeout,
+                "timed out after " + format_duration(opts.resolve_timeout) + " " +
+                    phase_words(Phase::resolving, t)
+            );
         if (resolved->first)
             co_return error(
                 errc::upstream_resolve,
@@ -389,7 +401,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         c->lowest().expires_after(opts.connect_timeout);
         auto [cec, ep] = co_await c->lowest().async_connect(resolved->second, tuple_awaitable);
         if (cec == beast::error::timeout)
-            co_return error(errc::upstream_timeout, "timed out after " + format_duration(opts.connect_timeout) + " " + phase_words(Phase::connecting, t));
+            co_return error(
+                errc::upstream_timeout,
+                "timed out after " + format_duration(opts.connect_timeout) + " " +
+                    phase_words(Phase::connecting, t)
+            );
         if (cec)
             co_return error(
                 errc::upstream_connect,
@@ -403,9 +419,16 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             c->lowest().expires_after(opts.handshake_timeout);
             auto [hec] = co_await c->tls->async_handshake(ssl::stream_base::client, tuple_awaitable);
             if (hec == beast::error::timeout)
-                co_return error(errc::upstream_timeout, "timed out after " + format_duration(opts.handshake_timeout) + " " + phase_words(Phase::handshaking, t));
+                co_return error(
+                    errc::upstream_timeout,
+                    "timed out after " + format_duration(opts.handshake_timeout) + " " +
+                        phase_words(Phase::handshaking, t)
+                );
             if (hec)
-                co_return error(errc::upstream_tls, net_detail::describe_handshake_failure(*c->tls, t.host, hec) + " (GET " + t.display + ")");
+                co_return error(
+                    errc::upstream_tls,
+                    net_detail::describe_handshake_failure(*c->tls, t.host, hec) + " (GET " + t.display + ")"
+                );
         }
         c->lowest().expires_never();
         co_return c;
@@ -437,10 +460,19 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                     net_detail::format_size(opts.max_body) + " (max_body)"
             );
         if (ec == beast::error::timeout)
-            return error(errc::upstream_timeout, "timed out after " + format_duration(opts.io_timeout) + " " + phase_words(phase, t));
+            return error(
+                errc::upstream_timeout,
+                "timed out after " + format_duration(opts.io_timeout) + " " + phase_words(phase, t)
+            );
         if (is_connection_lost(ec) || ec.category() == net::error::get_system_category())
-            return error(errc::upstream_io, "connection lost " + phase_words(phase, t) + " (" + ec.message() + ")");
-        return error(errc::upstream_io, "malformed HTTP response to GET " + t.display + " (" + ec.message() + ")");
+            return error(
+                errc::upstream_io,
+                "connection lost " + phase_words(phase, t) + " (" + ec.message() + ")"
+            );
+        return error(
+            errc::upstream_io,
+            "malformed HTTP response to GET " + t.display + " (" + ec.message() + ")"
+        );
     }
 
     /**
@@ -471,7 +503,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 conn->close();
                 if (conn->reused && !st->got_response_bytes && is_connection_lost(ex.ec) &&
                     st->phase != Phase::reading_body) {
-                    log.debug(svc() + ": pooled connection to " + t.host + " was closed by the server; reconnecting");
+                    log.debug(
+                        svc() + ": pooled connection to " + t.host + " was closed by the server; reconnecting"
+                    );
                     continue;
                 }
                 co_return exchange_error(t, st->phase, ex.ec);
@@ -495,14 +529,18 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 }
                 if (g.status == net_detail::GunzipStatus::corrupt) {
                     conn->close();
-                    co_return error(errc::upstream_io, "corrupt gzip body in the response to GET " + t.display + " (" + g.detail + ")");
+                    co_return error(
+                        errc::upstream_io,
+                        "corrupt gzip body in the response to GET " + t.display + " (" + g.detail + ")"
+                    );
                 }
                 res.body = std::move(g.data);
             } else {
                 conn->close();
                 co_return error(
                     errc::upstream_io,
-                    "unsupported Content-Encoding \"" + ex.content_encoding + "\" in the response to GET " + t.display
+                    "unsupported Content-Encoding \"" + ex.content_encoding + "\" in the response to GET " +
+                        t.display
                 );
             }
 
@@ -549,17 +587,23 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 auto attempt_started = steady_clock::now();
                 // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
                 std::function<void()> on_timeout = [st] { st->abort(); };
-                auto r = co_await net_detail::race_deadline(attempt(t, hreq, st), opts.request_timeout, on_timeout);
+                auto r = co_await net_detail::race_deadline(
+                    attempt(t, hreq, st),
+                    opts.request_timeout,
+                    on_timeout
+                );
                 co_await throw_if_cancelled();
                 if (!r) {
                     st->abort();
                     r = Result<HttpResponse>(error(
                         errc::upstream_timeout,
-                        "timed out after " + format_duration(opts.request_timeout) + " " + phase_words(st->phase, t)
+                        "timed out after " + format_duration(opts.request_timeout) + " " +
+                            phase_words(st->phase, t)
                     ));
                 }
                 result = std::move(*r);
-                auto ms = std::chrono::duration_cast<milliseconds>(steady_clock::now() - attempt_started).count();
+                auto ms =
+                    std::chrono::duration_cast<milliseconds>(steady_clock::now() - attempt_started).count();
                 if (result)
                     log.debug(
                         svc() + ": GET " + t.display + " -> " + std::to_string(result->status) + " in " +
@@ -586,10 +630,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 }
                 if (retry_after) {
                     // Coming back earlier than asked only earns another 429: give up instead.
-                    if (*retry_after > opts.retry.max_backoff || *retry_after >= remaining) {
+                    if (*retry_after >= remaining) {
                         log.warn(
                             svc() + ": GET " + t.display + " answered " + std::to_string(result->status) +
-                            " with Retry-After " + format_duration(*retry_after) + ", beyond the retry budget; not retrying"
+                            " with Retry-After " + format_duration(*retry_after) +
+                            ", beyond the retry budget; not retrying"
                         );
                         break;
                     }
@@ -601,11 +646,12 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 if (wait >= remaining)
                     break;
 
-                std::string why = result ? "answered " + std::to_string(result->status) : result.error().message;
+                std::string why =
+                    result ? "answered " + std::to_string(result->status) : result.error().message;
                 log.warn(
-                    svc() + ": GET " + t.display + " " + (result ? why : "failed: " + why) + "; retrying in " +
-                    format_duration(wait) + " (attempt " + std::to_string(attempt_no + 1) + " of " +
-                    std::to_string(opts.retry.max_attempts) + ")"
+                    svc() + ": GET " + t.display + " " + (result ? why : "failed: " + why) +
+                    "; retrying in " + format_duration(wait) + " (attempt " + std::to_string(attempt_no + 1) +
+                    " of " + std::to_string(opts.retry.max_attempts) + ")"
                 );
                 net::steady_timer pause(co_await net::this_coro::executor, wait);
                 co_await pause.async_wait(net::use_awaitable);
@@ -632,7 +678,9 @@ HttpClient::HttpClient(boost::asio::any_io_executor ex, ClientOptions opts, Logg
 
 HttpClient::~HttpClient() = default;
 
-ClientOptions const& HttpClient::options() const { return impl_->opts; }
+ClientOptions const& HttpClient::options() const {
+    return impl_->opts;
+}
 
 boost::asio::awaitable<Result<HttpResponse>> HttpClient::get(HttpRequest req) {
     // All client state lives on one strand; the caller may run on any executor of the same context.

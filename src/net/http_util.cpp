@@ -31,9 +31,8 @@ bool parse_uint(std::string_view s, int& out) {
 
 // Month names are case-sensitive in the grammar, but being lenient costs nothing.
 int month_index(std::string_view m) {
-    static constexpr std::array<std::string_view, 12> names{
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"
-    };
+    static constexpr std::array<std::string_view, 12>
+        names{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
     if (m.size() != 3)
         return 0;
     std::string lower(m);
@@ -152,7 +151,8 @@ std::optional<std::chrono::seconds>
 parse_retry_after(std::string_view value, std::chrono::system_clock::time_point now) {
     using namespace std::chrono;
     value = trim(value);
-    if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (!value.empty() &&
+        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         // Clamp absurd values instead of failing: "retry in a very long time" is still an answer.
         long long secs = 0;
         auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), secs);

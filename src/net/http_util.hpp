@@ -20,9 +20,12 @@ namespace icsbridge::net_detail {
 std::chrono::milliseconds backoff_delay(RetryPolicy const& p, int retry, double unit);
 
 /** @brief 429 and every 5xx are worth another try; every other status is final. */
-inline bool is_retryable_status(unsigned status) { return status == 429 || (status >= 500 && status <= 599); }
+inline bool is_retryable_status(unsigned status) {
+    return status == 429 || (status >= 500 && status <= 599);
+}
 
-/** @brief Transport failures that a new attempt may cure (not TLS trust, not size, not DNS "no such host"). */
+/** @brief Transport failures that a new attempt may cure (not TLS trust, not size, not DNS "no such host").
+ */
 inline bool is_retryable_error(errc e) {
     return e == errc::upstream_connect || e == errc::upstream_timeout || e == errc::upstream_io;
 }

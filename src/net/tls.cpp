@@ -13,7 +13,8 @@ namespace icsbridge::net_detail {
 
 namespace ssl = boost::asio::ssl;
 
-Result<std::shared_ptr<ssl::context>> make_client_context(std::string const& service, std::string const& ca_file) {
+Result<std::shared_ptr<ssl::context>>
+make_client_context(std::string const& service, std::string const& ca_file) {
     auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
     ctx->set_options(
         ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
@@ -23,13 +24,17 @@ Result<std::shared_ptr<ssl::context>> make_client_context(std::string const& ser
     // The system store stays in use with a ca_file: the file adds anchors, it does not replace them.
     ctx->set_default_verify_paths(ec);
     if (ec)
-        return fail(errc::upstream_tls, service + ": cannot load the system trust store (" + ec.message() + ")");
+        return fail(
+            errc::upstream_tls,
+            service + ": cannot load the system trust store (" + ec.message() + ")"
+        );
     if (!ca_file.empty()) {
         ctx->load_verify_file(ca_file, ec);
         if (ec)
             return fail(
                 errc::upstream_tls,
-                service + ": cannot load ca_file " + ca_file + " (" + ec.message() + "); it must hold PEM certificates"
+                service + ": cannot load ca_file " + ca_file + " (" + ec.message() +
+                    "); it must hold PEM certificates"
             );
     }
     ctx->set_verify_mode(ssl::verify_peer);
@@ -40,13 +45,13 @@ bool prepare_client_stream(tls_stream& s, std::string const& host, bool host_is_
     s.set_verify_mode(ssl::verify_peer);
     // host_name_verification leaves the OpenSSL error at X509_V_OK when only the name is wrong;
     // record a mismatch so the message can say so instead of a vague "verify failed".
-    s.set_verify_callback([check = ssl::host_name_verification(host), host_is_name](
-                              bool preverified, ssl::verify_context& vctx
-                          ) mutable {
+    s.set_verify_callback([check = ssl::host_name_verification(host),
+                           host_is_name](bool preverified, ssl::verify_context& vctx) mutable {
         bool ok = check(preverified, vctx);
         if (!ok && preverified)
             X509_STORE_CTX_set_error(
-                vctx.native_handle(), host_is_name ? X509_V_ERR_HOSTNAME_MISMATCH : X509_V_ERR_IP_ADDRESS_MISMATCH
+                vctx.native_handle(),
+                host_is_name ? X509_V_ERR_HOSTNAME_MISMATCH : X509_V_ERR_IP_ADDRESS_MISMATCH
             );
         return ok;
     });

@@ -1,7 +1,9 @@
 // File: listener.cpp
 // The socket side of the server: the accept loop (connection limit, graceful stop) and one session
 // coroutine per connection on its own strand (keep-alive, header/body/time limits, access log).
-// Everything a response contains comes from handle_request(); this file only moves bytes.
+// Everything a response contains comes from handle_request(); this file only moves bytes. Beast parses
+// requests; responses are serialized here into one reused buffer and sent with the body (a view into the
+// immutable snapshot) as one gather-write: Beast's fields and serializer cost more than the rest together.
 #include "store/etag.hpp"
 #include <icsbridge/server.hpp>
 
@@ -12,18 +14,20 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/span_body.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/status.hpp>
 
+#include <array>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 namespace icsbridge {
@@ -40,12 +44,39 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 constexpr std::size_t header_limit = 16 * 1024;
 constexpr auto shutdown_grace = 10s;
 
+using steady = std::chrono::steady_clock;
+
 struct SessionState {
     explicit SessionState(tcp::socket s)
-        : stream(std::move(s)) {}
-    beast::tcp_stream stream;
-    bool idle = false; ///< waiting for the next request; only touched on the session's strand
+        : socket(std::move(s))
+        , watchdog(socket.get_executor()) {}
+    tcp::socket socket;
+    // One timer per connection that wakes up once per timeout period, instead of arming and cancelling a
+    // timer around every read and write (beast::tcp_stream): moving the deadline is a plain store.
+    net::steady_timer watchdog;
+    steady::time_point deadline;
+    bool idle = false; ///< waiting for the next request
+    bool done = false; ///< the session has ended; the watchdog stops
+    std::string head;  ///< the response header block, reused so its capacity is kept
+    // All of the above is only touched on the session's strand.
+
+    void expires_after(steady::duration d) { deadline = steady::now() + d; }
 };
+
+/** @brief Closes the socket once the deadline has passed (pending operations then fail). */
+void watch(std::shared_ptr<SessionState> st) {
+    st->watchdog.expires_at(st->deadline);
+    st->watchdog.async_wait([st](boost::system::error_code) mutable {
+        if (st->done)
+            return;
+        if (steady::now() >= st->deadline) {
+            beast::error_code ignored;
+            st->socket.close(ignored);
+            return;
+        }
+        watch(std::move(st));
+    });
+}
 
 /** @brief The Date header, formatted once per second per thread. */
 std::string const& date_header(std::chrono::sys_seconds now) {
@@ -101,7 +132,7 @@ struct Server::Impl {
         std::lock_guard lock(mtx);
         for (auto& [id, weak] : sessions)
             if (auto st = weak.lock())
-                net::post(st->stream.get_executor(), [st, fn] { fn(*st); });
+                net::post(st->socket.get_executor(), [st, fn] { fn(*st); });
     }
 };
 
@@ -109,25 +140,125 @@ namespace {
 
 using Impl = Server::Impl;
 
-net::awaitable<void> send_error(beast::tcp_stream& stream, unsigned status, unsigned version, Impl& impl) {
-    http::response<http::string_body> res{static_cast<http::status>(status), version};
-    res.set(http::field::content_type, "text/plain; charset=utf-8");
-    res.set(
-        http::field::date,
-        date_header(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()))
-    );
-    res.body() = std::string(http::obsolete_reason(static_cast<http::status>(status))) + "\n";
-    res.keep_alive(false);
-    res.prepare_payload();
-    stream.expires_after(impl.cfg.server.request_timeout);
-    co_await http::async_write(stream, res, use_tuple);
+void append_number(std::string& out, std::size_t n) {
+    char digits[24];
+    auto r = std::to_chars(digits, digits + sizeof digits, n);
+    out.append(digits, r.ptr);
+}
+
+/**
+ * @brief The status line and header block, field for field what Beast's serializer wrote for the
+ * same message: the handler's headers, Date, Content-Length (not for 304), then Connection as
+ * `keep_alive()` sets it (close for a 1.1 connection ending, keep-alive for a 1.0 one kept open).
+ */
+void serialize_head(
+    std::string& out,
+    unsigned version,
+    ServerResponse const& res,
+    std::string_view date,
+    std::size_t body_size,
+    bool keep
+) {
+    out.clear();
+    out += "HTTP/";
+    out += static_cast<char>('0' + version / 10 % 10);
+    out += '.';
+    out += static_cast<char>('0' + version % 10);
+    out += ' ';
+    append_number(out, res.status);
+    out += ' ';
+    out += http::obsolete_reason(static_cast<http::status>(res.status));
+    out += "\r\n";
+    for (auto const& [name, value] : res.headers) {
+        out += name;
+        out += ": ";
+        out += value;
+        out += "\r\n";
+    }
+    out += "Date: ";
+    out += date;
+    out += "\r\n";
+    if (res.status != 304) {
+        out += "Content-Length: ";
+        append_number(out, body_size);
+        out += "\r\n";
+    }
+    if (version >= 11 && !keep)
+        out += "Connection: close\r\n";
+    else if (version < 11 && keep)
+        out += "Connection: keep-alive\r\n";
+    out += "\r\n";
+}
+
+/** @brief Writes the response (head, and the body unless HEAD or 304) in one gather-write. */
+net::awaitable<beast::error_code>
+send(SessionState& st, unsigned version, ServerResponse const& res, std::string_view date, bool keep) {
+    auto body = res.body();
+    serialize_head(st.head, version, res, date, body.size(), keep);
+    if (res.head || res.status == 304)
+        body = {};
+    std::array<net::const_buffer, 2> bufs{net::buffer(st.head), net::buffer(body.data(), body.size())};
+    auto [ec, n] = co_await net::async_write(st.socket, bufs, use_tuple);
+    co_return ec;
+}
+
+sys_seconds now_seconds() {
+    return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+}
+
+net::awaitable<void> send_error(SessionState& st, unsigned status, Impl& impl) {
+    ServerResponse res;
+    res.status = status;
+    res.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+    res.text = std::string(http::obsolete_reason(static_cast<http::status>(status))) + "\n";
+    st.expires_after(impl.cfg.server.request_timeout);
+    co_await send(st, 11, res, date_header(now_seconds()), false);
     impl.store.http_metrics().count(Route::other, status);
 }
 
+/**
+ * @brief Reads one request into `parser` (what http::async_read does, without a composed operation
+ * and its extra post per request). Errors as Beast reports them: end_of_stream when the peer closed
+ * before a byte of it, partial_message when it closed in the middle.
+ */
+net::awaitable<beast::error_code>
+read_request(SessionState& st, beast::flat_buffer& buffer, http::request_parser<http::empty_body>& parser) {
+    beast::error_code ec;
+    for (;;) {
+        if (buffer.size() > 0) {
+            auto used = parser.put(buffer.data(), ec);
+            buffer.consume(used);
+            if (ec && ec != http::error::need_more)
+                co_return ec;
+            if (parser.is_done())
+                co_return beast::error_code{};
+            if (!ec && used > 0)
+                continue; // the header is done; parse what follows it
+            ec = {};
+        }
+        auto size = beast::read_size(buffer, 65536);
+        if (size == 0)
+            co_return beast::error_code(http::error::buffer_overflow);
+        auto [rec, n] = co_await st.socket.async_read_some(buffer.prepare(size), use_tuple);
+        buffer.commit(n);
+        if (rec == net::error::eof) {
+            if (!parser.got_some())
+                co_return beast::error_code(http::error::end_of_stream);
+            parser.put_eof(ec);
+            co_return ec;
+        }
+        if (rec)
+            co_return rec;
+    }
+}
+
 net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<SessionState> st) {
-    auto& stream = st->stream;
     auto const& sc = impl->cfg.server;
     beast::flat_buffer buffer;
+    beast::error_code nb;
+    st->socket.non_blocking(true, nb); // synchronous reads return would_block instead of waiting
+    st->expires_after(sc.request_timeout);
+    watch(st);
     for (bool first = true;; first = false) {
         // Between requests the client gets the idle timeout to start the next one (a new connection:
         // request_timeout); once a byte has arrived it gets request_timeout for the whole request, so a
@@ -136,8 +267,18 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
             st->idle = true;
             if (impl->stopping)
                 break;
-            stream.expires_after(first ? sc.request_timeout : sc.idle_timeout);
-            auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+            st->expires_after(first ? sc.request_timeout : sc.idle_timeout);
+            beast::error_code ec;
+            std::size_t n = 0;
+            if (!first) {
+                // Right after a response the next request is rarely there yet: wait for it rather than
+                // start with a read that fails (one system call less per keep-alive request).
+                std::tie(ec) = co_await st->socket.async_wait(tcp::socket::wait_read, use_tuple);
+                if (!ec)
+                    n = st->socket.read_some(buffer.prepare(4096), ec); // non-blocking
+            }
+            if (first || ec == net::error::would_block)
+                std::tie(ec, n) = co_await st->socket.async_read_some(buffer.prepare(4096), use_tuple);
             st->idle = false;
             if (ec)
                 break;
@@ -146,20 +287,19 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         http::request_parser<http::empty_body> parser;
         parser.header_limit(header_limit);
         parser.body_limit(0); // no endpoint takes a body
-        stream.expires_after(sc.request_timeout);
-        auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
-        if (ec) {
+        st->expires_after(sc.request_timeout);
+        if (auto ec = co_await read_request(*st, buffer, parser)) {
             if (ec == http::error::body_limit || ec == http::error::unexpected_body)
-                co_await send_error(stream, 413, 11, *impl);
+                co_await send_error(*st, 413, *impl);
             else if (ec == http::error::header_limit)
-                co_await send_error(stream, 431, 11, *impl);
+                co_await send_error(*st, 431, *impl);
             else if (is_parse_error(ec) && ec != http::error::end_of_stream && ec != http::error::partial_message)
-                co_await send_error(stream, 400, 11, *impl);
+                co_await send_error(*st, 400, *impl);
             break;
         }
         auto const& req = parser.get();
-        auto started = std::chrono::steady_clock::now();
-        auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+        auto started = steady::now();
+        auto now = now_seconds();
         ServerRequest sreq;
         sreq.method = req.method_string();
         sreq.target = req.target();
@@ -168,41 +308,31 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         if (auto it = req.find(http::field::if_modified_since); it != req.end())
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
-        ServerResponse res = handle_request(sreq, impl->store, impl->cfg, now);
-
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-        http::response<http::span_body<char const>> msg{static_cast<http::status>(res.status), req.version()};
-        for (auto const& [name, value] : res.headers)
-            msg.set(name, value);
-        msg.set(http::field::date, date_header(now));
-        auto body = res.body();
-        if (res.status != 304)
-            msg.content_length(body.size());
-        if (!res.head && res.status != 304)
-            msg.body() = {body.data(), body.size()};
+        ServerResponse res = handle_request(sreq, impl->store, impl->cfg, now);
         bool keep = req.keep_alive() && !impl->stopping;
-        msg.keep_alive(keep);
-        stream.expires_after(sc.idle_timeout);
-        auto [wec, written] = co_await http::async_write(stream, msg, use_tuple);
+        st->expires_after(sc.idle_timeout);
+        auto wec = co_await send(*st, req.version(), res, date_header(now), keep);
         impl->store.http_metrics().count(res.route, res.status);
         // Build the access-log line only when it will be written: this is the hot path.
         if (impl->log.sink && impl->log.min <= LogLevel::info) {
-            auto ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            auto ms = std::chrono::duration<double, std::milli>(steady::now() - started).count();
             char took[32];
             std::snprintf(took, sizeof took, "%.1fms", ms);
             impl->log.info(
                 std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
-                " " + std::to_string(res.head || res.status == 304 ? 0 : body.size()) + " " + took + " \"" +
-                printable(req[http::field::user_agent]) + "\""
+                " " + std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took +
+                " \"" + printable(req[http::field::user_agent]) + "\""
             );
         }
         if (wec || !keep)
             break;
     }
+    st->done = true;
+    st->watchdog.cancel();
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.socket().close(ignored);
+    st->socket.shutdown(tcp::socket::shutdown_send, ignored);
+    st->socket.close(ignored);
 }
 
 /** @brief Over the connection limit: a best-effort 503 without waiting for the client, then close. */
@@ -234,6 +364,8 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
             reject(sock);
             continue;
         }
+        beast::error_code ignored;
+        sock.set_option(tcp::no_delay(true), ignored); // the last segment of a response must not wait
         auto st = std::make_shared<SessionState>(tcp::socket(std::move(sock)));
         std::uint64_t id;
         {
@@ -242,7 +374,7 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
             impl->sessions.emplace(id, st);
         }
         ++impl->active;
-        auto ex = st->stream.get_executor();
+        auto ex = st->socket.get_executor();
         // One strand per connection; an exception ends that session only, never the server.
         net::co_spawn(ex, run_session(impl, std::move(st)), [impl, id](std::exception_ptr e) {
             {
@@ -270,7 +402,10 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
         impl->log.warn(
             std::to_string(impl->active.load()) + " connection(s) still open after the grace period; closing"
         );
-        impl->for_each_session([](SessionState& s) { s.stream.close(); });
+        impl->for_each_session([](SessionState& s) {
+            beast::error_code ignored;
+            s.socket.close(ignored);
+        });
         while (impl->active.load() > 0) {
             t.expires_after(20ms);
             co_await t.async_wait(use_tuple);
@@ -334,8 +469,10 @@ void Server::stop() {
     // A session waiting for its next request is closed now; one inside a request finishes it first
     // (it sees `stopping` and answers with Connection: close).
     impl->for_each_session([](SessionState& s) {
-        if (s.idle)
-            s.stream.socket().cancel();
+        if (s.idle) {
+            beast::error_code ignored;
+            s.socket.cancel(ignored);
+        }
     });
 }
 

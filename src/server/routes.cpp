@@ -58,6 +58,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     bool is_public = feed && feed->is_public();
 
     ServerResponse r;
+    r.headers.reserve(8); // all of them: growing the vector would cost more allocations than the strings
     r.snapshot = snap;
     // Same ETag for the gzip and identity forms: both are the same calendar, and Vary keeps caches apart.
     r.headers.emplace_back("ETag", snap->etag);
@@ -147,12 +148,20 @@ std::string_view ServerResponse::header(std::string_view name) const {
     return {};
 }
 
+namespace {
+
 ServerResponse
-handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+route_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
         return text_response(400, "bad request target\n");
-    std::string path = url->path();
+    // The decoded path; copied only when there is something to decode (this is the hot path).
+    std::string decoded;
+    std::string_view path = url->encoded_path();
+    if (path.find('%') != std::string_view::npos) {
+        decoded = url->path();
+        path = decoded;
+    }
     Ctx ctx{req, store, cfg, now, *url};
     for (auto const& route : routes) {
         std::string_view arg;
@@ -169,10 +178,19 @@ handle_request(ServerRequest const& req, FeedStore const& store, Config const& c
         }
         auto r = route.handler(ctx, arg);
         r.route = route.route;
-        r.head = req.method == "HEAD";
         return r;
     }
     return not_found();
+}
+
+} // namespace
+
+ServerResponse
+handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+    auto r = route_request(req, store, cfg, now);
+    // HEAD gets the headers GET would, whatever the status, and never a body.
+    r.head = req.method == "HEAD";
+    return r;
 }
 
 } // namespace icsbridge

@@ -259,6 +259,32 @@ BOOST_AUTO_TEST_CASE(keep_alive_serves_several_requests_on_one_connection) {
     });
 }
 
+BOOST_AUTO_TEST_CASE(http_1_0_closes_unless_keep_alive_is_asked_for) {
+    Running s;
+    test::run_coro([&](auto) -> net::awaitable<void> {
+        // raw() returns once the server closes: with a 1.0 request and no keep-alive it must.
+        auto once = co_await raw(s.port, "GET /feeds/pub.ics HTTP/1.0\r\nHost: x\r\n\r\n");
+        BOOST_TEST(once.find("HTTP/1.0 200 OK\r\n") == 0u);
+        BOOST_TEST(once.find("\r\nConnection:") == std::string::npos);
+        auto length = std::to_string(test::calendar_body(300).size());
+        BOOST_TEST(once.find("\r\nContent-Length: " + length + "\r\n") != std::string::npos);
+        BOOST_TEST(once.size() == once.find("\r\n\r\n") + 4 + test::calendar_body(300).size());
+
+        auto kept = co_await raw(
+            s.port,
+            "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nHEAD /feeds/pub.ics HTTP/1.0\r\n\r\n"
+        );
+        auto second = kept.find("HTTP/1.0 200 OK", 1);
+        BOOST_TEST(kept.find("HTTP/1.0 200 OK") == 0u);
+        BOOST_TEST(kept.substr(0, second).find("\r\nConnection: keep-alive\r\n") != std::string::npos);
+        BOOST_REQUIRE(second != std::string::npos);
+        BOOST_TEST(kept.find("\r\nConnection:", second) == std::string::npos);
+        // HEAD: the headers of the GET, Content-Length included, and nothing after them.
+        BOOST_TEST(kept.find("\r\nContent-Length: " + length + "\r\n", second) != std::string::npos);
+        BOOST_TEST(kept.substr(kept.size() - 4) == "\r\n\r\n");
+    });
+}
+
 BOOST_AUTO_TEST_CASE(limits_on_headers_bodies_and_bad_requests) {
     Running s;
     test::run_coro([&](auto) -> net::awaitable<void> {

@@ -84,7 +84,15 @@ SelfSignedCert make_self_signed_cert(std::string const& dir) {
     X509_gmtime_adj(X509_getm_notAfter(x.get()), 24 * 3600);
     X509_set_pubkey(x.get(), key.get());
     X509_NAME* name = X509_get_subject_name(x.get());
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<unsigned char const*>("localhost"), -1, -1, 0);
+    X509_NAME_add_entry_by_txt(
+        name,
+        "CN",
+        MBSTRING_ASC,
+        reinterpret_cast<unsigned char const*>("localhost"),
+        -1,
+        -1,
+        0
+    );
     X509_set_issuer_name(x.get(), name);
     // Like `openssl req -x509`: a CA-capable self-signed certificate, usable directly as a trust anchor.
     add_ext(x.get(), NID_basic_constraints, "critical,CA:TRUE");
@@ -152,7 +160,8 @@ struct ServerConn::Impl {
     int index = 0;
 };
 
-ServerConn::ServerConn(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ServerConn::ServerConn(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
 ServerConn::~ServerConn() = default;
 
 net::awaitable<std::optional<ServerRequest>> ServerConn::read_request() {
@@ -203,7 +212,9 @@ void ServerConn::reset() {
     impl_->socket.close(ec);
 }
 
-int ServerConn::index() const { return impl_->index; }
+int ServerConn::index() const {
+    return impl_->index;
+}
 
 struct ScriptedServer::Impl {
     // Declared before the io_context so that they outlive the coroutine frames it destroys.
@@ -215,7 +226,8 @@ struct ScriptedServer::Impl {
     std::thread thread;
 
     net::awaitable<void> session(tcp::socket socket, int index) {
-        auto impl = std::make_unique<ServerConn::Impl>(ServerConn::Impl{std::move(socket), nullptr, {}, index});
+        auto impl =
+            std::make_unique<ServerConn::Impl>(ServerConn::Impl{std::move(socket), nullptr, {}, index});
         if (tls) {
             impl->tls = std::make_unique<ssl::stream<tcp::socket&>>(impl->socket, *tls);
             auto [ec] = co_await impl->tls->async_handshake(ssl::stream_base::server, tuple_awaitable);
@@ -237,7 +249,8 @@ struct ScriptedServer::Impl {
     }
 };
 
-ScriptedServer::ScriptedServer(Script script, SelfSignedCert const* cert) : impl_(std::make_unique<Impl>()) {
+ScriptedServer::ScriptedServer(Script script, SelfSignedCert const* cert)
+    : impl_(std::make_unique<Impl>()) {
     impl_->script = std::move(script);
     if (cert) {
         impl_->tls.emplace(ssl::context::tls_server);
@@ -258,12 +271,17 @@ ScriptedServer::~ScriptedServer() {
     impl_->thread.join();
 }
 
-unsigned short ScriptedServer::port() const { return impl_->acceptor.local_endpoint().port(); }
-
-std::string ScriptedServer::url(std::string const& path) const {
-    return std::string(impl_->tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(port()) + path;
+unsigned short ScriptedServer::port() const {
+    return impl_->acceptor.local_endpoint().port();
 }
 
-int ScriptedServer::connections() const { return impl_->accepted.load(); }
+std::string ScriptedServer::url(std::string const& path) const {
+    return std::string(impl_->tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(port()) +
+           path;
+}
+
+int ScriptedServer::connections() const {
+    return impl_->accepted.load();
+}
 
 } // namespace icsbridge::test

@@ -37,7 +37,7 @@ struct ServerRequest {
 
 /** @brief One accepted connection, as seen by a script. */
 class ServerConn {
-public:
+  public:
     struct Impl;
     explicit ServerConn(std::unique_ptr<Impl> impl);
     ~ServerConn();
@@ -55,7 +55,7 @@ public:
     /** @brief 0 for the first connection the server accepted, 1 for the next, ... */
     int index() const;
 
-private:
+  private:
     std::unique_ptr<Impl> impl_;
 };
 
@@ -65,9 +65,10 @@ std::string http_response(unsigned status, std::string_view body, std::string_vi
 /** @brief `data` gzip-compressed (for scripts that serve Content-Encoding: gzip). */
 std::string gzip_compress(std::string_view data);
 
-/** @brief A loopback server on 127.0.0.1 with an ephemeral port; stops (abandoning scripts) when destroyed. */
+/** @brief A loopback server on 127.0.0.1 with an ephemeral port; stops (abandoning scripts) when destroyed.
+ */
 class ScriptedServer {
-public:
+  public:
     using Script = std::function<boost::asio::awaitable<void>(ServerConn&)>;
 
     /** @brief Plain HTTP when `cert` is null, else HTTPS with that certificate. */
@@ -82,7 +83,7 @@ public:
     /** @brief Connections accepted so far (TLS: including failed handshakes). */
     int connections() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

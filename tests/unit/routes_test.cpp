@@ -151,6 +151,8 @@ BOOST_FIXTURE_TEST_CASE(unknown_paths_404_and_other_methods_405, Fixture) {
             BOOST_TEST(r.header("Allow") == "GET, HEAD");
         }
     BOOST_TEST(get("/nope", "POST").status == 404u);
+    BOOST_TEST(get("/nope", "HEAD").head); // no body on any HEAD answer
+    BOOST_TEST(get("/feeds/later.ics", "HEAD").head);
 }
 
 BOOST_FIXTURE_TEST_CASE(invalid_targets_are_400, Fixture) {

@@ -1,13 +1,12 @@
-// File: http_util_test.cpp
+// File: http_client_util_test.cpp
 // The HTTP client's pure parts: Retry-After and HTTP-date parsing, the backoff schedule, bounded
 // gunzip, message formatting, and the deadline race used for resolve and whole attempts.
-#include <icsbridge/http_client.hpp>
-
 #include "net/deadline.hpp"
 #include "net/gzip_decode.hpp"
 #include "net/http_util.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
+#include <icsbridge/http_client.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -25,11 +24,13 @@ namespace {
 system_clock::time_point const rfc_instant = sys_days{year{1994} / November / 6} + 8h + 49min + 37s;
 
 // Boost.Test cannot print optionals: -1 stands for "none".
-long long secs(std::optional<seconds> s) { return s ? s->count() : -1; }
+long long secs(std::optional<seconds> s) {
+    return s ? s->count() : -1;
+}
 
 } // namespace
 
-BOOST_AUTO_TEST_SUITE(http_util_test)
+BOOST_AUTO_TEST_SUITE(http_client_util_test)
 
 BOOST_AUTO_TEST_CASE(retry_after_accepts_delta_seconds) {
     auto now = system_clock::now();
@@ -53,8 +54,15 @@ BOOST_AUTO_TEST_CASE(retry_after_in_the_past_means_now_and_fractions_round_up) {
 BOOST_AUTO_TEST_CASE(malformed_retry_after_is_rejected) {
     auto now = system_clock::now();
     for (auto bad :
-         {"", "soon", "-5", "1.5", "12s", "Sun, 06 Nov 1994 08:49:37", "Sun, 31 Feb 1994 08:49:37 GMT",
-          "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT"})
+         {"",
+          "soon",
+          "-5",
+          "1.5",
+          "12s",
+          "Sun, 06 Nov 1994 08:49:37",
+          "Sun, 31 Feb 1994 08:49:37 GMT",
+          "Sun, 06 Foo 1994 08:49:37 GMT",
+          "Sun, 06 Nov 1994 25:49:37 GMT"})
         BOOST_TEST(!parse_retry_after(bad, now).has_value(), bad);
 }
 
