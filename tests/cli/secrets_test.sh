@@ -145,6 +145,8 @@ for feed in "${feeds[@]}"; do
     "$bin" export --config "$work/secrets.toml" --feed "$feed" --output "$out/export-$feed.ics" \
         >"$out/export-$feed.stdout" 2>"$out/export-$feed.stderr"
     echo "export $feed: $?" >>"$out/statuses"
+done
+for feed in mine team; do # the calendar on stdout
     "$bin" export --config "$work/secrets.toml" --feed "$feed" >"$out/export-$feed.to-stdout" \
         2>"$out/export-$feed.stderr2"
 done

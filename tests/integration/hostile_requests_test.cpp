@@ -238,6 +238,17 @@ BOOST_AUTO_TEST_CASE(bodies_on_get_are_refused) {
     );
     BOOST_TEST(refused(both), both.substr(0, 40));
     BOOST_TEST(count(both, "HTTP/1.1 ") <= 1u);
+    for (std::string framing : {
+             "Content-Length: -1\r\n",
+             "Content-Length: 99999999999999999999999\r\n",
+             "Content-Length: 1\r\nContent-Length: 2\r\n",
+             "Transfer-Encoding: gzip, chunked\r\n",
+             "Transfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
+         }) {
+        auto out = round_trip(s.port, "GET /feeds/pub.ics HTTP/1.1\r\nHost: x\r\n" + framing + "\r\n");
+        BOOST_TEST(refused(out), framing << ": " << out.substr(0, 40));
+        BOOST_TEST(out.find("BEGIN:VCALENDAR") == std::string::npos, framing);
+    }
     still_serves(s);
 }
 
