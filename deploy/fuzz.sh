@@ -22,7 +22,7 @@ seeds_for() {
 
 status=0
 for target in events jobs request config html; do
-    bin="$build/fuzz/fuzz_$target"
+    bin="$build/fuzz_$target"
     [ -x "$bin" ] || { echo "fuzz: $bin not built" >&2; exit 1; }
     corpus=$(mktemp -d)
     # Copy the seeds: libFuzzer writes new inputs into the first corpus directory, never into the repo.
