@@ -184,9 +184,10 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
     if (!o)
         return malformed(path.empty() ? std::string("the event") : path, "is not an object");
     Event e;
-    e.id = text(*o, "id");
-    if (e.id.empty())
-        return malformed(join_path(path, "id"), member(*o, "id") ? "is not a string" : "is missing");
+    auto id = required_text(*o, "id", path);
+    if (!id)
+        return id.error();
+    e.id = std::move(*id);
     auto const* name = member(*o, "name");
     if (!name)
         return malformed(join_path(path, "name"), "is missing");

@@ -92,12 +92,13 @@ Result<JobPost> parse_job(json::value const& v, std::string const& path) {
     if (!o)
         return malformed(path.empty() ? std::string("the listing") : path, "is not an object");
     JobPost j;
-    j.id = text(*o, "id");
-    if (j.id.empty())
-        return malformed(join_path(path, "id"), member(*o, "id") ? "is not a string" : "is missing");
-    auto title = jsonr::as_text(member(*o, "title"));
+    auto id = required_text(*o, "id", path);
+    if (!id)
+        return id.error();
+    j.id = std::move(*id);
+    auto title = required_text(*o, "title", path, /*allow_empty=*/true);
     if (!title)
-        return malformed(join_path(path, "title"), member(*o, "title") ? "is not a string" : "is missing");
+        return title.error();
     j.title = std::move(*title);
     // post_date dates the VTODO/VEVENT, so a post without one cannot be placed on a calendar.
     auto posted = jsonr::required_local(*o, "post_date", path);

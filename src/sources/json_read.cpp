@@ -133,6 +133,15 @@ std::string text(json::object const& obj, std::string_view key) {
     return as_text(member(obj, key)).value_or("");
 }
 
+Result<std::string>
+required_text(json::object const& obj, std::string_view key, std::string const& prefix, bool allow_empty) {
+    auto const* v = member(obj, key);
+    auto t = as_text(v);
+    if (!t || (t->empty() && !allow_empty))
+        return malformed(join_path(prefix, key), v ? "is not a string" : "is missing");
+    return std::move(*t);
+}
+
 std::optional<double> as_number(json::value const* v) {
     if (!v)
         return std::nullopt;

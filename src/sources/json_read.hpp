@@ -59,6 +59,14 @@ Error malformed(std::string const& path, std::string_view what);
 Result<LocalDateTime>
 required_local(boost::json::object const& obj, std::string_view key, std::string const& prefix);
 
+/** @brief The required member `key` (at JSON path `prefix`) as text (see as_text), or an error naming its
+ * path:
+ * "... is missing" when absent or null, "... is not a string" otherwise (also when empty unless
+ * `allow_empty`). */
+Result<std::string> required_text(
+    boost::json::object const& obj, std::string_view key, std::string const& prefix, bool allow_empty = false
+);
+
 /** @brief The required member `key` (at JSON path `prefix`) as an instant, or an error naming its path. */
 Result<sys_seconds>
 required_instant(boost::json::object const& obj, std::string_view key, std::string const& prefix);
