@@ -64,7 +64,18 @@ handle_request(ServerRequest const& req, FeedStore const& store, Config const& c
  */
 class Server {
   public:
-    Server(boost::asio::any_io_executor ex, Config const& cfg, FeedStore const& store, Logger log);
+    /**
+     * @brief `ex` runs the accept loop. Connections are spread round-robin over `workers`, each of which
+     * must be run by exactly one thread (an io_context per thread: no locks, strands or cross-thread
+     * wake-ups per request); with no workers every connection gets a strand on `ex`.
+     */
+    Server(
+        boost::asio::any_io_executor ex,
+        Config const& cfg,
+        FeedStore const& store,
+        Logger log,
+        std::vector<boost::asio::any_io_executor> workers = {}
+    );
     ~Server();
     Server(Server const&) = delete;
     Server& operator=(Server const&) = delete;

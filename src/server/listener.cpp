@@ -1,9 +1,10 @@
 // File: listener.cpp
 // The socket side of the server: the accept loop (connection limit, graceful stop) and one session
-// coroutine per connection on its own strand (keep-alive, header/body/time limits, access log).
-// Everything a response contains comes from handle_request(); this file only moves bytes. Beast parses
-// requests; responses are serialized here into one reused buffer and sent with the body (a view into the
-// immutable snapshot) as one gather-write: Beast's fields and serializer cost more than the rest together.
+// coroutine per connection on its own strand or single-threaded worker (keep-alive, header/body/time limits,
+// access log). Everything a response contains comes from handle_request(); this file only moves bytes. Beast
+// parses requests; responses are serialized here into one reused buffer and sent with the body (a view into
+// the immutable snapshot) as one gather-write: Beast's fields and serializer cost more than the rest
+// together.
 #include "store/etag.hpp"
 #include <icsbridge/server.hpp>
 
@@ -26,6 +27,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -105,8 +107,15 @@ bool is_parse_error(beast::error_code const& ec) {
 } // namespace
 
 struct Server::Impl {
-    Impl(net::any_io_executor e, Config const& c, FeedStore const& s, Logger l)
+    Impl(
+        net::any_io_executor e,
+        Config const& c,
+        FeedStore const& s,
+        Logger l,
+        std::vector<net::any_io_executor> w
+    )
         : ex(e)
+        , workers(std::move(w))
         , strand(net::make_strand(e))
         , cfg(c)
         , store(s)
@@ -114,7 +123,9 @@ struct Server::Impl {
         , acceptor(strand) {}
 
     net::any_io_executor ex;
-    net::strand<net::any_io_executor> strand; ///< the acceptor's
+    std::vector<net::any_io_executor> workers; ///< single-threaded; empty: strands on ex
+    std::size_t next_worker = 0;               ///< touched by the accept loop only
+    net::strand<net::any_io_executor> strand;  ///< the acceptor's
     Config const& cfg;
     FeedStore const& store;
     Logger log;
@@ -190,6 +201,15 @@ void serialize_head(
     out += "\r\n";
 }
 
+/**
+ * @brief A completion condition for async_write that hands the kernel everything that is left in one
+ * system call. Asio's transfer_all caps each write at 64 KiB, which for a large body means several
+ * sendmsg() calls and pushes per response where the socket could take it all at once.
+ */
+std::size_t whole_buffers(beast::error_code const& ec, std::size_t) {
+    return ec ? 0 : std::numeric_limits<std::size_t>::max();
+}
+
 /** @brief Writes the response (head, and the body unless HEAD or 304) in one gather-write. */
 net::awaitable<beast::error_code>
 send(SessionState& st, unsigned version, ServerResponse const& res, std::string_view date, bool keep) {
@@ -198,7 +218,7 @@ send(SessionState& st, unsigned version, ServerResponse const& res, std::string_
     if (res.head || res.status == 304)
         body = {};
     std::array<net::const_buffer, 2> bufs{net::buffer(st.head), net::buffer(body.data(), body.size())};
-    auto [ec, n] = co_await net::async_write(st.socket, bufs, use_tuple);
+    auto [ec, n] = co_await net::async_write(st.socket, bufs, whole_buffers, use_tuple);
     co_return ec;
 }
 
@@ -349,7 +369,11 @@ void reject(Socket& sock) {
 
 net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
     while (!impl->stopping) {
-        auto [ec, sock] = co_await impl->acceptor.async_accept(net::make_strand(impl->ex), use_tuple);
+        // The new socket belongs to the executor its session will run on.
+        net::any_io_executor session_ex = impl->workers.empty()
+                                              ? net::any_io_executor(net::make_strand(impl->ex))
+                                              : impl->workers[impl->next_worker++ % impl->workers.size()];
+        auto [ec, sock] = co_await impl->acceptor.async_accept(session_ex, use_tuple);
         if (ec) {
             if (impl->stopping || ec == net::error::operation_aborted || !impl->acceptor.is_open())
                 break;
@@ -375,7 +399,8 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
         }
         ++impl->active;
         auto ex = st->socket.get_executor();
-        // One strand per connection; an exception ends that session only, never the server.
+        // One strand (or one single-threaded worker) per connection; an exception ends that session only,
+        // never the server.
         net::co_spawn(ex, run_session(impl, std::move(st)), [impl, id](std::exception_ptr e) {
             {
                 std::lock_guard lock(impl->mtx);
@@ -415,8 +440,14 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
 
 } // namespace
 
-Server::Server(net::any_io_executor ex, Config const& cfg, FeedStore const& store, Logger log)
-    : impl_(std::make_shared<Impl>(ex, cfg, store, std::move(log))) {}
+Server::Server(
+    net::any_io_executor ex,
+    Config const& cfg,
+    FeedStore const& store,
+    Logger log,
+    std::vector<net::any_io_executor> workers
+)
+    : impl_(std::make_shared<Impl>(ex, cfg, store, std::move(log), std::move(workers))) {}
 
 Server::~Server() = default;
 

@@ -9,12 +9,15 @@
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <thread>
+#include <vector>
 
 namespace icsbridge {
 
@@ -57,8 +60,20 @@ int serve_command(Config const& cfg, Logger const& log) {
     int threads = cfg.server.threads > 0
                       ? cfg.server.threads
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    net::io_context ioc(threads);
-    Server server(ioc.get_executor(), cfg, store, log);
+    // One io_context per HTTP thread, each run by that thread alone, like nginx's worker processes: a
+    // request then never takes a lock in the scheduler or wakes another thread. The accept loop, the
+    // refreshers and the signals run on a control context of their own, so rendering a large feed never
+    // holds up requests.
+    net::io_context ioc(1);
+    std::vector<std::unique_ptr<net::io_context>> workers;
+    std::vector<net::any_io_executor> worker_executors;
+    std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
+    for (int i = 0; i < threads; ++i) {
+        workers.push_back(std::make_unique<net::io_context>(1));
+        worker_executors.push_back(workers.back()->get_executor());
+        keep_running.push_back(net::make_work_guard(*workers.back()));
+    }
+    Server server(ioc.get_executor(), cfg, store, log, worker_executors);
     auto port = server.listen();
     if (!port) {
         log.error(port.error().message);
@@ -89,16 +104,22 @@ int serve_command(Config const& cfg, Logger const& log) {
     });
 
     std::atomic<int> remaining{2};
-    net::co_spawn(ioc, server.run(), on_done(log, "server", remaining, ioc));
+    // server.run() returns once every connection has ended; the workers then have nothing left to do.
+    auto server_done = [&keep_running, inner = on_done(log, "server", remaining, ioc)](std::exception_ptr e) {
+        for (auto& guard : keep_running)
+            guard.reset();
+        inner(e);
+    };
+    net::co_spawn(ioc, server.run(), server_done);
     net::co_spawn(ioc, refreshers.run(), on_done(log, "refreshers", remaining, ioc));
     log.info(
         "listening on http://" + cfg.server.host + ":" + std::to_string(*port) + " (" +
-        std::to_string(threads) + " thread(s))"
+        std::to_string(threads) + " HTTP thread(s))"
     );
 
     std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i)
-        pool.emplace_back([&ioc] { ioc.run(); });
+    for (auto& w : workers)
+        pool.emplace_back([&w] { w->run(); });
     ioc.run();
     for (auto& t : pool)
         t.join();
