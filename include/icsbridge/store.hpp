@@ -24,8 +24,32 @@ namespace icsbridge {
 
 using sys_seconds = std::chrono::sys_seconds;
 
+/**
+ * @brief Bytes in a sealed in-memory file (memfd), for sendfile(): the kernel then hands the pages to the
+ * socket instead of copying them from our heap on every request. Sealed, so nothing can change them while
+ * they are in flight.
+ */
+class SealedFile {
+  public:
+    /** @brief A copy of `bytes` in a new sealed memfd; null if the system cannot make one. */
+    static std::shared_ptr<SealedFile const> make(std::string_view bytes);
+    explicit SealedFile(int fd) noexcept
+        : fd_(fd) {}
+    ~SealedFile();
+    SealedFile(SealedFile const&) = delete;
+    SealedFile& operator=(SealedFile const&) = delete;
+    int fd() const noexcept { return fd_; }
+
+  private:
+    int fd_;
+};
+
 /** @brief One published version of a feed. Never modified after creation: share it as shared_ptr<Snapshot
  * const>. */
+/// A gzip body this large or larger is also kept in a SealedFile; smaller ones go out with the header in
+/// one write.
+inline constexpr std::size_t sendfile_min_bytes = 32 * 1024;
+
 struct Snapshot {
     std::string body;               ///< the calendar
     std::string gzip_body;          ///< gzip of body, computed once; empty when disabled
@@ -34,6 +58,9 @@ struct Snapshot {
     std::string last_modified_http; ///< last_modified as an IMF-fixdate
     sys_seconds fetched_at{};       ///< the fetch that produced these bytes
     std::size_t items = 0;          ///< events or job posts in it
+    /// gzip_body again, when it is large enough to be worth sending with sendfile() (the gzip form is a
+    /// few percent of the calendar, so holding it twice costs little; the identity body is not copied)
+    std::shared_ptr<SealedFile const> gzip_file;
 };
 
 /**

@@ -33,6 +33,8 @@ std::shared_ptr<Snapshot const> build_snapshot(
     s->last_modified = changed_at;
     s->last_modified_http = format_http_date(changed_at);
     s->fetched_at = fetched_at;
+    if (s->gzip_body.size() >= sendfile_min_bytes)
+        s->gzip_file = SealedFile::make(s->gzip_body);
     return s;
 }
 

@@ -9,6 +9,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 using namespace icsbridge;
@@ -150,3 +152,22 @@ BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(large_gzip_bodies_are_also_kept_in_a_sealed_file) {
+    auto t0 = std::chrono::sys_seconds{std::chrono::hours{500000}};
+    auto small = make_snapshot(test::calendar_body(3), 3, t0, t0);
+    BOOST_TEST(small->gzip_body.size() < sendfile_min_bytes);
+    BOOST_TEST(small->gzip_file == nullptr); // one write with the header is cheaper
+    auto large = make_snapshot(test::calendar_body(20000), 20000, t0, t0);
+    BOOST_TEST_REQUIRE(large->gzip_body.size() >= sendfile_min_bytes);
+    BOOST_TEST_REQUIRE(large->gzip_file != nullptr);
+    int fd = large->gzip_file->fd();
+    std::string copy(large->gzip_body.size() + 1, '\0');
+    auto n = ::pread(fd, copy.data(), copy.size(), 0);
+    BOOST_TEST(n == static_cast<ssize_t>(large->gzip_body.size())); // exactly the gzip bytes, nothing after
+    copy.resize(large->gzip_body.size());
+    BOOST_TEST((copy == large->gzip_body));
+    // Sealed: nobody can change the bytes while the kernel sends them.
+    BOOST_TEST(::pwrite(fd, "x", 1, 0) == -1);
+    BOOST_TEST(::ftruncate(fd, 1) == -1);
+}
