@@ -132,7 +132,8 @@ BOOST_AUTO_TEST_CASE(a_restart_takes_the_last_success_from_the_stored_snapshot) 
     // Check: fresh before any refresh in this process; Last-Modified is still when the bytes changed.
     auto st = restarted.status();
     BOOST_TEST(st[0].name == "pub");
-    BOOST_TEST(st[0].last_success.value() == t0 + 3h);
+    BOOST_TEST_REQUIRE(st[0].last_success.has_value());
+    BOOST_TEST(*st[0].last_success == t0 + 3h);
     BOOST_TEST(!st[0].stale(t0 + 3h + 1min));
     BOOST_TEST(st[0].stale(t0 + 3h + 36min)); // 2 x 15m + 5m later without a refresh
     BOOST_TEST(st[0].refreshes_ok == 0u);
