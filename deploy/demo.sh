@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 upstream_port="${ICSBRIDGE_DEMO_UPSTREAM_PORT:-18080}"
 config="config/demo.toml"
 
-deploy/install-deps.sh --build-only
+deploy/install-deps.sh --demo
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"${ICSBRIDGE_JOBS:-2}" --target icsbridge icsbridge-fake-upstream
 

@@ -3,21 +3,26 @@
 # Idempotent and non-interactive: installs only what is missing, runs `apt-get update` at most once.
 set -euo pipefail
 
+# --build-only: what a release build (-DBUILD_TESTING=OFF) needs, plus curl, which the README's
+# deploy steps check the service with.
 build_pkgs=(
     g++ cmake ninja-build pkg-config
-    libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-test1.81-dev
-    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev tzdata ca-certificates
+    libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev tzdata ca-certificates curl
 )
+# --demo: also what the test tree (the fake upstream is built there) needs to configure.
+test_build_pkgs=(libboost-test1.81-dev)
 # Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
-test_pkgs=(python3 python3-icalendar python3-vobject curl openssl clang-14 libclang-rt-14-dev chromium)
+test_pkgs=(python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium)
 # Only for the benchmark and soak scripts.
 bench_pkgs=(wrk nginx-light procps)
 
 want=("${build_pkgs[@]}")
 case "${1:-}" in
     --build-only) ;;
-    --bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
-    *) want+=("${test_pkgs[@]}") ;;
+    --demo) want+=("${test_build_pkgs[@]}") ;;
+    --bench) want+=("${test_build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+    *) want+=("${test_build_pkgs[@]}" "${test_pkgs[@]}") ;;
 esac
 
 missing=()

@@ -44,7 +44,7 @@ using GroupFetch = std::function<
 GroupFetch pipeline_fetch(Pipeline& pipeline);
 
 struct RefreshOptions {
-    std::string storage_dir; ///< where changed snapshots are saved; empty: not saved
+    std::string storage_dir; ///< where snapshots are saved after each success; empty: not saved
     std::chrono::milliseconds retry_initial{
         std::chrono::seconds(30)}; ///< first retry after a failure; doubles up to refresh
     std::chrono::milliseconds confirm_delay{

@@ -56,7 +56,7 @@ struct Snapshot {
     std::string etag;               ///< strong, quoted: "\"<hex of SHA-256(body)>\""
     sys_seconds last_modified{};    ///< when the content last changed (not when it was fetched)
     std::string last_modified_http; ///< last_modified as an IMF-fixdate
-    sys_seconds fetched_at{};       ///< the fetch that produced these bytes
+    sys_seconds fetched_at{};       ///< the first fetch that produced these bytes
     std::size_t items = 0;          ///< events or job posts in it
     /// gzip_body again, when it is large enough to be worth sending with sendfile() (the gzip form is a
     /// few percent of the calendar, so holding it twice costs little; the identity body is not copied)
@@ -74,8 +74,15 @@ std::shared_ptr<Snapshot const> make_snapshot(
 /**
  * @brief Writes a snapshot to DIR/NAME.snapshot atomically: one JSON header line (etag, last_modified,
  * fetched_at, items, bytes) then the body, so body and metadata can never disagree after a crash.
+ * @param fetched_at the latest fetch that gave these bytes (default: snap.fetched_at); a restart takes
+ * the feed's last success from it
  */
-Result<void> save_snapshot(std::string const& dir, std::string const& name, Snapshot const& snap);
+Result<void> save_snapshot(
+    std::string const& dir,
+    std::string const& name,
+    Snapshot const& snap,
+    std::optional<sys_seconds> fetched_at = std::nullopt
+);
 
 /**
  * @brief Reads DIR/NAME.snapshot; errc::io_error if absent or unreadable, errc::upstream_malformed
@@ -157,9 +164,6 @@ class FeedStore {
     std::pair<std::shared_ptr<Snapshot const>, bool>
     publish(std::string_view name, std::string body, std::size_t items, sys_seconds now);
 
-    /** @brief Installs a snapshot read from disk (no success is recorded: it was not fetched now). */
-    void put(std::string_view name, std::shared_ptr<Snapshot const> snap);
-
     /** @brief Records a failed refresh; the snapshot is left alone. */
     void record_failure(std::string_view name, Error const& err, sys_seconds now);
 
@@ -176,8 +180,8 @@ class FeedStore {
     /** @brief Notes that a `tokens` subscriber fetched the feed (lock-free). */
     void record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const;
 
-    /** @brief Loads every configured feed's snapshot from `dir`; missing files are skipped, corrupt ones
-     * warned about. */
+    /** @brief Loads every configured feed's snapshot from `dir`, taking each feed's last success from its
+     * stored fetched_at; missing files are skipped, corrupt ones warned about. */
     std::size_t load_dir(std::string const& dir, Logger const& log);
 
     std::vector<FeedStatus> status() const;

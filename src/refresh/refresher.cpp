@@ -179,8 +179,10 @@ struct Refreshers::Impl {
                 "feed " + name + ": " + std::to_string(items) + " items, " +
                 std::to_string(snap->body.size()) + " bytes, " + (changed ? "changed" : "unchanged")
             );
-            if (changed && !opts.storage_dir.empty()) {
-                if (auto saved = save_snapshot(opts.storage_dir, name, *snap); !saved)
+            // Unchanged bytes are written again too: the stored fetched_at is what a restart reports as
+            // the last success, and a feed that rarely changes would otherwise come back stale.
+            if (!opts.storage_dir.empty()) {
+                if (auto saved = save_snapshot(opts.storage_dir, name, *snap, now); !saved)
                     log.warn("feed " + name + ": cannot save snapshot: " + saved.error().message);
             }
         }

@@ -157,14 +157,6 @@ FeedStore::publish(std::string_view name, std::string body, std::size_t items, s
     return {next, changed};
 }
 
-void FeedStore::put(std::string_view name, std::shared_ptr<Snapshot const> snap) {
-    auto* e = find(name);
-    if (!e)
-        return;
-    std::lock_guard lock(mtx_);
-    e->snap = std::move(snap);
-}
-
 void FeedStore::record_failure(std::string_view name, Error const& err, sys_seconds now) {
     auto* e = find(name);
     if (!e)
@@ -229,7 +221,11 @@ std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
             log.warn("feed " + e->name + ": ignoring stored snapshot: " + snap.error().message);
             continue;
         }
-        put(e->name, *snap);
+        std::lock_guard lock(mtx_);
+        // The stored fetched_at is the last success before the restart: without it /healthz would call
+        // every feed stale until its first refresh, and an upstream that is down keeps it that way.
+        e->last_success = (*snap)->fetched_at;
+        e->snap = *snap;
         ++loaded;
     }
     return loaded;

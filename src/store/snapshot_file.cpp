@@ -21,7 +21,12 @@ std::string snapshot_path(std::string const& dir, std::string const& name) {
 
 } // namespace
 
-Result<void> save_snapshot(std::string const& dir, std::string const& name, Snapshot const& snap) {
+Result<void> save_snapshot(
+    std::string const& dir,
+    std::string const& name,
+    Snapshot const& snap,
+    std::optional<sys_seconds> fetched_at
+) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
@@ -30,7 +35,7 @@ Result<void> save_snapshot(std::string const& dir, std::string const& name, Snap
     head["format"] = 1;
     head["etag"] = snap.etag;
     head["last_modified"] = snap.last_modified.time_since_epoch().count();
-    head["fetched_at"] = snap.fetched_at.time_since_epoch().count();
+    head["fetched_at"] = fetched_at.value_or(snap.fetched_at).time_since_epoch().count();
     head["items"] = snap.items;
     head["bytes"] = snap.body.size();
     std::string data = json::serialize(head);

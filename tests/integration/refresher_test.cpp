@@ -121,6 +121,33 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
     BOOST_TEST(logs.joined().find("keeping the last good snapshot") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) {
+    // Setup: a snapshot on disk fetched long ago, loaded as at a restart.
+    test::TempDir dir;
+    auto cfg = one_feed();
+    sys_seconds long_ago = std::chrono::sys_days{std::chrono::year{2020} / 1 / 1};
+    auto old = make_snapshot(test::calendar_body(12), 12, long_ago, long_ago);
+    BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "a", *old).has_value());
+    FeedStore store(cfg);
+    test::StringLogger logs;
+    BOOST_TEST_REQUIRE(store.load_dir(dir.path(), logs.logger()) == 1u);
+    auto loaded = store.get("a");
+    Script script;
+    script.steps = {ok(12)};
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, script.fn(), logs.logger(), fast(dir.path()));
+        // Run
+        bool const ok_ = co_await r.refresh_once(0);
+        BOOST_TEST(ok_);
+    });
+    // Check: the same bytes and validators are served, and the file now says they were fetched just now.
+    BOOST_TEST(store.get("a") == loaded);
+    auto stored = load_snapshot(dir.path(), "a").value();
+    BOOST_TEST(stored->last_modified == long_ago);
+    BOOST_TEST(stored->fetched_at == store.status()[0].last_success.value());
+    BOOST_TEST(stored->fetched_at > long_ago);
+}
+
 BOOST_AUTO_TEST_CASE(a_sudden_drop_is_published_only_after_a_second_fetch) {
     auto cfg = one_feed();
     FeedStore store(cfg);

@@ -2,7 +2,7 @@
 # File: serve_e2e.sh
 # End to end for `icsbridge serve` against the fake upstream binary: the served feed parses, edited
 # upstream data shows after the next refresh with unchanged UIDs kept, SIGTERM exits 0 without leaving
-# temp files, and a restart with the upstream down serves the stored snapshot at once.
+# temp files, and a restart with the upstream down serves the stored snapshot at once with /healthz ok.
 #   serve_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -148,6 +148,14 @@ start_serve serve2.log
 curl -s -o "$work/v3.ics" -w '%{http_code}' "$base/feeds/mine.ics" >"$work/code3"
 [ "$(cat "$work/code3")" = 200 ] || fail "restart with the upstream down: status $(cat "$work/code3")"
 cmp -s "$work/v3.ics" "$work/before.ics" || fail "restart served different bytes"
+# ... and /healthz stays green: the stored snapshot is seconds old, whatever the upstream does now.
+curl -s -o "$work/health3.json" "$base/healthz" || fail "no /healthz after the restart"
+"$python" - "$work/health3.json" <<'PY' || fail "/healthz after the restart: $(cat "$work/health3.json")"
+import json, sys
+h = json.load(open(sys.argv[1]))
+f = h["feeds"][0]
+sys.exit(0 if h["ok"] and f["last_success"] and not f["stale"] else 1)
+PY
 stop_serve
 grep -q "demo-events-token" "$work/serve.log" "$work/serve2.log" && fail "a secret reached the log"
 echo "serve_e2e: ok"

@@ -1,6 +1,6 @@
 // File: feed_store_test.cpp
 // FeedStore: snapshot swap, identical bytes keep their validators, failures keep the snapshot,
-// tokens, and the last-good copy on disk (round trip, corrupt files ignored).
+// tokens, and the last-good copy on disk (round trip, the last success it carries, corrupt files ignored).
 #include "store/gzip.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
@@ -116,6 +116,32 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
     // No temp file is left behind.
     for (auto const& e : std::filesystem::directory_iterator(dir.path()))
         BOOST_TEST(e.path().filename().string() == "pub.snapshot");
+}
+
+BOOST_AUTO_TEST_CASE(a_restart_takes_the_last_success_from_the_stored_snapshot) {
+    // Setup: the bytes first fetched at t0 were fetched again, unchanged, 3 hours later.
+    test::TempDir dir;
+    auto cfg = test::server_test_config();
+    {
+        FeedStore store(cfg);
+        auto [snap, changed] = store.publish("pub", test::calendar_body(5), 5, t0);
+        BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap, t0 + 3h).has_value());
+    }
+    // Run
+    FeedStore restarted(cfg);
+    test::StringLogger logs;
+    BOOST_TEST_REQUIRE(restarted.load_dir(dir.path(), logs.logger()) == 1u);
+    // Check: fresh before any refresh in this process; Last-Modified is still when the bytes changed.
+    auto st = restarted.status();
+    BOOST_TEST(st[0].name == "pub");
+    BOOST_TEST_REQUIRE(st[0].last_success.has_value());
+    BOOST_TEST(*st[0].last_success == t0 + 3h);
+    BOOST_TEST(!st[0].stale(t0 + 3h + 1min));
+    BOOST_TEST(st[0].stale(t0 + 3h + 36min)); // 2 x 15m + 5m later without a refresh
+    BOOST_TEST(st[0].refreshes_ok == 0u);
+    BOOST_TEST(restarted.get("pub")->last_modified == t0);
+    BOOST_TEST(!st[1].last_success); // no stored snapshot: never
+    BOOST_TEST(st[1].stale(t0));
 }
 
 BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
