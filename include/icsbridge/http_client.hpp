@@ -47,6 +47,9 @@ struct ClientOptions {
     int max_concurrency = 4; ///< requests in flight at once (and pooled connections) per client
     std::string ca_file;     ///< extra PEM trust anchors; the system store is always used too
     RetryPolicy retry;
+    /// Called after every attempt (retries included) with the status, or 0 when no response came (network
+    /// error, timeout), and how long the attempt took: for the upstream request histogram in /metrics.
+    std::function<void(unsigned status, std::chrono::duration<double> took)> on_attempt;
 };
 
 /**

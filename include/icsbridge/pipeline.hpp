@@ -13,8 +13,10 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge {
@@ -31,9 +33,19 @@ struct FeedItems {
 };
 
 class Pipeline {
-public:
+  public:
+    /// Told of every upstream HTTP attempt: the source's name in the config, the status (0: no response)
+    /// and the time it took.
+    using RequestObserver =
+        std::function<void(std::string_view source, unsigned status, std::chrono::duration<double> took)>;
+
     /** @brief `cfg` must outlive the pipeline. */
-    Pipeline(Config const& cfg, boost::asio::any_io_executor ex, Logger log = null_logger());
+    Pipeline(
+        Config const& cfg,
+        boost::asio::any_io_executor ex,
+        Logger log = null_logger(),
+        RequestObserver observe = {}
+    );
     ~Pipeline();
     Pipeline(Pipeline const&) = delete;
     Pipeline& operator=(Pipeline const&) = delete;
@@ -43,10 +55,11 @@ public:
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
     /** @brief The fetch half of run(): the feed's items from its upstream (no rendering). */
-    boost::asio::awaitable<Result<FeedItems>> fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+    boost::asio::awaitable<Result<FeedItems>>
+    fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
-    /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of the
-     * same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
+    /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of
+     * the same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
     /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
@@ -54,7 +67,7 @@ public:
     /** @brief Tag list of a jobs source (GET /api/tags/). errc::usage for an events source. */
     boost::asio::awaitable<Result<std::vector<Category>>> tags(std::string const& source);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

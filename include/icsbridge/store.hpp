@@ -111,6 +111,29 @@ class HttpMetrics {
 /** @brief Upper bounds (seconds) of the upstream duration histogram buckets; +Inf is implicit. */
 inline constexpr std::array<double, 10> duration_buckets = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 
+/**
+ * @brief Upstream HTTP requests (every attempt, retries included) by source and status class, as a
+ * histogram of their durations. Thread-safe.
+ */
+class UpstreamMetrics {
+  public:
+    /** @brief One attempt; status 0 means no response arrived (network error or timeout). */
+    void record(std::string_view source, unsigned status, std::chrono::duration<double> took);
+
+    struct Series {
+        std::string source;
+        std::string code; ///< "2xx" … "5xx", or "error" when no response arrived
+        std::array<std::uint64_t, duration_buckets.size() + 1> counts{}; ///< non-cumulative, last = +Inf
+        double sum = 0;
+    };
+    /** @brief A copy of every series, sorted by source and code. */
+    std::vector<Series> series() const;
+
+  private:
+    mutable std::mutex mtx_;
+    std::map<std::pair<std::string, std::string>, Series> series_;
+};
+
 struct SubscriberStatus {
     std::string name; ///< the subscriber's name from `tokens` (never the secret)
     std::optional<sys_seconds> last_fetch;
@@ -186,6 +209,7 @@ class FeedStore {
 
     std::vector<FeedStatus> status() const;
     HttpMetrics& http_metrics() const { return *http_; }
+    UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     bool gzip_enabled() const { return gzip_; }
     /** @brief Configured feed names, in config order. */
     std::vector<std::string> names() const;
@@ -198,6 +222,7 @@ class FeedStore {
     mutable std::mutex mtx_;
     std::vector<std::unique_ptr<Entry>> entries_;
     std::unique_ptr<HttpMetrics> http_;
+    std::unique_ptr<UpstreamMetrics> upstream_;
 };
 
 } // namespace icsbridge

@@ -602,8 +602,10 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                     ));
                 }
                 result = std::move(*r);
-                auto ms =
-                    std::chrono::duration_cast<milliseconds>(steady_clock::now() - attempt_started).count();
+                auto took = steady_clock::now() - attempt_started;
+                if (opts.on_attempt)
+                    opts.on_attempt(result ? result->status : 0, took);
+                auto ms = std::chrono::duration_cast<milliseconds>(took).count();
                 if (result)
                     log.debug(
                         svc() + ": GET " + t.display + " -> " + std::to_string(result->status) + " in " +

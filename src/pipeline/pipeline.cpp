@@ -38,13 +38,19 @@ struct Pipeline::Impl {
     std::map<std::string, Upstream, std::less<>> upstreams;
     std::map<std::string, RenderCache, std::less<>> caches;
 
-    Impl(Config const& c, net::any_io_executor ex, Logger l)
+    Impl(Config const& c, net::any_io_executor ex, Logger l, RequestObserver const& observe)
         : cfg(c)
         , log(std::move(l)) {
         for (auto const& [name, src] : cfg.sources) {
             Upstream u;
             u.config = &src;
-            u.http = std::make_unique<HttpClient>(ex, client_options_for(src), log);
+            auto opts = client_options_for(src);
+            if (observe)
+                opts.on_attempt = [observe,
+                                   source = name](unsigned status, std::chrono::duration<double> took) {
+                    observe(source, status, took);
+                };
+            u.http = std::make_unique<HttpClient>(ex, std::move(opts), log);
             if (src.type == SourceType::events)
                 u.events = std::make_unique<EventsSource>(src, *u.http, log);
             else
@@ -64,8 +70,8 @@ struct Pipeline::Impl {
     }
 };
 
-Pipeline::Pipeline(Config const& cfg, net::any_io_executor ex, Logger log)
-    : impl_(std::make_unique<Impl>(cfg, std::move(ex), std::move(log))) {}
+Pipeline::Pipeline(Config const& cfg, net::any_io_executor ex, Logger log, RequestObserver observe)
+    : impl_(std::make_unique<Impl>(cfg, std::move(ex), std::move(log), observe)) {}
 
 Pipeline::~Pipeline() = default;
 

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <cstdio>
 
 namespace icsbridge {
@@ -51,10 +52,35 @@ std::string_view route_name(Route r) {
     return "other";
 }
 
+/** @brief The shortest text that reads back as `v` ("0.05", not "0.050000000000000003"). */
 std::string number(double v) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+/** @brief The _bucket (cumulative), _sum and _count lines of one histogram series. */
+void append_histogram(
+    std::string& out,
+    std::string_view name,
+    std::string const& labels,
+    std::array<std::uint64_t, duration_buckets.size() + 1> const& counts,
+    double sum
+) {
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i <= duration_buckets.size(); ++i) {
+        cumulative += counts[i];
+        auto le = i < duration_buckets.size() ? number(duration_buckets[i]) : std::string("+Inf");
+        out.append(name).append("_bucket{").append(labels).append(",le=\"").append(le).append("\"} ");
+        out.append(std::to_string(cumulative)).append("\n");
+    }
+    out.append(name).append("_sum{").append(labels).append("} ").append(number(sum)).append("\n");
+    out.append(name)
+        .append("_count{")
+        .append(labels)
+        .append("} ")
+        .append(std::to_string(cumulative))
+        .append("\n");
 }
 
 } // namespace
@@ -184,22 +210,25 @@ std::string metrics_text(FeedStore const& store) {
     out += "# HELP icsbridge_upstream_fetch_duration_seconds Time one refresh spent fetching from the "
            "upstream.\n"
            "# TYPE icsbridge_upstream_fetch_duration_seconds histogram\n";
-    for (auto const& s : statuses) {
-        std::uint64_t cumulative = 0;
-        std::string feed = label(s.name);
-        for (std::size_t i = 0; i < duration_buckets.size(); ++i) {
-            cumulative += s.duration_counts[i];
-            out += "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"" + feed + "\",le=\"" +
-                   number(duration_buckets[i]) + "\"} " + std::to_string(cumulative) + "\n";
-        }
-        cumulative += s.duration_counts.back();
-        out += "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"" + feed + "\",le=\"+Inf\"} " +
-               std::to_string(cumulative) + "\n";
-        out += "icsbridge_upstream_fetch_duration_seconds_sum{feed=\"" + feed + "\"} " +
-               number(s.duration_sum) + "\n";
-        out += "icsbridge_upstream_fetch_duration_seconds_count{feed=\"" + feed + "\"} " +
-               std::to_string(cumulative) + "\n";
-    }
+    for (auto const& s : statuses)
+        append_histogram(
+            out,
+            "icsbridge_upstream_fetch_duration_seconds",
+            "feed=\"" + label(s.name) + "\"",
+            s.duration_counts,
+            s.duration_sum
+        );
+    out += "# HELP icsbridge_upstream_request_duration_seconds Upstream HTTP requests (each attempt, retries "
+           "included), by source and status class (error: no response).\n"
+           "# TYPE icsbridge_upstream_request_duration_seconds histogram\n";
+    for (auto const& s : store.upstream_metrics().series())
+        append_histogram(
+            out,
+            "icsbridge_upstream_request_duration_seconds",
+            "source=\"" + label(s.source) + "\",code=\"" + s.code + "\"",
+            s.counts,
+            s.sum
+        );
     return out;
 }
 

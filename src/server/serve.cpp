@@ -92,7 +92,14 @@ int serve_command(Config const& cfg, Logger const& log) {
         log,
         ropts
     );
-    pipeline = std::make_unique<Pipeline>(cfg, refreshers.executor(), log);
+    pipeline = std::make_unique<Pipeline>(
+        cfg,
+        refreshers.executor(),
+        log,
+        [&store](std::string_view source, unsigned status, std::chrono::duration<double> took) {
+            store.upstream_metrics().record(source, status, took);
+        }
+    );
 
     net::signal_set signals(ioc, SIGINT, SIGTERM);
     signals.async_wait([&](boost::system::error_code const& e, int sig) {

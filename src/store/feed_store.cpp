@@ -16,6 +16,14 @@ namespace {
 using Digest = std::array<unsigned char, 32>;
 constexpr std::int64_t never = std::numeric_limits<std::int64_t>::min();
 
+/** @brief The histogram bucket of a duration: the first whose upper bound holds it, else +Inf. */
+std::size_t duration_bucket(double seconds) {
+    std::size_t i = 0;
+    while (i < duration_buckets.size() && seconds > duration_buckets[i])
+        ++i;
+    return i;
+}
+
 std::shared_ptr<Snapshot const> build_snapshot(
     std::string body,
     std::string etag,
@@ -48,6 +56,27 @@ std::shared_ptr<Snapshot const> make_snapshot(
 }
 
 // ---- metrics ----
+
+void UpstreamMetrics::record(std::string_view source, unsigned status, std::chrono::duration<double> took) {
+    std::string code = status >= 100 && status < 600 ? std::to_string(status / 100) + "xx" : "error";
+    double s = took.count();
+    std::lock_guard lock(mtx_);
+    auto& series = series_[{std::string(source), code}];
+    if (series.source.empty()) {
+        series.source = std::string(source);
+        series.code = std::move(code);
+    }
+    ++series.counts[duration_bucket(s)];
+    series.sum += s;
+}
+
+std::vector<UpstreamMetrics::Series> UpstreamMetrics::series() const {
+    std::lock_guard lock(mtx_);
+    std::vector<Series> out;
+    for (auto const& [key, s] : series_)
+        out.push_back(s);
+    return out;
+}
 
 std::size_t HttpMetrics::status_index(unsigned status) noexcept {
     for (std::size_t i = 0; i + 1 < counted_statuses.size(); ++i)
@@ -94,7 +123,8 @@ struct FeedStore::Entry {
 
 FeedStore::FeedStore(Config const& cfg)
     : gzip_(cfg.server.gzip)
-    , http_(std::make_unique<HttpMetrics>()) {
+    , http_(std::make_unique<HttpMetrics>())
+    , upstream_(std::make_unique<UpstreamMetrics>()) {
     for (auto const& f : cfg.feeds) {
         auto e = std::make_unique<Entry>();
         e->name = f.name;
@@ -172,9 +202,7 @@ void FeedStore::record_fetch_duration(std::string_view name, std::chrono::durati
     if (!e)
         return;
     double s = d.count();
-    std::size_t i = 0;
-    while (i < duration_buckets.size() && s > duration_buckets[i])
-        ++i;
+    std::size_t i = duration_bucket(s);
     std::lock_guard lock(mtx_);
     ++e->buckets[i];
     e->duration_sum += s;

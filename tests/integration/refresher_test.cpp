@@ -250,7 +250,15 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
     test::StringLogger logs;
     test::run_coro(
         [&](net::any_io_executor ex) -> net::awaitable<void> {
-            Pipeline pipeline(cfg, ex, logs.logger());
+            // Every upstream attempt is also counted for /metrics, as `serve` wires it.
+            Pipeline pipeline(
+                cfg,
+                ex,
+                logs.logger(),
+                [&store](std::string_view source, unsigned status, std::chrono::duration<double> took) {
+                    store.upstream_metrics().record(source, status, took);
+                }
+            );
             Refreshers r(ex, cfg, store, pipeline_fetch(pipeline), logs.logger(), fast(dir.path()));
             // Run
             {
@@ -280,6 +288,20 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
             }
             BOOST_TEST(store.get("mine") == good); // same upstream data: same bytes, same snapshot
             BOOST_TEST(store.status()[0].refreshes_failed == 2u);
+            // One histogram entry per request the upstream saw: 200s, the 500s of every retry, and the
+            // malformed answers (200s too).
+            std::uint64_t counted = 0, server_errors = 0;
+            for (auto const& series : store.upstream_metrics().series()) {
+                BOOST_TEST(series.source == "eb");
+                std::uint64_t n = 0;
+                for (auto c : series.counts)
+                    n += c;
+                counted += n;
+                if (series.code == "5xx")
+                    server_errors = n;
+            }
+            BOOST_TEST(counted == upstream.requests().size());
+            BOOST_TEST(server_errors >= 2u); // retried, each attempt counted
         },
         std::chrono::seconds(60)
     );

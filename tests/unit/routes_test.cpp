@@ -211,6 +211,9 @@ BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
     store.http_metrics().count(Route::other, 404);
     store.record_failure("pub", Error{errc::upstream_timeout, "x"}, t0);
     store.record_fetch_duration("pub", milliseconds(300));
+    store.upstream_metrics().record("eb", 200, milliseconds(80));
+    store.upstream_metrics().record("eb", 200, milliseconds(700));
+    store.upstream_metrics().record("eb", 0, milliseconds(20000));
     auto text = std::string(get("/metrics").body());
     for (auto line : {
              "icsbridge_http_requests_total{route=\"feed\",status=\"200\"} 2\n",
@@ -224,6 +227,14 @@ BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
              "icsbridge_upstream_fetch_duration_seconds_bucket{feed=\"pub\",le=\"+Inf\"} 1\n",
              "icsbridge_upstream_fetch_duration_seconds_count{feed=\"pub\"} 1\n",
              "# TYPE icsbridge_http_requests_total counter\n",
+             "# TYPE icsbridge_upstream_request_duration_seconds histogram\n",
+             "icsbridge_upstream_request_duration_seconds_bucket{source=\"eb\",code=\"2xx\",le=\"0.05\"} 0\n",
+             "icsbridge_upstream_request_duration_seconds_bucket{source=\"eb\",code=\"2xx\",le=\"0.1\"} 1\n",
+             "icsbridge_upstream_request_duration_seconds_bucket{source=\"eb\",code=\"2xx\",le=\"1\"} 2\n",
+             "icsbridge_upstream_request_duration_seconds_count{source=\"eb\",code=\"2xx\"} 2\n",
+             "icsbridge_upstream_request_duration_seconds_bucket{source=\"eb\",code=\"error\",le=\"10\"} 0\n",
+             "icsbridge_upstream_request_duration_seconds_bucket{source=\"eb\",code=\"error\",le=\"30\"} 1\n",
+             "icsbridge_upstream_request_duration_seconds_sum{source=\"eb\",code=\"error\"} 20\n",
          })
         BOOST_TEST(text.find(line) != std::string::npos, line);
 }
