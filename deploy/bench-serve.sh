@@ -147,23 +147,34 @@ for url in "http://127.0.0.1:$ib_port/feeds/small.ics" "http://127.0.0.1:$ng_por
     for _ in $(seq 1 100); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
     curl -sf -o /dev/null "$url" || { echo "not serving: $url" >&2; cat "$work/serve.log" >&2; exit 1; }
 done
-cmp -s <(curl -s "http://127.0.0.1:$ib_port/feeds/big.ics") "$work/big.ics" || { echo "icsbridge serves other bytes" >&2; exit 1; }
+for f in big small; do
+    cmp -s <(curl -s "http://127.0.0.1:$ib_port/feeds/$f.ics") "$work/$f.ics" &&
+        cmp -s <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$ib_port/feeds/$f.ics" | gzip -dc) "$work/$f.ics" ||
+        { echo "icsbridge serves other bytes for $f" >&2; exit 1; }
+done
 
 # 5. wrk, and the table: each case BENCH_RUNS times (icsbridge and nginx alternating, so a load spike from
 #    elsewhere on the machine hits both), the median of each column.
 runs=${BENCH_RUNS:-3}
-run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms"
+cpu_ns() { local all=$1; for c in $(pgrep -P "$1"); do all="$all $c"; done; for p in $all; do cat /proc/$p/task/*/schedstat; done | awk '{s += $1} END {printf "%.0f", s}'; } # CPU time of its threads
+run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms cpu_us_per_request" (CPU of icsbridge; meaningless for nginx)
     local extra=()
     [ "${2:-}" = gzip ] && extra=(-H 'Accept-Encoding: gzip')
+    local t0
+    local who=${pids[0]}; case $1 in *$ng_port*) who=${pids[1]};; esac
+    t0=$(cpu_ns "$who")
     wrk -t2 -c64 -d"$duration" --latency "${extra[@]}" "$1" >"$work/wrk.out"
-    local rps p99
+    local rps p99 cpu
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
     p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; print v}' "$work/wrk.out")
-    echo "$rps $p99"
+    cpu=$(awk -v t="$(($(cpu_ns "$who") - t0))" '/requests in/ {printf "%.1f", t / 1000 / $1}' "$work/wrk.out")
+    echo "$rps $p99 $cpu"
 }
 median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {print v[int((NR + 1) / 2)]}'; }
 
-# BENCH_PERF=FILE: record the icsbridge side with `perf record -g` into FILE (one file, all runs).
+# us/req: CPU time (user + system) each server spent per request (icsbridge/nginx, all its threads or
+# worker processes), which other load on the machine disturbs
+# less than requests/s. BENCH_PERF=FILE: record the icsbridge side with `perf record -g` into FILE (one file, all runs).
 perf_pid=
 if [ -n "${BENCH_PERF:-}" ]; then
     perf record -g -o "$BENCH_PERF" -p "${pids[0]}" 2>/dev/null &
@@ -171,21 +182,21 @@ if [ -n "${BENCH_PERF:-}" ]; then
 fi
 
 echo "load before: $(uptime)"
-printf '%-24s %14s %10s %14s %10s %7s %7s\n' "case (median of $runs)" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x"
+printf '%-24s %14s %10s %14s %10s %7s %7s %9s\n' "case (median of $runs)" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x" "us/req"
 for f in ${BENCH_FEEDS:-big small}; do
     for enc in ${BENCH_ENCODINGS:-plain gzip}; do
-        irpss=() ip99s=() nrpss=() np99s=()
+        irpss=() ip99s=() icpus=() nrpss=() np99s=() ncpus=()
         for _ in $(seq 1 "$runs"); do
-            read -r a b <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
-            irpss+=("$a") ip99s+=("$b")
-            read -r a b <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
-            nrpss+=("$a") np99s+=("$b")
+            read -r a b c <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
+            irpss+=("$a") ip99s+=("$b") icpus+=("$c")
+            read -r a b c <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
+            nrpss+=("$a") np99s+=("$b") ncpus+=("$c")
         done
-        irps=$(echo "${irpss[*]}" | median) ip99=$(echo "${ip99s[*]}" | median)
+        irps=$(echo "${irpss[*]}" | median) ip99=$(echo "${ip99s[*]}" | median) icpu=$(echo "${icpus[*]}" | median)
         nrps=$(echo "${nrpss[*]}" | median) np99=$(echo "${np99s[*]}" | median)
         ratio=$(awk -v a="$irps" -v b="$nrps" 'BEGIN {printf "%.0f", 100 * a / b}')
         lat=$(awk -v a="$ip99" -v b="$np99" 'BEGIN {printf "%.2f", a / b}')
-        printf '%-24s %14s %10s %14s %10s %6s%% %7s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat"
+        printf '%-24s %14s %10s %14s %10s %6s%% %7s %9s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat" "$icpu/$(echo "${ncpus[*]}" | median)"
     done
 done
 echo "load after: $(uptime)"
