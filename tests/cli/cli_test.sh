@@ -91,6 +91,13 @@ help)
     run 0 export --help
     expect_out "--feed NAME"
     expect_out "--output PATH"
+    # The README's command table lists exactly the usage lines --help prints (issue: help and README agree).
+    run 0 --help
+    usage=$(sed -n 's/^  icsbridge \([a-z].*\)$/\1/p' "$work/out" | grep -v -- '--help')
+    [ -n "$usage" ] || fail "no usage lines in --help"
+    readme_rows=$(grep -o '^| `icsbridge [a-z][^`]*`' "$src/README.md" | sed 's/^| `icsbridge //; s/`$//')
+    [ "$(sort <<<"$usage")" = "$(sort <<<"$readme_rows")" ] ||
+        fail "README command table and --help differ:"$'\n'"help:"$'\n'"$usage"$'\n'"README:"$'\n'"$readme_rows"
     ;;
 usage_errors)
     run 2
