@@ -2,18 +2,21 @@
 // Atomic replace (temp + fsync + rename + directory fsync) and whole-file reads.
 #include <icsbridge/files.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <random>
-#include <unistd.h>
 
 namespace icsbridge {
 
 namespace {
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) {
+    return std::strerror(e);
+}
 
 bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
@@ -30,14 +33,14 @@ bool write_all(int fd, std::string_view data) {
 
 } // namespace
 
-Result<void> write_file_atomically(std::string const& path, std::string_view data) {
+Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode) {
     namespace fs = std::filesystem;
     fs::path target(path);
     fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     // The temp file sits beside the target so rename() stays within one file system (and so is atomic).
     std::random_device rd;
     std::string tmp = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(rd()))).string();
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0)
         return fail(errc::io_error, "cannot write " + path + ": " + errno_text(errno));
     bool ok = write_all(fd, data);

@@ -12,8 +12,9 @@ namespace icsbridge {
 /**
  * @brief Writes `data` to a temp file beside `path`, fsyncs it, renames it over `path` and fsyncs the
  * directory. On any failure the old file is untouched and the temp file removed. errc::io_error.
+ * `mode` is the new file's permission bits (before the umask).
  */
-Result<void> write_file_atomically(std::string const& path, std::string_view data);
+Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode = 0644);
 
 /** @brief Reads a whole file; errc::io_error with the path and the reason. */
 Result<std::string> read_file(std::string const& path);

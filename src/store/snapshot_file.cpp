@@ -42,7 +42,8 @@ Result<void> save_snapshot(
     data += '\n';
     data.reserve(data.size() + snap.body.size());
     data += snap.body;
-    return write_file_atomically(snapshot_path(dir, name), data);
+    // Owner-only: a token-protected feed's calendar must not be readable by other local users.
+    return write_file_atomically(snapshot_path(dir, name), data, 0600);
 }
 
 Result<std::shared_ptr<Snapshot const>>

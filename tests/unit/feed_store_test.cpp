@@ -95,6 +95,8 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
         FeedStore store(cfg);
         auto [snap, changed] = store.publish("pub", test::calendar_body(5), 5, t0);
         BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
+        auto perms = std::filesystem::status(dir.file("pub.snapshot")).permissions();
+        BOOST_TEST((perms == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)));
     }
     // Run
     FeedStore restarted(cfg);
