@@ -11,6 +11,7 @@
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/tests/support/sh/serve_fixtures.sh"
 build=${1:-$src/build-bench}
 duration=${BENCH_DURATION:-10s}
 command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
@@ -95,19 +96,9 @@ public_url = "http://127.0.0.1:$ib_port"
 threads = 2
 [storage]
 dir = "$work/state"
-[sources.eb]
-type = "events"
-base_url = "http://127.0.0.1:9"
-token = "x"
-timeout = "1s"
-[feeds.big]
-source = "eb"
-select = "organizer"
-refresh = "1d"
-[feeds.small]
-source = "eb"
-select = "search"
-refresh = "1d"
+$(offline_source)
+$(offline_feed big organizer)
+$(offline_feed small search)
 TOML
 ICSBRIDGE_LOG=warn "${BENCH_BIN:-$build/icsbridge}" serve --config "$work/serve.toml" 2>"$work/serve.log" &
 pids+=($!)
@@ -124,11 +115,7 @@ error_log $work/nginx/error.log;
 events { worker_connections 1024; }
 http {
     access_log off;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
+$(nginx_temp_paths "$work/nginx/tmp")
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;

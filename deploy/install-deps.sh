@@ -13,7 +13,7 @@ build_pkgs=(
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)
 # Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
-test_pkgs=(python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium)
+test_pkgs=(python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium nginx-light)
 # Only for the benchmark and soak scripts.
 bench_pkgs=(wrk nginx-light procps)
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# File: nginx_test.sh
+# deploy/nginx.conf as shipped, in front of a real `icsbridge serve`: nginx accepts the file, terminates TLS,
+# redirects http to https, passes 304s and gzip through untouched, and keeps ?token= out of its access log.
+#   nginx_test.sh SOURCE_DIR ICSBRIDGE_BINARY
+set -u
+src=$1
+bin=$2
+. "$src/tests/support/sh/serve_fixtures.sh"
+command -v nginx >/dev/null || { echo "FAIL: nginx is not installed (deploy/install-deps.sh installs it)" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*" >&2
+    for f in "$work"/nginx/error.log "$work"/serve.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
+    exit 1
+}
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+token=nginx-test-feed-token-5b1d
+
+# icsbridge with one token feed, served from a snapshot (its upstream is a dead port).
+ib_port=$(free_port)
+mkdir -p "$work/state"
+/usr/bin/python3 - "$work/state/team.snapshot" <<'PY'
+import hashlib, json, sys
+body = "".join(["BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//icsbridge//nginx test//EN\r\n"] +
+               ["BEGIN:VEVENT\r\nUID:e%d@events.example.com\r\nDTSTAMP:20260101T000000Z\r\n"
+                "DTSTART:20260301T180000Z\r\nSUMMARY:Meetup %d\r\nEND:VEVENT\r\n" % (i, i) for i in range(300)] +
+               ["END:VCALENDAR\r\n"]).encode()
+head = {"format": 1, "etag": '"%s"' % hashlib.sha256(body).hexdigest(), "last_modified": 1767225600,
+        "fetched_at": 1767225600, "items": 300, "bytes": len(body)}
+open(sys.argv[1], "wb").write(json.dumps(head).encode() + b"\n" + body)
+PY
+cat >"$work/serve.toml" <<TOML
+[server]
+listen = "127.0.0.1:$ib_port"
+public_url = "https://calendar.example.org"
+threads = 1
+[storage]
+dir = "$work/state"
+$(offline_source)
+$(offline_feed team organizer)
+token = "$token"
+TOML
+ICSBRIDGE_LOG=info "$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+pids+=($!)
+
+# nginx with the shipped site file, only ports, paths and the certificate swapped for test ones.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=calendar.example.org \
+    -addext subjectAltName=DNS:calendar.example.org -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null ||
+    fail "openssl could not make a test certificate"
+http_port=$(free_port)
+https_port=$(free_port)
+mkdir -p "$work/nginx/tmp"
+sed -e "s|listen 80;|listen 127.0.0.1:$http_port;|; s|listen 443 ssl http2;|listen 127.0.0.1:$https_port ssl http2;|" \
+    -e '/listen \[::\]/d' \
+    -e "s|/etc/letsencrypt/live/calendar.example.org/fullchain.pem|$work/cert.pem|" \
+    -e "s|/etc/letsencrypt/live/calendar.example.org/privkey.pem|$work/key.pem|" \
+    -e "s|/var/log/nginx/icsbridge.access.log|$work/nginx/access.log|" \
+    -e "s|proxy_pass http://127.0.0.1:8080;|proxy_pass http://127.0.0.1:$ib_port;|" \
+    "$src/deploy/nginx.conf" >"$work/nginx/site.conf"
+grep -q "proxy_pass http://127.0.0.1:$ib_port;" "$work/nginx/site.conf" || fail "deploy/nginx.conf no longer proxies to 127.0.0.1:8080"
+cat >"$work/nginx/nginx.conf" <<CONF
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 64; }
+http {
+$(nginx_temp_paths "$work/nginx/tmp")
+    include $work/nginx/site.conf;
+}
+CONF
+nginx -t -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/t.out" || { cat "$work/nginx/t.out" >&2; fail "nginx rejects deploy/nginx.conf"; }
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+
+url="https://calendar.example.org:$https_port/feeds/team.ics?token=$token"
+c=(curl -s --cacert "$work/cert.pem" --resolve "calendar.example.org:$https_port:127.0.0.1"
+    --resolve "calendar.example.org:$http_port:127.0.0.1")
+for _ in $(seq 1 100); do "${c[@]}" -o /dev/null "$url" && break; sleep 0.1; done
+
+# 1. A feed through TLS: the same bytes icsbridge serves.
+"${c[@]}" -D "$work/h1" -o "$work/b1" "$url" || fail "no answer over TLS"
+grep -q "^HTTP/[0-9.]* 200" "$work/h1" || fail "feed over TLS: $(head -1 "$work/h1")"
+curl -s -o "$work/direct" "http://127.0.0.1:$ib_port/feeds/team.ics?token=$token"
+cmp -s "$work/b1" "$work/direct" || fail "the proxied body differs from icsbridge's"
+etag=$(tr -d '\r' <"$work/h1" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+lm=$(tr -d '\r' <"$work/h1" | sed -n 's/^[Ll]ast-[Mm]odified: //p')
+[ -n "$etag" ] && [ -n "$lm" ] || fail "ETag or Last-Modified lost on the way"
+# 2. Both validators reach icsbridge and its 304 comes back.
+"${c[@]}" -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$url" >"$work/s" ; [ "$(cat "$work/s")" = 304 ] || fail "If-None-Match gave $(cat "$work/s")"
+"${c[@]}" -o /dev/null -w '%{http_code}' -H "If-Modified-Since: $lm" "$url" >"$work/s" ; [ "$(cat "$work/s")" = 304 ] || fail "If-Modified-Since gave $(cat "$work/s")"
+# 3. gzip is icsbridge's, passed through, and decodes to the same calendar.
+"${c[@]}" -D "$work/h2" -o "$work/b2.gz" -H 'Accept-Encoding: gzip' "$url"
+grep -qi "^content-encoding: gzip" "$work/h2" || fail "gzip did not pass through"
+gzip -dc "$work/b2.gz" | cmp -s - "$work/direct" || fail "the gzip body does not decode to the calendar"
+# 4. A wrong token: the same 404 as an unknown feed.
+"${c[@]}" -o /dev/null -w '%{http_code}' "https://calendar.example.org:$https_port/feeds/team.ics?token=wrong" >"$work/s"
+[ "$(cat "$work/s")" = 404 ] || fail "a wrong token gave $(cat "$work/s")"
+# 5. Plain http redirects to https, path and query kept.
+"${c[@]}" -o /dev/null -w '%{http_code} %{redirect_url}' "http://calendar.example.org:$http_port/feeds/team.ics?token=$token" >"$work/s"
+case "$(cat "$work/s")" in
+    "301 https://calendar.example.org"*"/feeds/team.ics?token=$token") ;;
+    *) fail "http gave '$(sed "s/$token/***/g" "$work/s")', not a 301 to https" ;;
+esac
+# 6. The token is in no nginx log line (icsbridge's own log redacts it too).
+kill -HUP "${pids[1]}" 2>/dev/null; sleep 0.3
+[ -s "$work/nginx/access.log" ] || fail "nginx wrote no access log"
+if grep -q "$token" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the feed token reached a log"; fi
+grep -q '"GET /feeds/team.ics" 200' "$work/nginx/access.log" || fail "the access log lacks the request line"
+echo "nginx_test: ok"
