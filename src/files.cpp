@@ -18,6 +18,8 @@ std::string errno_text(int e) {
     return std::strerror(e);
 }
 
+} // namespace
+
 bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         ssize_t n = ::write(fd, data.data(), data.size());
@@ -30,8 +32,6 @@ bool write_all(int fd, std::string_view data) {
     }
     return true;
 }
-
-} // namespace
 
 Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode) {
     namespace fs = std::filesystem;

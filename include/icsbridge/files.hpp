@@ -16,6 +16,9 @@ namespace icsbridge {
  */
 Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode = 0644);
 
+/** @brief Writes all of `data` to `fd`, retrying short writes and EINTR; false (errno set) on failure. */
+bool write_all(int fd, std::string_view data);
+
 /** @brief Reads a whole file; errc::io_error with the path and the reason. */
 Result<std::string> read_file(std::string const& path);
 

@@ -130,8 +130,12 @@ class UpstreamMetrics {
     std::vector<Series> series() const;
 
   private:
+    struct Histogram {
+        std::array<std::uint64_t, duration_buckets.size() + 1> counts{};
+        double sum = 0;
+    };
     mutable std::mutex mtx_;
-    std::map<std::pair<std::string, std::string>, Series> series_;
+    std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
 };
 
 struct SubscriberStatus {

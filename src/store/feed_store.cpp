@@ -61,20 +61,16 @@ void UpstreamMetrics::record(std::string_view source, unsigned status, std::chro
     std::string code = status >= 100 && status < 600 ? std::to_string(status / 100) + "xx" : "error";
     double s = took.count();
     std::lock_guard lock(mtx_);
-    auto& series = series_[{std::string(source), code}];
-    if (series.source.empty()) {
-        series.source = std::string(source);
-        series.code = std::move(code);
-    }
-    ++series.counts[duration_bucket(s)];
-    series.sum += s;
+    auto& h = series_[{std::string(source), std::move(code)}];
+    ++h.counts[duration_bucket(s)];
+    h.sum += s;
 }
 
 std::vector<UpstreamMetrics::Series> UpstreamMetrics::series() const {
     std::lock_guard lock(mtx_);
     std::vector<Series> out;
-    for (auto const& [key, s] : series_)
-        out.push_back(s);
+    for (auto const& [key, h] : series_)
+        out.push_back(Series{key.first, key.second, h.counts, h.sum});
     return out;
 }
 

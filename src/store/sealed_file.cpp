@@ -1,12 +1,11 @@
 // File: sealed_file.cpp
 // SealedFile: snapshot bytes in a sealed memfd, so the server can sendfile() them.
+#include <icsbridge/files.hpp>
 #include <icsbridge/store.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 namespace icsbridge {
 
@@ -15,15 +14,8 @@ std::shared_ptr<SealedFile const> SealedFile::make(std::string_view bytes) {
     if (fd < 0)
         return nullptr; // the server then writes from the heap copy, as for small bodies
     auto file = std::make_shared<SealedFile const>(fd);
-    while (!bytes.empty()) {
-        auto n = ::write(fd, bytes.data(), bytes.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return nullptr;
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    if (!write_all(fd, bytes) ||
+        ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         return nullptr;
     return file;
 }
