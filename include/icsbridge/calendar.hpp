@@ -72,6 +72,13 @@ Result<std::string> render_jobs(
 /** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded. */
 std::string html_to_text(std::string_view html);
 
+/**
+ * @brief HTML description -> a safe HTML document for X-ALT-DESC: only formatting tags are kept (no
+ * script, style, iframe, event handler or other attribute; `<a href>` only with http(s), mailto or tel),
+ * text re-escaped, tags balanced. Empty when the HTML holds no text.
+ */
+std::string sanitize_html(std::string_view html);
+
 /** @brief Process-wide libical settings; call once in main() before any thread starts. */
 void init_libical();
 

@@ -6,6 +6,7 @@
 #include <icsbridge/error.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -47,6 +48,10 @@ struct FeedConfig {
     bool ticket_classes = false;
     std::string organization_id; ///< select = "organization"; empty: discovered via /users/me/organizations/
     std::optional<std::chrono::seconds> window; ///< search: start_date range [now, now+window]
+    /// organizer/organization: how long an event stays after it ends (a cancelled one: after its start).
+    std::chrono::seconds keep_past{std::chrono::days(30)};
+    /// Most items a refresh may publish; over it the refresh fails (never a truncated calendar).
+    std::size_t max_items = 100000;
     std::vector<std::pair<std::string, std::string>> params; ///< passed through as query parameters, in file order
     std::chrono::seconds due_after{std::chrono::days(30)};
     JobsAs jobs_as = JobsAs::vtodo;

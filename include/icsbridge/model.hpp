@@ -53,7 +53,8 @@ struct Event {
     std::string id;         ///< upstream id (string, "not necessarily numeric")
     std::string name;       ///< name.text
     std::string summary;    ///< short plain text, may be empty
-    std::string description_html; ///< description.html (or text if no html), may be empty
+    std::string description_text; ///< description.text: the upstream's own plain text, used verbatim; may be empty
+    std::string description_html; ///< description.html, may be empty (plain text is derived from it only without text)
     std::string url;
     ZonedTime start, end;
     std::optional<sys_seconds> created, changed, published;
@@ -68,6 +69,8 @@ struct Event {
     std::optional<bool> sold_out;
     std::vector<TicketClass> ticket_classes;
     std::string currency;
+    std::string series_id;         ///< shared by the dated occurrences of a recurring event; empty otherwise
+    bool is_series_parent = false; ///< the series' umbrella record (spans months): never published itself
 
     bool cancelled() const { return status == "canceled" || status == "cancelled"; }
     friend bool operator==(Event const&, Event const&) = default;
@@ -92,6 +95,19 @@ struct JobPost {
     std::optional<sys_seconds> last_update; ///< envelope last_update, when sent
     friend bool operator==(JobPost const&, JobPost const&) = default;
 };
+
+/**
+ * @brief Whether an organizer's event belongs in its calendar at `now`: every published state while it
+ * runs and until `keep_past` after it ends; a cancelled one until `keep_past` after its start (so the
+ * cancellation is seen); never a draft or a series parent (its dated occurrences are the events).
+ */
+bool in_event_life(Event const& e, sys_seconds now, std::chrono::seconds keep_past);
+
+/** @brief Drafts and series parents: records no calendar shows, whatever the feed's selection. */
+bool never_published(Event const& e);
+
+/** @brief The statuses an organizer feed asks for: every published state, never `draft`. */
+inline constexpr char const* published_statuses = "live,started,ended,completed,canceled";
 
 /** @brief A category or tag of either service: id and display name. */
 struct Category {

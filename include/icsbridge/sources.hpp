@@ -26,18 +26,18 @@ struct FetchProgress {
 };
 using ProgressFn = std::function<void(FetchProgress const&)>;
 
-/** @brief Hard cap on pages followed for one feed (guards against an endless continuation chain). */
-inline constexpr int max_pages_per_feed = 200;
-
 /**
  * @brief The events service client (seed 001, API v3).
  *
- * select = "organizer":    GET /v3/users/me/events/?status=live
- * select = "organization": GET /v3/organizations/{id}/events/?status=live (id from the feed, or the first of
+ * select = "organizer":    GET /v3/users/me/events/
+ * select = "organization": GET /v3/organizations/{id}/events/ (id from the feed, or the first of
  *                          GET /v3/users/me/organizations/)
+ *   both with status=live,started,ended,completed,canceled: time_filter=current_future (every page), then
+ *   time_filter=past&order_by=start_desc until a page lies wholly before now - keep_past (in_event_life).
  * select = "search":       GET /v3/events/search/ with the feed's params and window
- * Every page is followed (page numbers and continuation); events lacking expansions are completed with
- * GET /v3/events/{id}/?expand=venue,ticket_availability,organizer; ticket classes when the feed asks.
+ * Every page is followed (page numbers and continuation) up to the feed's max_items; events lacking
+ * expansions are completed with GET /v3/events/{id}/?expand=venue,ticket_availability,organizer; ticket
+ * classes when the feed asks.
  */
 class EventsSource {
   public:

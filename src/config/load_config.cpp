@@ -49,6 +49,16 @@ namespace {
 
 using Keys = std::initializer_list<std::string_view>;
 
+// "0s", "0m", "0h0m": a well-formed duration of zero length, which only some keys (keep_past) accept.
+bool is_zero_duration(std::string_view text) {
+    if (text.find_first_of("123456789") != std::string_view::npos)
+        return false;
+    // Same syntax as any duration: every run of zeros read as a one must parse.
+    std::string ones(text);
+    std::replace(ones.begin(), ones.end(), '0', '1');
+    return parse_duration(ones).has_value();
+}
+
 std::string_view type_name(toml::node_type t) {
     switch (t) {
     case toml::node_type::table:
@@ -251,7 +261,8 @@ class Reader {
         return v;
     }
 
-    std::optional<std::chrono::seconds> duration(toml::table const& t, std::string_view key) {
+    std::optional<std::chrono::seconds>
+    duration(toml::table const& t, std::string_view key, bool allow_zero = false) {
         toml::node const* n = t.get(key);
         if (!n)
             return std::nullopt;
@@ -266,6 +277,8 @@ class Reader {
         }
         std::string const& text = n->as_string()->get();
         auto d = parse_duration(text);
+        if (!d && allow_zero && is_zero_duration(text))
+            return std::chrono::seconds(0);
         if (!d)
             fail_at(
                 n->source(),
@@ -579,39 +592,43 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
 
     note_ = " (it applies only to feeds of " + std::string(events ? "a jobs" : "an events") + " source; '" +
             f.source + "' is " + (events ? "an events" : "a jobs") + " source)";
-    bool const ok = events ? check_keys(
-                                 t,
-                                 where,
-                                 {"source",
-                                  "select",
-                                  "title",
-                                  "description",
-                                  "refresh",
-                                  "token",
-                                  "tokens",
-                                  "params",
-                                  "alarm",
-                                  "cancelled",
-                                  "ticket_classes",
-                                  "organization_id",
-                                  "window"},
-                                 {"due_after", "jobs_as"}
-                             )
-                           : check_keys(
-                                 t,
-                                 where,
-                                 {"source",
-                                  "select",
-                                  "title",
-                                  "description",
-                                  "refresh",
-                                  "token",
-                                  "tokens",
-                                  "params",
-                                  "due_after",
-                                  "jobs_as"},
-                                 {"alarm", "cancelled", "ticket_classes", "organization_id", "window"}
-                             );
+    bool const ok =
+        events ? check_keys(
+                     t,
+                     where,
+                     {"source",
+                      "select",
+                      "title",
+                      "description",
+                      "refresh",
+                      "token",
+                      "tokens",
+                      "params",
+                      "alarm",
+                      "cancelled",
+                      "ticket_classes",
+                      "organization_id",
+                      "window",
+                      "keep_past",
+                      "max_items"},
+                     {"due_after", "jobs_as"}
+                 )
+               : check_keys(
+                     t,
+                     where,
+                     {"source",
+                      "select",
+                      "title",
+                      "description",
+                      "refresh",
+                      "token",
+                      "tokens",
+                      "params",
+                      "due_after",
+                      "jobs_as",
+                      "max_items"},
+                     {"alarm", "cancelled", "ticket_classes", "organization_id", "window", "keep_past"}
+                 );
     note_.clear();
     if (!ok)
         return;
@@ -642,6 +659,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         f.description = *v;
     if (auto v = duration(t, "refresh"))
         f.refresh = *v;
+    if (auto v = integer(t, "max_items", 1, 10'000'000))
+        f.max_items = static_cast<std::size_t>(*v);
     if (failed())
         return;
 
@@ -676,6 +695,18 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                 f.organization_id = *v;
             else
                 return;
+        }
+        if (t.contains("keep_past")) {
+            if (f.select == "search") {
+                fail_at(
+                    key_pos(t, "keep_past"),
+                    "keep_past applies only to select = \"organizer\" or \"organization\" (a search keeps "
+                    "its window)"
+                );
+                return;
+            }
+            if (auto v = duration(t, "keep_past", true))
+                f.keep_past = *v;
         }
         if (t.contains("window")) {
             if (f.select != "search") {

@@ -6,8 +6,10 @@
 #include "ical/ical_ptr.hpp"
 #include "ical/text.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 #ifndef ICSBRIDGE_VERSION
 #define ICSBRIDGE_VERSION "0"
@@ -147,6 +149,38 @@ void add_categories(Builder& b, std::initializer_list<std::string const*> names)
         if (!item.empty())
             b.add_text(icalproperty_new_categories, item);
     }
+}
+
+// The upstream's own plain text exactly (tabs, blank lines, backslashes: only what iCalendar cannot carry is
+// cleaned), or, when it sent none, the HTML made readable with its paragraph breaks.
+std::string plain_description(std::string const& text, std::string const& html) {
+    if (text.find_first_not_of(" \t\r\n") != std::string::npos)
+        return clean_text(text);
+    return clean_text(html_to_text(html));
+}
+
+// The HTML description for clients that show it (Outlook), rebuilt from an allow-list.
+void add_alt_description(Builder& b, std::string const& html) {
+    if (html.empty())
+        return;
+    std::string const safe = sanitize_html(html);
+    if (safe.empty())
+        return;
+    PropertyPtr p(icalproperty_new_x(safe.c_str()));
+    if (p)
+        icalproperty_set_x_name(p.get(), "X-ALT-DESC");
+    b.add(std::move(p), ParameterPtr(icalparameter_new_fmttype("text/html")));
+}
+
+// Rises whenever the upstream's change time moves forward (clients accept an update only with a higher
+// SEQUENCE) and is derived from the data alone, so the same event gives the same bytes on every refresh and
+// every replica: the seconds from creation to the last change, clamped to RFC 5545's integer range.
+int sequence(Event const& e) {
+    if (!e.changed)
+        return 0;
+    sys_seconds const origin = e.created ? *e.created : e.published ? *e.published : *e.changed;
+    auto const seconds = (*e.changed - origin).count();
+    return static_cast<int>(std::clamp<long long>(seconds, 0, std::numeric_limits<int>::max()));
 }
 
 // Joins non-empty sections with a blank line.
@@ -303,7 +337,7 @@ std::string job_summary(JobPost const& p) {
 }
 
 std::string job_description(JobPost const& p) {
-    std::string text = clean_text(html_to_text(p.description_html));
+    std::string text = plain_description({}, p.description_html);
     if (std::string const perks = clean_text(html_to_text(p.perks)); !perks.empty())
         append_section(text, "Perks: " + perks);
     if (std::string const howto = clean_text(html_to_text(p.howto_apply)); !howto.empty())
@@ -334,6 +368,7 @@ void add_job_common(
     b.add_text(icalproperty_new_summary, summary);
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);
+    add_alt_description(b, p.description_html);
     std::string const url = usable_url(one_line(p.apply_url)) ? uri(p.apply_url) : uri(p.url);
     if (!url.empty())
         b.add_text(icalproperty_new_url, url);
@@ -372,6 +407,7 @@ Result<void> append_event(
         add_utc(b, icalproperty_new_created, *e.created);
     if (e.changed)
         add_utc(b, icalproperty_new_lastmodified, *e.changed);
+    b.add(PropertyPtr(icalproperty_new_sequence(sequence(e))));
 
     add_zoned(b, icalproperty_new_dtstart, e.start.utc, e.start.timezone, zones.find(e.start.timezone));
     if (e.end.utc > e.start.utc) {
@@ -386,7 +422,7 @@ Result<void> append_event(
         summary.insert(0, "Cancelled: ");
     b.add_text(icalproperty_new_summary, summary);
 
-    std::string description = clean_text(html_to_text(e.description_html));
+    std::string description = plain_description(e.description_text, e.description_html);
     if (description.empty())
         description = clean_text(e.summary);
     std::string const url = uri(e.url);
@@ -394,6 +430,7 @@ Result<void> append_event(
     append_section(description, url);
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);
+    add_alt_description(b, e.description_html);
     if (!url.empty())
         b.add_text(icalproperty_new_url, url);
     if (std::string const location = event_location(e); !location.empty())

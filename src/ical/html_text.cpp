@@ -1,6 +1,7 @@
 // File: html_text.cpp
 // html_to_text(): upstream HTML descriptions -> readable plain text for DESCRIPTION.
 // One forward pass with bounded look-ahead, so malformed or hostile HTML stays linear in time.
+#include "ical/html_scan.hpp"
 #include "ical/text.hpp"
 #include <icsbridge/calendar.hpp>
 
@@ -12,57 +13,9 @@ namespace icsbridge {
 
 namespace {
 
-struct NamedEntity {
-    std::string_view name;
-    char32_t cp;
-};
-
-// The entities real descriptions use; anything else stays as written.
-constexpr std::array<NamedEntity, 48> named_entities{{
-    {"amp", U'&'},         {"lt", U'<'},          {"gt", U'>'},          {"quot", U'"'},
-    {"apos", U'\''},       {"nbsp", U' '},        {"rsquo", U'\u2019'},  {"lsquo", U'\u2018'},
-    {"rdquo", U'\u201D'},  {"ldquo", U'\u201C'},  {"sbquo", U'\u201A'},  {"bdquo", U'\u201E'},
-    {"ndash", U'\u2013'},  {"mdash", U'\u2014'},  {"hellip", U'\u2026'}, {"bull", U'\u2022'},
-    {"middot", U'\u00B7'}, {"copy", U'\u00A9'},   {"reg", U'\u00AE'},    {"trade", U'\u2122'},
-    {"euro", U'\u20AC'},   {"pound", U'\u00A3'},  {"yen", U'\u00A5'},    {"cent", U'\u00A2'},
-    {"laquo", U'\u00AB'},  {"raquo", U'\u00BB'},  {"times", U'\u00D7'},  {"divide", U'\u00F7'},
-    {"deg", U'\u00B0'},    {"para", U'\u00B6'},   {"sect", U'\u00A7'},   {"eacute", U'\u00E9'},
-    {"egrave", U'\u00E8'}, {"aacute", U'\u00E1'}, {"agrave", U'\u00E0'}, {"iacute", U'\u00ED'},
-    {"oacute", U'\u00F3'}, {"uacute", U'\u00FA'}, {"ntilde", U'\u00F1'}, {"ccedil", U'\u00E7'},
-    {"auml", U'\u00E4'},   {"ouml", U'\u00F6'},   {"uuml", U'\u00FC'},   {"Auml", U'\u00C4'},
-    {"Ouml", U'\u00D6'},   {"Uuml", U'\u00DC'},   {"szlig", U'\u00DF'},  {"shy", U'\u00AD'},
-}};
-
-// Longest named entity plus room for "#x10FFFF".
-constexpr std::size_t max_entity_length = 10;
-// A tag longer than this whose quotes don't balance is treated as ending at the next '>'.
-constexpr std::size_t max_quoted_tag_scan = 4096;
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-char lower(char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
-// Position of `needle` (lower-case ASCII) in `hay` from `from`, case-insensitively; npos if absent.
-std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t from) {
-    if (needle.empty() || hay.size() < needle.size())
-        return std::string_view::npos;
-    for (std::size_t i = from; i + needle.size() <= hay.size(); ++i) {
-        if (lower(hay[i]) != needle[0])
-            continue;
-        if (iequals(hay.substr(i, needle.size()), needle))
-            return i;
-    }
-    return std::string_view::npos;
-}
+using html::iequals;
+using html::is_space;
+using html::lower;
 
 enum class TagKind { other, paragraph, line, list_item, cell, link, pre, br, hr, skip_content };
 
@@ -95,44 +48,6 @@ TagKind classify(std::string_view name) {
         if (iequals(name, l))
             return TagKind::line;
     return TagKind::other;
-}
-
-// Value of attribute `attr` in the inside of a tag (between the name and '>'), or empty.
-std::string_view attribute(std::string_view inside, std::string_view attr) {
-    std::size_t i = 0;
-    while (i < inside.size()) {
-        while (i < inside.size() && (is_space(inside[i]) || inside[i] == '/'))
-            ++i;
-        std::size_t const name_start = i;
-        while (i < inside.size() && !is_space(inside[i]) && inside[i] != '=' && inside[i] != '/')
-            ++i;
-        std::string_view const name = inside.substr(name_start, i - name_start);
-        while (i < inside.size() && is_space(inside[i]))
-            ++i;
-        std::string_view value;
-        if (i < inside.size() && inside[i] == '=') {
-            ++i;
-            while (i < inside.size() && is_space(inside[i]))
-                ++i;
-            if (i < inside.size() && (inside[i] == '"' || inside[i] == '\'')) {
-                char const q = inside[i++];
-                std::size_t const end = inside.find(q, i);
-                std::size_t const stop = end == std::string_view::npos ? inside.size() : end;
-                value = inside.substr(i, stop - i);
-                i = stop + 1;
-            } else {
-                std::size_t const start = i;
-                while (i < inside.size() && !is_space(inside[i]))
-                    ++i;
-                value = inside.substr(start, i - start);
-            }
-        }
-        if (iequals(name, attr))
-            return value;
-        if (name.empty() && value.empty())
-            ++i; // stray character: make progress
-    }
-    return {};
 }
 
 class TextWriter {
@@ -195,6 +110,7 @@ class TextWriter {
     }
 
     void request_break(int n) { break_ = std::max(break_, n); }
+    void line_break() { break_ = std::min(2, break_ + 1); }
 
     // Writes literal text right away, without a space after it (list bullets).
     void marker(std::string_view s) {
@@ -251,42 +167,6 @@ class TextWriter {
     bool keep_newlines_ = false;
 };
 
-// Decodes the entity starting at s[i] == '&'; returns the code point and its length, or length 0.
-std::pair<char32_t, std::size_t> decode_entity(std::string_view s, std::size_t i) {
-    std::size_t const semi = s.substr(i, max_entity_length + 2).find(';');
-    if (semi == std::string_view::npos || semi < 2)
-        return {0, 0};
-    std::string_view const body = s.substr(i + 1, semi - 1);
-    if (body[0] == '#') {
-        std::uint32_t cp = 0;
-        bool const hex = body.size() > 1 && (body[1] == 'x' || body[1] == 'X');
-        std::string_view const digits = body.substr(hex ? 2 : 1);
-        if (digits.empty() || digits.size() > 7)
-            return {0, 0};
-        for (char c : digits) {
-            int d;
-            if (c >= '0' && c <= '9')
-                d = c - '0';
-            else if (hex && lower(c) >= 'a' && lower(c) <= 'f')
-                d = lower(c) - 'a' + 10;
-            else
-                return {0, 0};
-            cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(d);
-        }
-        // Windows-1252 quotes sent as &#146; and friends are common in old CMS output.
-        if (cp >= 0x91 && cp <= 0x94)
-            cp = std::array<std::uint32_t, 4>{0x2018, 0x2019, 0x201C, 0x201D}[cp - 0x91];
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp < 0x20 && cp != '\n' && cp != '\t') ||
-            (cp >= 0x7F && cp < 0xA0))
-            cp = 0xFFFD;
-        return {static_cast<char32_t>(cp), semi + 1};
-    }
-    for (auto const& e : named_entities)
-        if (e.name == body)
-            return {e.cp, semi + 1};
-    return {0, 0};
-}
-
 } // namespace
 
 std::string html_to_text(std::string_view html) {
@@ -302,7 +182,7 @@ std::string html_to_text(std::string_view html) {
     while (i < html.size()) {
         char const c = html[i];
         if (c == '&') {
-            auto const [cp, len] = decode_entity(html, i);
+            auto const [cp, len] = html::decode_entity(html, i);
             if (len == 0) {
                 w.character('&');
                 ++i;
@@ -319,62 +199,15 @@ std::string html_to_text(std::string_view html) {
             i = run_end;
             continue;
         }
-        if (i + 1 >= html.size() || no_more_gt) {
+        html::Tag const tag = html::scan_tag(html, i, no_more_gt);
+        if (tag.kind == html::Tag::literal)
             w.character(c);
-            ++i;
+        i = tag.next;
+        if (tag.kind != html::Tag::element)
             continue;
-        }
-        char const next = html[i + 1];
-        if (html.substr(i, 4) == "<!--") {
-            std::size_t const end = html.find("-->", i + 4);
-            i = end == std::string_view::npos ? html.size() : end + 3;
-            continue;
-        }
-        bool const closing = next == '/';
-        std::size_t const name_start = i + (closing ? 2 : 1);
-        bool const markup = next == '!' || next == '?';
-        if (!markup &&
-            (name_start >= html.size() || !((html[name_start] >= 'a' && html[name_start] <= 'z') ||
-                                            (html[name_start] >= 'A' && html[name_start] <= 'Z')))) {
-            w.character(c); // "a < b", "<3"
-            ++i;
-            continue;
-        }
-        // Find the end of the tag, honouring quoted attribute values within a bounded window.
-        std::size_t end = std::string_view::npos;
-        {
-            char quote = 0;
-            std::size_t const limit = std::min(html.size(), i + max_quoted_tag_scan);
-            for (std::size_t k = name_start; k < limit; ++k) {
-                char const ch = html[k];
-                if (quote) {
-                    if (ch == quote)
-                        quote = 0;
-                } else if (ch == '"' || ch == '\'') {
-                    quote = ch;
-                } else if (ch == '>') {
-                    end = k;
-                    break;
-                }
-            }
-            if (end == std::string_view::npos)
-                end = html.find('>', name_start);
-        }
-        if (end == std::string_view::npos) {
-            no_more_gt = true;
-            w.character(c);
-            ++i;
-            continue;
-        }
-        std::size_t name_end = name_start;
-        while (name_end < end && !is_space(html[name_end]) && html[name_end] != '/' && html[name_end] != '>')
-            ++name_end;
-        std::string_view const name =
-            markup ? std::string_view{} : html.substr(name_start, name_end - name_start);
-        std::string_view const inside = html.substr(name_end, end - name_end);
-        i = end + 1;
-        if (markup)
-            continue;
+        bool const closing = tag.closing;
+        std::string_view const name = tag.name;
+        std::string_view const inside = tag.inside;
 
         switch (classify(name)) {
         case TagKind::paragraph:
@@ -384,7 +217,8 @@ std::string html_to_text(std::string_view html) {
             w.request_break(1);
             break;
         case TagKind::br:
-            w.request_break(1);
+            // Editors write paragraphs as <br><br>: the second one in a row makes an empty line.
+            w.line_break();
             break;
         case TagKind::hr:
             w.request_break(2);
@@ -407,7 +241,7 @@ std::string html_to_text(std::string_view html) {
             break;
         case TagKind::link:
             if (!closing) {
-                link_href = std::string(attribute(inside, "href"));
+                link_href = std::string(html::attribute(inside, "href"));
                 link_text_start = w.size();
             } else if (!link_href.empty()) {
                 std::string href = html_to_text(link_href); // decode entities such as &amp;
@@ -433,17 +267,8 @@ std::string html_to_text(std::string_view html) {
             }
             break;
         case TagKind::skip_content:
-            if (!closing && !inside.ends_with("/")) {
-                std::string lname(name);
-                std::transform(lname.begin(), lname.end(), lname.begin(), lower);
-                std::size_t const stop = ifind(html, "</" + lname, i);
-                if (stop == std::string_view::npos) {
-                    i = html.size();
-                } else {
-                    std::size_t const gt = html.find('>', stop);
-                    i = gt == std::string_view::npos ? html.size() : gt + 1;
-                }
-            }
+            if (!closing && !inside.ends_with("/"))
+                i = html::skip_content(html, name, i);
             break;
         case TagKind::other:
             break;

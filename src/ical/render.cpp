@@ -3,6 +3,7 @@
 // separately serialised blocks (header + VTIMEZONEs + items + footer), reusing cached blocks.
 #include "ical/builder.hpp"
 #include "ical/render_cache.hpp"
+#include "ical/text.hpp"
 #include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
 
@@ -22,7 +23,7 @@ RenderCache& RenderCache::operator=(RenderCache&&) noexcept = default;
 namespace {
 
 // Bump when the block format changes, so a long-lived cache never mixes old and new blocks.
-constexpr std::uint64_t block_format_version = 1;
+constexpr std::uint64_t block_format_version = 2;
 
 void hash_zoned(ItemHasher& h, ZonedTime const& t) {
     h.add(t.timezone);
@@ -49,6 +50,7 @@ std::uint64_t event_hash(Event const& e, CalendarMeta const& meta, EventRenderOp
     h.add(e.id);
     h.add(e.name);
     h.add(e.summary);
+    h.add(e.description_text);
     h.add(e.description_html);
     h.add(e.url);
     hash_zoned(h, e.start);
@@ -123,7 +125,9 @@ std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
 
 /**
  * Appends each item's block(s) to `out`: from the cache when the item's hash matches, else freshly
- * built; the first item with a given id wins, later ones with the same id are skipped.
+ * built; the first item with a given key wins, later ones with the same key are skipped. The key is the
+ * id as the UID writes it, so two upstream ids that differ only in what the UID cleans away (a CR/LF,
+ * a run of spaces) can never give two items one UID.
  */
 class BlockWriter {
   public:
@@ -150,7 +154,8 @@ class BlockWriter {
 
     /** `hash()` gives the item's cache hash; `build(std::string&)` appends its block(s). */
     template <class Hash, class Build>
-    Result<void> item(std::string const& id, Hash hash, Build build) {
+    Result<void> item(std::string_view raw_id, Hash hash, Build build) {
+        std::string const id = ical::one_line(raw_id);
         if (cache_ == nullptr) {
             if (!seen_.insert(id).second)
                 return {};
@@ -194,7 +199,7 @@ class BlockWriter {
     Impl::Order previous_, next_;
     std::size_t position_ = 0;
     std::string& out_;
-    std::unordered_set<std::string_view> seen_;
+    std::unordered_set<std::string> seen_;
 };
 
 struct CacheScope {
@@ -262,7 +267,8 @@ Result<std::string> render_events(
             earliest = earliest ? std::min(*earliest, t) : t;
             latest = latest ? std::max(*latest, t) : t;
         }
-        estimate += 700 + e->description_html.size() + 2 * (e->name.size() + e->url.size());
+        estimate += 700 + e->description_text.size() + 2 * e->description_html.size() +
+                    2 * (e->name.size() + e->url.size());
     }
     int const first_year = earliest ? ical::utc_year(*earliest) : 0;
     int const last_year = latest ? ical::utc_year(*latest) : 0;

@@ -18,19 +18,27 @@ std::string indexed(std::string_view key, std::size_t i) {
     return std::string(key) + "[" + std::to_string(i) + "]";
 }
 
-// Multipart text {"text", "html"}: html when present (the renderer turns it into text), else text.
-// Also accepts a plain string, which older payloads and hand-made fixtures use.
-std::string multipart(json::object const& o, std::string_view key) {
+struct Multipart {
+    std::string text, html;
+};
+
+// Multipart text {"text", "html"}: both kept, because the text is the organizer's own words (tabs, blank
+// lines) and the html feeds X-ALT-DESC. A plain string (older payloads, hand-made fixtures) is read as
+// HTML when it holds markup, else as text.
+Multipart multipart(json::object const& o, std::string_view key) {
     auto const* v = member(o, key);
     if (!v)
         return {};
-    if (v->is_string())
-        return std::string(v->get_string());
+    if (v->is_string()) {
+        std::string s(v->get_string());
+        if (s.find('<') != std::string::npos)
+            return {{}, std::move(s)};
+        return {std::move(s), {}};
+    }
     auto const* mp = v->if_object();
     if (!mp)
         return {};
-    auto html = text(*mp, "html");
-    return html.empty() ? text(*mp, "text") : html;
+    return {text(*mp, "text"), text(*mp, "html")};
 }
 
 Result<ZonedTime> zoned(json::object const& o, std::string_view key, std::string const& path) {
@@ -213,7 +221,9 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
     e.end = *end;
 
     e.summary = text(*o, "summary");
-    e.description_html = multipart(*o, "description");
+    auto description = multipart(*o, "description");
+    e.description_text = std::move(description.text);
+    e.description_html = std::move(description.html);
     e.url = text(*o, "url");
     e.created = instant(*o, "created");
     e.changed = instant(*o, "changed");
@@ -223,6 +233,8 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
     e.category_id = text(*o, "category_id");
     e.currency = text(*o, "currency");
     e.is_free = jsonr::as_flag(member(*o, "is_free"));
+    e.series_id = text(*o, "series_id");
+    e.is_series_parent = jsonr::as_flag(member(*o, "is_series_parent")).value_or(false);
     if (auto const* ven = object_member(*o, "venue"))
         e.venue = venue(*ven);
     if (auto const* org = object_member(*o, "organizer")) {

@@ -3,6 +3,7 @@
 // and completes events (expansions, ticket classes) with concurrent requests. Parsing: events_json.cpp.
 #include "sources/events_json.hpp"
 #include "sources/json_read.hpp"
+#include "sources/paging.hpp"
 #include "sources/upstream_call.hpp"
 #include <icsbridge/sources.hpp>
 
@@ -12,8 +13,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <exception>
-#include <set>
 #include <unordered_set>
 
 namespace icsbridge {
@@ -68,6 +69,44 @@ Query search_query(FeedConfig const& feed, sys_seconds now) {
     return q;
 }
 
+// What one refresh has read so far, across the lists it follows.
+struct Listing {
+    std::vector<Event> events;
+    std::vector<bool> incomplete;
+    std::unordered_set<std::string> seen; // every id listed, kept or not
+    int pages = 0;
+};
+
+// What a page handler tells the paging loop.
+struct PageStep {
+    std::size_t items = 0; // entries on the page
+    std::size_t fresh = 0; // of which not seen before
+    bool enough = false; // the rest of the list cannot matter (past list, ordered, wholly before the cutoff)
+};
+
+// A list ordered by start, newest first, whose pages lie wholly before `cutoff` from some page on: paging
+// stops there. If the upstream ignores order_by the order check fails and every page is read instead.
+class PastCutoff {
+  public:
+    explicit PastCutoff(sys_seconds cutoff)
+        : cutoff_(cutoff) {}
+
+    bool page_is_past(std::vector<Event> const& page) {
+        bool all_before = true;
+        for (auto const& e : page) {
+            ordered_ = ordered_ && (!last_start_ || e.start.utc <= *last_start_);
+            last_start_ = e.start.utc;
+            all_before = all_before && std::max(e.start.utc, e.end.utc) < cutoff_;
+        }
+        return ordered_ && all_before && !page.empty();
+    }
+
+  private:
+    sys_seconds cutoff_;
+    std::optional<sys_seconds> last_start_;
+    bool ordered_ = true;
+};
+
 class EventsClient {
   public:
     EventsClient(SourceConfig const& src, HttpClient& http, Logger const& log)
@@ -75,20 +114,27 @@ class EventsClient {
 
     net::awaitable<Result<std::vector<Event>>>
     fetch(FeedConfig const& feed, sys_seconds now, ProgressFn const& progress) {
-        std::string path;
-        Query query{{"status", "live"}, {"expand", expansions}};
-        if (feed.select == "organizer") {
-            path = "/v3/users/me/events/";
-        } else if (feed.select == "organization") {
-            auto org = co_await organization_id(feed);
-            if (!org)
-                co_return org.error();
-            path = "/v3/organizations/" + path_segment(*org) + "/events/";
+        Listing listing;
+        if (feed.select == "organizer" || feed.select == "organization") {
+            std::string path = "/v3/users/me/events/";
+            if (feed.select == "organization") {
+                auto org = co_await organization_id(feed);
+                if (!org)
+                    co_return org.error();
+                path = "/v3/organizations/" + path_segment(*org) + "/events/";
+            }
+            auto listed = co_await list_life(path, feed, now, progress, listing);
+            if (!listed)
+                co_return listed.error();
         } else if (feed.select == "search") {
             // The public /events/search/ endpoint was shut down on 2019-12-12 (organizers' own keys kept it
             // until 2020-02-20); it is here for compatible self-hosted upstreams, and its 404 says so.
-            path = "/v3/events/search/";
-            query = search_query(feed, now);
+            std::string const path = "/v3/events/search/";
+            auto keep = [](Event const& e) { return !never_published(e); };
+            auto listed =
+                co_await list_events(path, search_query(feed, now), feed, keep, nullptr, progress, listing);
+            if (!listed)
+                co_return listed.error();
         } else {
             co_return fail(
                 errc::config_invalid,
@@ -97,115 +143,133 @@ class EventsClient {
             );
         }
 
-        auto listed = co_await list_events(path, query, progress);
-        if (!listed)
-            co_return listed.error();
-        auto& [events, incomplete, pages] = *listed;
-        auto completed = co_await complete(events, incomplete);
+        auto& events = listing.events;
+        auto completed = co_await complete(events, listing.incomplete);
         if (!completed)
             co_return completed.error();
         if (feed.ticket_classes) {
-            auto tc = co_await add_ticket_classes(events);
+            auto tc = co_await add_ticket_classes(events, feed);
             if (!tc)
                 co_return tc.error();
         }
         call_.log().info(
             std::string(call_.service()) + ": feed " + feed.name + ": " + std::to_string(events.size()) +
-            " events from " + std::to_string(pages) + " page(s), " + std::to_string(*completed) +
+            " events from " + std::to_string(listing.pages) + " page(s), " + std::to_string(*completed) +
             " completed individually"
         );
         co_return std::move(events);
     }
 
   private:
-    struct Listed {
-        std::vector<Event> events;
-        std::vector<bool> incomplete;
-        int pages = 0;
-    };
+    // An organizer's events over their whole life: everything not yet ended (every page), then the ended
+    // ones newest first until a page lies wholly before now - keep_past. The history of an organizer with
+    // years of past events costs about one extra page, not one per page of history.
+    net::awaitable<Result<void>> list_life(
+        std::string const& path,
+        FeedConfig const& feed,
+        sys_seconds now,
+        ProgressFn const& progress,
+        Listing& listing
+    ) {
+        auto keep = [&](Event const& e) { return in_event_life(e, now, feed.keep_past); };
+        Query current{
+            {"status", published_statuses},
+            {"time_filter", "current_future"},
+            {"order_by", "start_asc"},
+            {"expand", expansions}};
+        auto r = co_await list_events(path, current, feed, keep, nullptr, progress, listing);
+        if (!r || feed.keep_past.count() == 0)
+            co_return r;
+        Query past{
+            {"status", published_statuses},
+            {"time_filter", "past"},
+            {"order_by", "start_desc"},
+            {"expand", expansions}};
+        PastCutoff cutoff(now - feed.keep_past);
+        co_return co_await list_events(path, past, feed, keep, &cutoff, progress, listing);
+    }
 
-    // Follows `page` numbers or `continuation` tokens (UPSTREAM.md 1.8), calling on_page(page, pages_so_far),
-    // which returns how many items the page held. Stops with an error on a repeated token, a page number
-    // that does not advance, or after max_pages_per_feed pages.
+    // Follows a paged list (page numbers or continuation tokens, UPSTREAM.md 1.8) with PageCursor's guards,
+    // handing each parsed page to on_page, which returns a PageStep.
     template <class Page, class OnPage>
     net::awaitable<Result<int>> follow(
         std::string const& path, Query const& base, Result<Page> (*parse)(std::string_view), OnPage on_page
     ) const {
-        std::set<std::string> tokens;
-        std::optional<std::string> continuation;
-        int next_page = 0; // 0: the first request, sent without a page parameter
-        int last_page_number = 0;
-        for (int pages = 0;;) {
-            if (pages >= max_pages_per_feed)
-                co_return call_.too_many_pages(path);
+        PageCursor cursor;
+        for (;;) {
             Query q = base;
-            if (continuation)
-                q.emplace_back("continuation", *continuation);
-            else if (next_page > 0)
-                q.emplace_back("page", std::to_string(next_page));
+            PageRequest const next = cursor.next();
+            if (next.continuation)
+                q.emplace_back("continuation", *next.continuation);
+            else if (next.page)
+                q.emplace_back("page", std::to_string(*next.page));
             auto resp = co_await call_.get(path, q);
             if (!resp)
                 co_return resp.error();
-            // Old clients paged until BAD_PAGE: past the last page, not a failure.
-            if (next_page > 0 && resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos)
-                co_return pages;
+            if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
+                auto end = cursor.bad_page();
+                if (!end)
+                    co_return call_.in_context(end.error(), path);
+                co_return cursor.pages();
+            }
             auto body = call_.body(*resp, path);
             if (!body)
                 co_return body.error();
             auto page = parse(*body);
             if (!page)
                 co_return call_.in_context(page.error(), path);
-            ++pages;
-            Pagination const p = page->pagination;
-            std::size_t const items = on_page(*page, pages);
-            if (p.has_more_items == false || items == 0)
-                co_return pages;
-            if (!p.continuation.empty()) {
-                if (!tokens.insert(p.continuation).second)
-                    co_return call_.malformed(
-                        path,
-                        "the same continuation token came twice; stopped following pages"
-                    );
-                continuation = p.continuation;
-                continue;
-            }
-            continuation.reset();
-            int const current = p.page_number.value_or(next_page > 0 ? next_page : 1);
-            if (current <= last_page_number)
-                co_return call_.malformed(
-                    path,
-                    "page_number " + std::to_string(current) + " did not advance after page " +
-                        std::to_string(last_page_number) + "; stopped following pages"
-                );
-            last_page_number = current;
-            bool const more = p.page_count ? current < *p.page_count : p.has_more_items.value_or(false);
+            Result<PageStep> step = on_page(*page, cursor.pages() + 1);
+            if (!step)
+                co_return call_.in_context(step.error(), path);
+            auto more = cursor.arrived(page->pagination, step->items, step->fresh);
             if (!more)
-                co_return pages;
-            next_page = current + 1;
+                co_return call_.in_context(more.error(), path);
+            if (!*more || step->enough)
+                co_return cursor.pages();
         }
     }
 
-    net::awaitable<Result<Listed>>
-    list_events(std::string const& path, Query const& query, ProgressFn const& progress) {
-        Listed out;
-        std::unordered_set<std::string> seen;
-        auto pages =
-            co_await follow<EventsPage>(path, query, parse_events_page, [&](EventsPage& page, int n) {
-                // Contents can shift between page requests; the first copy of an id wins.
+    template <class Keep>
+    net::awaitable<Result<void>> list_events(
+        std::string const& path,
+        Query const& query,
+        FeedConfig const& feed,
+        Keep keep,
+        PastCutoff* cutoff,
+        ProgressFn const& progress,
+        Listing& out
+    ) {
+        // New to this list: the repeat guard is per list, since an upstream that ignores time_filter
+        // answers the past list with the very events the current one listed.
+        std::unordered_set<std::string> listed;
+        auto pages = co_await follow<EventsPage>(
+            path,
+            query,
+            parse_events_page,
+            [&](EventsPage& page, int n) -> Result<PageStep> {
+                PageStep step{page.events.size(), 0, cutoff && cutoff->page_is_past(page.events)};
                 for (std::size_t i = 0; i < page.events.size(); ++i) {
-                    if (!seen.insert(page.events[i].id).second)
+                    if (listed.insert(page.events[i].id).second)
+                        ++step.fresh;
+                    // Contents can shift between page requests; the first copy of an id wins.
+                    if (!out.seen.insert(page.events[i].id).second)
                         continue;
+                    if (!keep(page.events[i]))
+                        continue;
+                    if (out.events.size() >= feed.max_items)
+                        return too_many_items(feed.name, feed.max_items);
                     out.events.push_back(std::move(page.events[i]));
                     out.incomplete.push_back(page.incomplete[i]);
                 }
                 if (progress)
-                    progress(FetchProgress{n, out.events.size(), page.pagination.object_count});
-                return page.events.size();
-            });
+                    progress(FetchProgress{out.pages + n, out.events.size(), page.pagination.object_count});
+                return step;
+            }
+        );
         if (!pages)
             co_return pages.error();
-        out.pages = *pages;
-        co_return out;
+        out.pages += *pages;
+        co_return Result<void>{};
     }
 
     net::awaitable<Result<std::string>> organization_id(FeedConfig const& feed) const {
@@ -268,7 +332,8 @@ class EventsClient {
         co_return done;
     }
 
-    net::awaitable<Result<std::vector<TicketClass>>> ticket_classes(std::string id) const {
+    net::awaitable<Result<std::vector<TicketClass>>>
+    ticket_classes(std::string id, std::size_t max_items) const {
         std::string const path = "/v3/events/" + path_segment(id) + "/ticket_classes/";
         std::vector<TicketClass> out;
         std::unordered_set<std::string> seen;
@@ -277,11 +342,20 @@ class EventsClient {
             path,
             no_query,
             parse_ticket_classes_page,
-            [&](TicketClassesPage& page, int) {
-                for (auto& t : page.ticket_classes)
-                    if (seen.insert(t.id).second)
-                        out.push_back(std::move(t));
-                return page.ticket_classes.size();
+            [&](TicketClassesPage& page, int) -> Result<PageStep> {
+                PageStep step{page.ticket_classes.size(), 0, false};
+                for (auto& t : page.ticket_classes) {
+                    if (!seen.insert(t.id).second)
+                        continue;
+                    ++step.fresh;
+                    if (out.size() >= max_items)
+                        return fail(
+                            errc::upstream_too_large,
+                            "more than " + std::to_string(max_items) + " ticket classes (max_items)"
+                        );
+                    out.push_back(std::move(t));
+                }
+                return step;
             }
         );
         if (!pages)
@@ -289,15 +363,22 @@ class EventsClient {
         co_return out;
     }
 
-    net::awaitable<Result<void>> add_ticket_classes(std::vector<Event>& events) const {
+    net::awaitable<Result<void>>
+    add_ticket_classes(std::vector<Event>& events, FeedConfig const& feed) const {
         std::vector<net::awaitable<Result<std::vector<TicketClass>>>> tasks;
         for (auto const& e : events)
-            tasks.push_back(ticket_classes(e.id));
+            tasks.push_back(ticket_classes(e.id, feed.max_items));
         auto results = co_await all_of(std::move(tasks));
         for (std::size_t i = 0; i < results.size(); ++i) {
-            if (!results[i])
+            if (results[i]) {
+                events[i].ticket_classes = std::move(*results[i]);
+            } else if (results[i].error().code == errc::upstream_not_found) {
+                // Deleted between the list and this request, as with details: the event stays as listed,
+                // without prices, rather than failing the whole feed.
+                call_.log().warn(results[i].error().message + " (keeping the event without ticket classes)");
+            } else {
                 co_return results[i].error();
-            events[i].ticket_classes = std::move(*results[i]);
+            }
         }
         co_return Result<void>{};
     }

@@ -2,6 +2,7 @@
 // The job board client: search and recent listings (paged, guarded, deduplicated), one post, categories
 // and tags. Parsing: jobs_json.cpp; requests, api_key and error mapping: upstream_call.cpp.
 #include "sources/jobs_json.hpp"
+#include "sources/paging.hpp"
 #include "sources/upstream_call.hpp"
 #include <icsbridge/sources.hpp>
 
@@ -49,9 +50,8 @@ class JobsClient {
         std::vector<JobPost> posts;
         std::unordered_set<std::string> seen;
         int page = 1;
+        int stale_pages = 0;
         for (;; ++page) {
-            if (page > max_pages_per_feed)
-                co_return call_.too_many_pages(path);
             Query q = query;
             q.emplace_back("page", std::to_string(page));
             auto body = co_await call_.get_body(path, q);
@@ -68,11 +68,34 @@ class JobsClient {
                         "; stopped following pages"
                 );
             std::size_t const items = parsed->posts.size();
-            for (auto& p : parsed->posts)
-                if (seen.insert(p.id).second)
-                    posts.push_back(std::move(p));
+            std::size_t fresh = 0;
+            for (auto& p : parsed->posts) {
+                if (!seen.insert(p.id).second)
+                    continue;
+                ++fresh;
+                if (posts.size() >= feed.max_items)
+                    co_return call_.in_context(too_many_items(feed.name, feed.max_items), path);
+                posts.push_back(std::move(p));
+            }
             if (progress)
                 progress(FetchProgress{page, posts.size(), parsed->total});
+            // An envelope that announces posts but lists none (or a gap before the last page) is a page we
+            // failed to read, not an empty board: publishing it would wipe every subscriber's list.
+            if (items == 0 && (page < parsed->pages || (posts.empty() && parsed->total.value_or(0) > 0)))
+                co_return call_.malformed(
+                    path,
+                    "page " + std::to_string(page) + " of " + std::to_string(parsed->pages) +
+                        " listed no posts although " +
+                        (parsed->total ? std::to_string(*parsed->total) : std::string("more")) +
+                        " were announced; the last good calendar is kept"
+                );
+            stale_pages = items > 0 && fresh == 0 ? stale_pages + 1 : 0;
+            if (stale_pages >= 3)
+                co_return call_.malformed(
+                    path,
+                    std::to_string(stale_pages) +
+                        " pages in a row repeated earlier posts; stopped following pages"
+                );
             if (first_page_only || items == 0 || page >= parsed->pages)
                 break;
         }

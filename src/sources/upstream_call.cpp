@@ -89,14 +89,6 @@ Error UpstreamCall::malformed(std::string const& path, std::string const& what) 
     return in_context(fail(errc::upstream_malformed, what), path);
 }
 
-Error UpstreamCall::too_many_pages(std::string const& path) const {
-    return malformed(
-        path,
-        "stopped after " + std::to_string(max_pages_per_feed) +
-            " pages while the upstream still announced more"
-    );
-}
-
 std::string path_segment(std::string_view id) {
     return urls::encode(id, urls::unreserved_chars);
 }

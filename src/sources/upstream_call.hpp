@@ -50,9 +50,6 @@ class UpstreamCall {
     /** @brief errc::upstream_malformed "SERVICE: malformed response from PATH: WHAT" (paging guards). */
     Error malformed(std::string const& path, std::string const& what) const;
 
-    /** @brief The error for a list that announces more pages after max_pages_per_feed. */
-    Error too_many_pages(std::string const& path) const;
-
     /** @brief The full request URL (for tests and logs: pass it through redact_url before showing it). */
     std::string url(std::string const& path, Query const& query) const;
 

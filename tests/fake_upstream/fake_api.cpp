@@ -3,6 +3,8 @@
 // with the real services' payload, pagination and error shapes (see /work/shared/UPSTREAM.md).
 #include "fake_api.hpp"
 
+#include "fake_upstream/lifecycle.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -104,34 +106,6 @@ ApiReply json_reply(unsigned status, json::value const& v) {
 
 // ------------------------------------------------------------------ time for synthesized events
 
-std::string format_utc(std::chrono::sys_seconds t, bool with_z) {
-    auto days = std::chrono::floor<std::chrono::days>(t);
-    std::chrono::year_month_day ymd{days};
-    std::chrono::hh_mm_ss hms{t - days};
-    char buf[96]; // room for any value the compiler can prove, so -Wformat-truncation stays quiet
-    std::snprintf(
-        buf,
-        sizeof buf,
-        "%04d-%02u-%02uT%02ld:%02ld:%02ld%s",
-        static_cast<int>(ymd.year()),
-        static_cast<unsigned>(ymd.month()),
-        static_cast<unsigned>(ymd.day()),
-        static_cast<long>(hms.hours().count()),
-        static_cast<long>(hms.minutes().count()),
-        static_cast<long>(hms.seconds().count()),
-        with_z ? "Z" : ""
-    );
-    return buf;
-}
-
-json::object dt_tz(std::chrono::sys_seconds utc, char const* zone, std::chrono::minutes offset) {
-    return json::object{
-        {"timezone", zone},
-        {"local", format_utc(utc + offset, false)},
-        {"utc", format_utc(utc, true)},
-    };
-}
-
 // Zones without DST, so local = utc + a fixed offset stays correct for any date.
 struct FixedZone {
     char const* name;
@@ -191,18 +165,42 @@ ApiReply eb_not_found() {
     return eb_error(404, "NOT_FOUND", "The path you requested does not exist.");
 }
 
+// As the service: an event leaves `live` when it starts (`started`, then `ended`, `completed`); a draft is
+// listed only when asked for by name or with `all`.
 bool status_matches(json::object const& ev, std::string const* filter) {
-    if (!filter)
-        return true;
     auto const st = str_at(ev, "status");
-    for (auto const& want : split(*filter, ",")) {
+    if (!filter)
+        return st != "draft";
+    for (auto const& want : split(*filter, ","))
         if (want == "all" || want == st)
             return true;
-        // The service's "live" list includes events that have already started.
-        if (want == "live" && st == "started")
-            return true;
-    }
     return false;
+}
+
+// time_filter: current_future (not yet ended), past (ended), all; compared on the utc text, which sorts.
+bool time_matches(json::object const& ev, std::string const* filter, std::string const& now) {
+    if (!filter || *filter == "all")
+        return true;
+    bool const ended = nested_str(ev, "end", "utc") < now;
+    return *filter == "past" ? ended : !ended;
+}
+
+// order_by: start_asc (the default), start_desc, created_asc, created_desc.
+void order_events(std::vector<json::object const*>& list, std::string const* order_by) {
+    if (!order_by || *order_by == "start_asc")
+        return; // the data set is kept in this order
+    bool const by_created = order_by->starts_with("created");
+    bool const desc = order_by->ends_with("_desc");
+    std::stable_sort(list.begin(), list.end(), [&](json::object const* a, json::object const* b) {
+        auto const ka = by_created ? str_at(*a, "created") : nested_str(*a, "start", "utc");
+        auto const kb = by_created ? str_at(*b, "created") : nested_str(*b, "start", "utc");
+        return desc ? ka > kb : ka < kb;
+    });
+}
+
+bool series_parent(json::object const& ev) {
+    auto it = ev.find("is_series_parent");
+    return it != ev.end() && it->value().is_bool() && it->value().get_bool();
 }
 
 std::set<std::string> expand_set(ApiRequest const& req) {
@@ -407,6 +405,8 @@ ApiReply search(UpstreamData const& data, ApiRequest const& req, ApiSettings con
 
     std::vector<json::object const*> hits;
     for (auto const& ev : data.events) {
+        if (series_parent(ev) || str_at(ev, "status") == "draft")
+            continue;
         auto const text = lower(
             std::string(nested_str(ev, "name", "text")) + "\n" +
             std::string(nested_str(ev, "description", "text"))
@@ -485,12 +485,23 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
     auto const expand = expand_set(req);
     auto const list_expand = settings.ignore_expand ? std::set<std::string>{} : expand;
     auto const* status = req.param("status");
+    auto const* time_filter = req.param("time_filter");
+    auto const* show_parents = req.param("show_series_parent");
+    if (time_filter && *time_filter != "all" && *time_filter != "past" && *time_filter != "current_future")
+        return eb_arguments_error("time_filter");
+    auto const now = format_utc(
+        settings.now.value_or(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())),
+        true
+    );
 
     auto const filtered = [&](std::string_view org) {
         std::vector<json::object const*> out;
         for (auto const& ev : data.events)
-            if ((org.empty() || str_at(ev, "organization_id") == org) && status_matches(ev, status))
+            if ((org.empty() || str_at(ev, "organization_id") == org) && status_matches(ev, status) &&
+                time_matches(ev, time_filter, now) &&
+                (!series_parent(ev) || (show_parents && *show_parents == "true")))
                 out.push_back(&ev);
+        order_events(out, req.param("order_by"));
         return out;
     };
 
@@ -701,7 +712,7 @@ std::string error_body(Api api, unsigned status) {
 }
 
 std::shared_ptr<UpstreamData const>
-load_data(std::string const& dir, int generate_events, std::string& error) {
+load_data(std::string const& dir, int generate_events, std::string& error, bool lifecycle) {
     auto data = std::make_shared<UpstreamData>();
     auto events = read_json(dir + "/events/events.json", error);
     auto orgs = events ? read_json(dir + "/events/organizations.json", error) : std::nullopt;
@@ -736,6 +747,16 @@ load_data(std::string const& dir, int generate_events, std::string& error) {
         }
         auto org = std::string(str_at(data->organizations.at(0).as_object(), "id"));
         data->events = synthesize_events(data->events, generate_events, org);
+    }
+    if (lifecycle && !data->events.empty() && !data->organizations.empty()) {
+        auto org = std::string(str_at(data->organizations.at(0).as_object(), "id"));
+        auto more = lifecycle_events(
+            data->events.front(),
+            org,
+            std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
+        );
+        for (auto& ev : more)
+            data->events.push_back(std::move(ev));
     }
     std::stable_sort(data->events.begin(), data->events.end(), [](auto const& a, auto const& b) {
         auto const ka = nested_str(a, "start", "utc"), kb = nested_str(b, "start", "utc");

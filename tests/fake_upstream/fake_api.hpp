@@ -7,7 +7,9 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,17 +34,20 @@ struct UpstreamData {
 
 /**
  * @brief Reads DIR/events/{events,organizations,ticket_classes,user}.json and DIR/jobs/{listings,categories,
- * tags}.json. With generate_events > 0 the event list is synthesized instead (for benchmarks).
+ * tags}.json. With generate_events > 0 the event list is synthesized instead (for benchmarks). With
+ * `lifecycle`, the events of lifecycle.hpp (dated around the current time) are added to the first
+ * organization.
  * @return nullptr and a message in `error` if a file is missing or malformed.
  */
 std::shared_ptr<UpstreamData const>
-load_data(std::string const& dir, int generate_events, std::string& error);
+load_data(std::string const& dir, int generate_events, std::string& error, bool lifecycle = false);
 
 struct ApiSettings {
     std::string events_token;
     std::string jobs_api_key;
     int events_page_size = 10;
     bool ignore_expand = false;
+    std::optional<std::chrono::sys_seconds> now; ///< time_filter's "now"; empty: the real clock
 };
 
 struct ApiRequest {

@@ -233,7 +233,7 @@ struct FakeUpstream::Impl {
     }
 
     bool reload(std::string const& dir, std::string& error) {
-        auto d = fake::load_data(dir, options.generate_events, error);
+        auto d = fake::load_data(dir, options.generate_events, error, options.lifecycle);
         if (!d)
             return false;
         std::lock_guard lock(mtx);
@@ -264,7 +264,8 @@ struct FakeUpstream::Impl {
             options.events_token,
             options.jobs_api_key,
             options.events_page_size,
-            false};
+            false,
+            options.now};
         {
             std::lock_guard lock(mtx);
             d = data;

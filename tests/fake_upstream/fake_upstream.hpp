@@ -56,6 +56,9 @@ struct FakeUpstreamOptions {
     int events_page_size = 10;  ///< default page size of the events lists (page_size overrides it)
     bool ignore_expand = false; ///< lists never carry expansions, like a service that drops `expand`
     int generate_events = 0;    ///< >0: synthesize this many events instead of the fixture list
+    bool lifecycle = false;     ///< add the events of lifecycle.hpp, dated around the time of loading
+    /// The fake's clock for time_filter (tests that pass a fixed `now` to the client); empty: the real one.
+    std::optional<std::chrono::sys_seconds> now;
     int threads = 1;
     unsigned short port = 0; ///< 0: any free port
 };

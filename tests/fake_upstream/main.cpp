@@ -14,7 +14,7 @@ constexpr char const* usage =
     "usage: icsbridge-fake-upstream [--port N] [--data DIR] [--events-token T] [--jobs-api-key K]\n"
     "                               [--latency-ms N] [--page-size N] [--ignore-expand] [--generate-events "
     "N]\n"
-    "                               [--threads N] [--fault KIND]\n"
+    "                               [--threads N] [--fault KIND] [--lifecycle]\n"
     "KIND: latency status500 status503 status429 hang reset truncate malformed_json\n"
     "Control: POST /__control/fault?kind=KIND&latency_ms=N&retry_after=S&count=N, POST "
     "/__control/reload?dir=PATH,\n"
@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
                 options.ignore_expand = true;
             else if (arg == "--generate-events")
                 options.generate_events = std::stoi(value());
+            else if (arg == "--lifecycle")
+                options.lifecycle = true;
             else if (arg == "--threads")
                 options.threads = std::stoi(value());
             else if (arg == "--fault") {

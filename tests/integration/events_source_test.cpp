@@ -61,7 +61,11 @@ ScriptedReply nth_page(int n, std::string const& pagination) {
 
 struct EventsFixture : test::SourceFixture {
     EventsFixture()
-        : SourceFixture(SourceType::events, token, "organizer") {}
+        : SourceFixture(SourceType::events, token, "organizer") {
+        // These tests are about paging one list; keep_past > 0 adds the list of ended events
+        // (event_life_test covers that one).
+        feed.keep_past = std::chrono::seconds(0);
+    }
 
     Result<std::vector<Event>> fetch(ScriptedUpstream const& up) {
         src.base_url = up.base_url();
@@ -106,7 +110,9 @@ BOOST_FIXTURE_TEST_CASE(organizer_follows_page_numbers_and_keeps_each_event_once
         BOOST_TEST(q.path == "/v3/users/me/events/");
         BOOST_TEST(q.authorization == "Bearer " + token);
         BOOST_TEST(q.content_type == "application/json");
-        BOOST_TEST(q.param("status") == "live");
+        // Every published state, so an event stays while it runs (never drafts).
+        BOOST_TEST(q.param("status") == "live,started,ended,completed,canceled");
+        BOOST_TEST(q.param("time_filter") == "current_future");
         BOOST_TEST(q.param("expand") == "venue,ticket_availability,organizer");
         BOOST_TEST(q.target.find(token) == std::string::npos);
     }
@@ -144,7 +150,7 @@ BOOST_FIXTURE_TEST_CASE(organization_id_is_discovered_and_continuation_followed,
     BOOST_TEST(!reqs[1].has_param("continuation"));
     BOOST_TEST(reqs[2].param("continuation") == "tok-1");
     BOOST_TEST(reqs[3].param("continuation") == "tok-2");
-    BOOST_TEST(reqs[3].param("status") == "live");
+    BOOST_TEST(reqs[3].param("status") == "live,started,ended,completed,canceled");
 }
 
 BOOST_FIXTURE_TEST_CASE(configured_organization_id_skips_discovery, EventsFixture) {
@@ -176,10 +182,11 @@ BOOST_FIXTURE_TEST_CASE(no_organization_is_a_clear_error, EventsFixture) {
     BOOST_TEST(r.error().message.find("organization_id") != std::string::npos);
 }
 
-BOOST_FIXTURE_TEST_CASE(endless_continuation_chain_stops_with_a_clear_error, EventsFixture) {
+BOOST_FIXTURE_TEST_CASE(endless_continuation_chain_stops_at_max_items_with_a_clear_error, EventsFixture) {
     feed.select = "organization";
     feed.organization_id = "42";
-    // Every page announces more, with a fresh token and a fresh event: only the page cap can end it.
+    feed.max_items = 150;
+    // Every page announces more, with a fresh token and a fresh event: only max_items can end it.
     ScriptedUpstream up([n = 0](ScriptedRequest const&) mutable -> ScriptedReply {
         ++n;
         return nth_page(n, continued("tok-" + std::to_string(n)));
@@ -188,13 +195,10 @@ BOOST_FIXTURE_TEST_CASE(endless_continuation_chain_stops_with_a_clear_error, Eve
     auto r = fetch(up);
 
     BOOST_TEST_REQUIRE(r.has_error());
-    BOOST_TEST((r.error().code == errc::upstream_malformed));
-    BOOST_TEST(
-        r.error().message ==
-        "events API: malformed response from /v3/organizations/42/events/: stopped after 200 pages while the "
-        "upstream still announced more"
-    );
-    BOOST_TEST(up.requests().size() == std::size_t(max_pages_per_feed));
+    BOOST_TEST((r.error().code == errc::upstream_too_large));
+    BOOST_TEST(r.error().message.find("max_items = 150") != std::string::npos, r.error().message);
+    // Each page holds one event: the refresh stops right after the 151st, not at a fixed page count.
+    BOOST_TEST(up.requests().size() == 151u);
 }
 
 BOOST_FIXTURE_TEST_CASE(repeated_token_or_page_number_stops_with_a_clear_error, EventsFixture) {
@@ -391,8 +395,10 @@ BOOST_AUTO_TEST_CASE(organizer_and_organization_lists_of_the_fake_upstream) {
     test::FakeUpstreamOptions opts;
     opts.events_page_size = 7;
     opts.ignore_expand = true;
+    opts.now = now;
     test::FakeUpstream fake(opts);
     test::SourceFixture f(SourceType::events, opts.events_token, "organizer");
+    f.feed.keep_past = std::chrono::seconds(0); // one list, so the last page's count is the whole list's
     f.src.base_url = fake.base_url();
     auto fetch = [&] {
         return test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {

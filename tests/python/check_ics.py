@@ -6,8 +6,10 @@
 #
 #   check_ics.py FILE [--expect EXPECT.json]
 #
-# EXPECT.json: {"items": [{"uid", "summary", "description_contains", "location", "url",
-#                          "dtstart_utc": "2026-01-01T10:00:00Z", "dtend_utc"}], "forbidden": ["..."]}
+# EXPECT.json: {"items": [{"uid", "summary", "description_contains", "description_startswith", "location",
+#                          "url", "status", "alt_desc_contains": [..], "alt_desc_lacks": [..],
+#                          "dtstart_utc": "2026-01-01T10:00:00Z", "dtend_utc"}], "forbidden": ["..."],
+#               "count": N}
 # Every key of an item except "uid" is optional. Exit 0 when all is well, 1 with a list of failures.
 import argparse
 import datetime as dt
@@ -112,6 +114,8 @@ def check_expectations(expect, raw_text, ical_items, vobj_items, failures):
     for forbidden in expect.get("forbidden", []):
         if forbidden and forbidden in raw_text:
             failures.append("forbidden text %r appears in the file" % forbidden)
+    if "count" in expect and len(ical_items) != expect["count"]:
+        failures.append("expected %d items, found %d" % (expect["count"], len(ical_items)))
     for want in expect.get("items", []):
         uid = want["uid"]
         vcomp = vobj_items.get(uid)
@@ -129,6 +133,24 @@ def check_expectations(expect, raw_text, ical_items, vobj_items, failures):
             got = vobject_value(vcomp, "DESCRIPTION") or ""
             if want["description_contains"] not in got:
                 failures.append("%s DESCRIPTION lacks %r" % (uid, want["description_contains"]))
+        # The upstream's own text, character for character, through both parsers.
+        if "description_startswith" in want:
+            for parser, got in (("vobject", vobject_value(vcomp, "DESCRIPTION") or ""),
+                                ("icalendar", str(icomp.get("DESCRIPTION", "")))):
+                if not got.startswith(want["description_startswith"]):
+                    failures.append("%s DESCRIPTION (%s) does not start with %r: %r"
+                                    % (uid, parser, want["description_startswith"], got[:200]))
+        if "status" in want:
+            got = vobject_value(vcomp, "STATUS")
+            if got != want["status"] or str(icomp.get("STATUS", "")) != want["status"]:
+                failures.append("%s STATUS: expected %r, got %r" % (uid, want["status"], got))
+        alt = str(icomp.get("X-ALT-DESC", ""))
+        for needle in want.get("alt_desc_contains", []):
+            if needle not in alt:
+                failures.append("%s X-ALT-DESC lacks %r" % (uid, needle))
+        for needle in want.get("alt_desc_lacks", []):
+            if needle.lower() in alt.lower():
+                failures.append("%s X-ALT-DESC contains %r" % (uid, needle))
         # Instants through both parsers: vobject reads our VTIMEZONE, icalendar the IANA name.
         for key, prop in (("dtstart_utc", "DTSTART"), ("dtend_utc", "DTEND")):
             if key not in want:

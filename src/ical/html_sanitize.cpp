@@ -1,0 +1,182 @@
+// File: html_sanitize.cpp
+// sanitize_html(): the upstream's HTML description rebuilt from an allow-list for X-ALT-DESC (Outlook
+// shows it). Nothing is copied through: every tag kept is written anew, every text run re-escaped.
+#include "ical/html_scan.hpp"
+#include "ical/text.hpp"
+#include <icsbridge/calendar.hpp>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace icsbridge {
+
+namespace {
+
+using html::iequals;
+
+// Formatting a mail client renders safely; attributes are dropped, except a checked href on <a>.
+constexpr std::array<std::string_view, 33> allowed_tags{
+    "a",   "b",   "strong", "i",   "em",   "u",          "s",    "strike", "del",   "ins", "small",
+    "sub", "sup", "p",      "br",  "hr",   "ul",         "ol",   "li",     "h1",    "h2",  "h3",
+    "h4",  "h5",  "h6",     "pre", "code", "blockquote", "span", "div",    "table", "tr",  "td"};
+constexpr std::array<std::string_view, 6> allowed_table_parts{"thead", "tbody", "th", "dl", "dt", "dd"};
+// Whose content is code or chrome, not text: dropped whole.
+constexpr std::array<std::string_view, 18> dropped_with_content{
+    "script",
+    "style",
+    "iframe",
+    "object",
+    "embed",
+    "noscript",
+    "template",
+    "head",
+    "title",
+    "textarea",
+    "select",
+    "svg",
+    "math",
+    "frame",
+    "frameset",
+    "applet",
+    "noembed",
+    "xmp"};
+constexpr std::size_t max_depth = 64;
+
+template <std::size_t N>
+std::string_view canonical(std::array<std::string_view, N> const& names, std::string_view name) {
+    for (auto n : names)
+        if (iequals(n, name))
+            return n;
+    return {};
+}
+
+void append_escaped(std::string& out, std::string_view text) {
+    for (char c : text) {
+        switch (c) {
+        case '&':
+            out.append("&amp;");
+            break;
+        case '<':
+            out.append("&lt;");
+            break;
+        case '>':
+            out.append("&gt;");
+            break;
+        case '"':
+            out.append("&quot;");
+            break;
+        default:
+            out.push_back(c);
+        }
+    }
+}
+
+// An href kept only with a scheme that cannot run code; browsers ignore whitespace and controls inside
+// "java\tscript:", so those are removed before the scheme is read.
+std::string safe_href(std::string_view raw) {
+    std::string decoded;
+    for (std::size_t i = 0; i < raw.size();) {
+        if (raw[i] == '&') {
+            auto const [cp, len] = html::decode_entity(raw, i);
+            if (len > 0) {
+                ical::append_utf8(decoded, cp);
+                i += len;
+                continue;
+            }
+        }
+        decoded.push_back(raw[i++]);
+    }
+    std::string url;
+    for (char c : decoded)
+        if (static_cast<unsigned char>(c) > 0x20 && c != 0x7F)
+            url.push_back(c);
+    std::string lowered = url.substr(0, 8);
+    std::transform(lowered.begin(), lowered.end(), lowered.begin(), html::lower);
+    for (std::string_view scheme : {"https://", "http://", "mailto:", "tel:"})
+        if (lowered.starts_with(scheme))
+            return url;
+    return {};
+}
+
+} // namespace
+
+std::string sanitize_html(std::string_view in) {
+    std::string body;
+    body.reserve(in.size());
+    std::vector<std::string_view> open;
+    bool no_more_gt = false;
+    bool has_text = false;
+    std::size_t i = 0;
+    while (i < in.size()) {
+        char const c = in[i];
+        if (c == '&') {
+            auto const [cp, len] = html::decode_entity(in, i);
+            std::string decoded;
+            if (len > 0)
+                ical::append_utf8(decoded, cp);
+            append_escaped(body, len > 0 ? std::string_view(decoded) : std::string_view("&"));
+            has_text = true;
+            i += len > 0 ? len : 1;
+            continue;
+        }
+        if (c != '<') {
+            std::size_t const stop = in.find_first_of("<&", i + 1);
+            std::size_t const end = stop == std::string_view::npos ? in.size() : stop;
+            std::string_view const run = in.substr(i, end - i);
+            has_text = has_text || run.find_first_not_of(" \t\r\n") != std::string_view::npos;
+            append_escaped(body, run);
+            i = end;
+            continue;
+        }
+        html::Tag const tag = html::scan_tag(in, i, no_more_gt);
+        i = tag.next;
+        if (tag.kind == html::Tag::literal)
+            body.append("&lt;");
+        if (tag.kind != html::Tag::element)
+            continue;
+        if (!canonical(dropped_with_content, tag.name).empty()) {
+            if (!tag.closing && !tag.inside.ends_with("/"))
+                i = html::skip_content(in, tag.name, i);
+            continue;
+        }
+        std::string_view name = canonical(allowed_tags, tag.name);
+        if (name.empty())
+            name = canonical(allowed_table_parts, tag.name);
+        if (name.empty())
+            continue; // unknown or unsafe markup: its text stays, the tag goes
+        if (name == "br" || name == "hr") {
+            if (!tag.closing)
+                body.append("<").append(name).append(">");
+            continue;
+        }
+        if (tag.closing) {
+            // Close up to the matching open tag, so the output always nests.
+            auto it = std::find(open.rbegin(), open.rend(), name);
+            if (it == open.rend())
+                continue;
+            for (auto k = open.rbegin(); k != std::next(it); ++k)
+                body.append("</").append(*k).append(">");
+            open.erase(std::next(it).base(), open.end());
+            continue;
+        }
+        if (open.size() >= max_depth)
+            continue;
+        body.append("<").append(name);
+        if (name == "a")
+            if (std::string const href = safe_href(html::attribute(tag.inside, "href")); !href.empty()) {
+                body.append(" href=\"");
+                append_escaped(body, href);
+                body.append("\"");
+            }
+        body.append(">");
+        open.push_back(name);
+    }
+    for (auto k = open.rbegin(); k != open.rend(); ++k)
+        body.append("</").append(*k).append(">");
+    if (!has_text)
+        return {};
+    return ical::clean_text("<html><body>" + body + "</body></html>");
+}
+
+} // namespace icsbridge
