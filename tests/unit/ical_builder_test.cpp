@@ -3,6 +3,7 @@
 // cancellation policies, job posts, determinism and the render cache. Also writes the sample calendar
 // that tests/python/check_ics.py parses with real parsers (CTest fixture ical_sample).
 #include "ical/render_cache.hpp"
+#include "support/ics_lines.hpp"
 #include <icsbridge/calendar.hpp>
 
 #include <boost/json.hpp>
@@ -19,6 +20,10 @@ namespace icsbridge {
 namespace {
 
 using namespace std::chrono_literals;
+using test::component;
+using test::has_line;
+using test::property;
+using test::unfold;
 
 sys_seconds utc(int y, unsigned mo, unsigned d, int h, int mi, int s = 0) {
     return std::chrono::sys_days(std::chrono::year(y) / mo / d) + std::chrono::hours(h) +
@@ -99,50 +104,6 @@ std::string render_ok(
     auto r = render_events(sample_meta(), events, opts, cache);
     BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
     return *r;
-}
-
-// Content lines with folding undone.
-std::vector<std::string> unfold(std::string const& ics) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (pos < ics.size()) {
-        std::size_t end = ics.find("\r\n", pos);
-        if (end == std::string::npos)
-            end = ics.size();
-        std::string line = ics.substr(pos, end - pos);
-        if (!line.empty() && (line[0] == ' ' || line[0] == '\t') && !out.empty())
-            out.back() += line.substr(1);
-        else
-            out.push_back(line);
-        pos = end + 2;
-    }
-    return out;
-}
-
-// The lines of the component whose UID is `uid` (from its BEGIN to its END).
-std::vector<std::string> component(std::string const& ics, std::string const& uid) {
-    auto const lines = unfold(ics);
-    std::vector<std::string> current;
-    for (auto const& l : lines) {
-        if (l == "BEGIN:VEVENT" || l == "BEGIN:VTODO")
-            current.clear();
-        current.push_back(l);
-        if ((l == "END:VEVENT" || l == "END:VTODO") &&
-            std::find(current.begin(), current.end(), "UID:" + uid) != current.end())
-            return current;
-    }
-    return {};
-}
-
-std::string property(std::vector<std::string> const& comp, std::string const& name_with_params) {
-    for (auto const& l : comp)
-        if (l.starts_with(name_with_params + ":"))
-            return l.substr(name_with_params.size() + 1);
-    return "<missing " + name_with_params + ">";
-}
-
-bool has_line(std::vector<std::string> const& comp, std::string const& line) {
-    return std::find(comp.begin(), comp.end(), line) != comp.end();
 }
 
 std::size_t count(std::string const& hay, std::string const& needle) {

@@ -1,0 +1,133 @@
+// File: paging_test.cpp
+// PageCursor without sockets: page numbers and continuations, and every guard that keeps a refresh from
+// publishing part of a list (an error or empty page inside a known count, announced items that never come)
+// or from looping (repeated tokens, page numbers that do not advance, pages of repeats).
+#include "sources/paging.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+namespace icsbridge {
+
+namespace {
+
+Pagination numbered(int page, int count) {
+    Pagination p;
+    p.page_number = page;
+    p.page_count = count;
+    p.has_more_items = page < count;
+    return p;
+}
+
+Pagination continued(std::string token) {
+    Pagination p;
+    p.has_more_items = !token.empty();
+    p.continuation = std::move(token);
+    return p;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(paging_test)
+
+BOOST_AUTO_TEST_CASE(page_numbers_are_followed_to_the_announced_count) {
+    PageCursor c;
+    BOOST_TEST(!c.next().page.has_value()); // the first request carries no page parameter
+    for (int page = 1; page <= 3; ++page) {
+        auto more = c.arrived(numbered(page, 3), 10, 10);
+        BOOST_TEST_REQUIRE(more.has_value());
+        BOOST_TEST(*more == (page < 3));
+        if (page < 3)
+            BOOST_TEST((c.next().page == page + 1));
+    }
+    BOOST_TEST(c.pages() == 3);
+}
+
+BOOST_AUTO_TEST_CASE(continuations_are_followed_until_there_is_none) {
+    PageCursor c;
+    BOOST_TEST(*c.arrived(continued("a"), 5, 5));
+    BOOST_TEST((c.next().continuation == std::optional<std::string>("a")));
+    BOOST_TEST(*c.arrived(continued("b"), 5, 5));
+    BOOST_TEST(!*c.arrived(continued(""), 5, 5));
+}
+
+BOOST_AUTO_TEST_CASE(bad_page_inside_a_known_count_fails_and_after_it_ends_the_list) {
+    {
+        PageCursor c;
+        BOOST_TEST_REQUIRE(*c.arrived(numbered(1, 3), 10, 10));
+        auto r = c.bad_page(); // page 2 of 3 failed
+        BOOST_TEST_REQUIRE(r.has_error());
+        BOOST_TEST(r.error().message.find("page 2 of 3 answered BAD_PAGE") != std::string::npos);
+    }
+    {
+        // No count announced: old servers end a list with BAD_PAGE.
+        PageCursor c;
+        Pagination p;
+        p.has_more_items = true;
+        BOOST_TEST_REQUIRE(*c.arrived(p, 10, 10));
+        auto r = c.bad_page();
+        BOOST_TEST_REQUIRE(r.has_value());
+        BOOST_TEST(!*r);
+    }
+    {
+        // On the first request it is an error whatever the count.
+        PageCursor c;
+        BOOST_TEST(c.bad_page().has_error());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_page_before_the_last_fails) {
+    PageCursor c;
+    BOOST_TEST_REQUIRE(*c.arrived(numbered(1, 4), 10, 10));
+    auto r = c.arrived(numbered(2, 4), 0, 0);
+    BOOST_TEST_REQUIRE(r.has_error());
+    BOOST_TEST(r.error().message.find("page 2 of 4 listed nothing") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(announced_items_that_never_arrive_fail) {
+    PageCursor c;
+    Pagination p;
+    p.object_count = 20;
+    p.has_more_items = false;
+    auto r = c.arrived(p, 0, 0);
+    BOOST_TEST_REQUIRE(r.has_error());
+    BOOST_TEST(r.error().message.find("announces 20 items but carries none") != std::string::npos);
+
+    // An empty list that says so is fine.
+    PageCursor empty;
+    p.object_count = 0;
+    BOOST_TEST(!*empty.arrived(p, 0, 0));
+}
+
+BOOST_AUTO_TEST_CASE(loops_stop_with_an_error) {
+    {
+        PageCursor c;
+        BOOST_TEST_REQUIRE(*c.arrived(continued("t"), 1, 1));
+        BOOST_TEST(c.arrived(continued("t"), 1, 1).has_error());
+    }
+    {
+        PageCursor c;
+        BOOST_TEST_REQUIRE(*c.arrived(numbered(1, 9), 1, 1));
+        BOOST_TEST(c.arrived(numbered(1, 9), 1, 1).has_error()); // page 1 again
+    }
+    {
+        // Fresh tokens whose pages only repeat what came before.
+        PageCursor c;
+        BOOST_TEST_REQUIRE(*c.arrived(continued("t0"), 5, 5));
+        BOOST_TEST_REQUIRE(*c.arrived(continued("t1"), 5, 0));
+        BOOST_TEST_REQUIRE(*c.arrived(continued("t2"), 5, 0));
+        auto r = c.arrived(continued("t3"), 5, 0);
+        BOOST_TEST_REQUIRE(r.has_error());
+        BOOST_TEST(r.error().message.find("repeated earlier items") != std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(too_many_items_names_max_items) {
+    auto e = too_many_items("big", 500);
+    BOOST_TEST((e.code == errc::upstream_too_large));
+    BOOST_TEST(e.message.find("max_items = 500") != std::string::npos);
+    BOOST_TEST(e.message.find("feed big") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+} // namespace icsbridge
