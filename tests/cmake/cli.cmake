@@ -29,3 +29,11 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(cli.e2e PROPERTIES LABELS cli TIMEOUT 300)
+
+# An organizer feed over its events' whole life (the fake upstream's --lifecycle data, dated around now).
+add_test(
+    NAME cli.lifecycle
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cli/lifecycle_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(cli.lifecycle PROPERTIES LABELS cli TIMEOUT 300)

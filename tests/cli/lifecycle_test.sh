@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# File: lifecycle_test.sh
+# An organizer feed over its events' whole life, through the real binary and the fake upstream's lifecycle
+# data (events dated around now): a running event is present, one ended 10 days ago present and one ended
+# 60 days ago absent (default keep_past), a cancelled one STATUS:CANCELLED, a draft and a series parent
+# never, each series date its own VEVENT; the upstream's plain text round-trips exactly through
+# python3-icalendar and vobject, and X-ALT-DESC carries no script. Then keep_past = "0s".
+#   lifecycle_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+python=/usr/bin/python3
+work=$(mktemp -d)
+. "$src/tests/support/sh/upstream_fixtures.sh"
+cleanup() {
+    stop_fake_upstream
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL [lifecycle]: $*" >&2
+    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
+    exit 1
+}
+
+start_fake_upstream "$fake" "$work" --data "$src/tests/fixtures/upstream" --lifecycle ||
+    fail "the fake upstream did not start"
+
+write_config() { # write_config FILE KEEP_PAST_LINE
+    cat >"$1" <<TOML
+[sources.eb]
+type = "events"
+base_url = "$upstream"
+token = "demo-events-token"
+timeout = "5s"
+
+[feeds.life]
+source = "eb"
+select = "organization"
+cancelled = "status"
+$2
+TOML
+}
+
+export_feed() { # export_feed CONFIG OUT
+    "$bin" export --config "$1" --feed life --output "$2" 2>"$work/err" || fail "export exited $?"
+}
+
+write_config "$work/default.toml" ""
+export_feed "$work/default.toml" "$work/default.ics"
+
+uid() { echo "event-$1@127.0.0.1"; }
+cat >"$work/expect.json" <<JSON
+{
+  "items": [
+    {"uid": "$(uid 700000000001)", "summary": "Running now: Lifecycle Workshop", "status": "CONFIRMED"},
+    {"uid": "$(uid 700000000002)", "summary": "Ended ten days ago: Lifecycle Meetup"},
+    {"uid": "$(uid 700000000004)", "summary": "Cancelled: Lifecycle Picnic", "status": "CANCELLED"},
+    {"uid": "$(uid 700000000011)", "summary": "Lifecycle Course, week 1"},
+    {"uid": "$(uid 700000000012)", "summary": "Lifecycle Course, week 2"},
+    {"uid": "$(uid 700000000013)", "summary": "Lifecycle Course, week 3"},
+    {"uid": "$(uid 700000000020)",
+     "description_startswith": $("$python" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$(printf 'First paragraph, with commas; semicolons and a back\\slash.\n\n\tIndented line after a blank one.\nColumns:\tA\tB\n\n\nTwo blank lines above. Unicode: Grüße — 東京 🎵')"),
+     "alt_desc_contains": ["<p>First paragraph", "href=\"https://example.com/more?a=1&amp;b=2\"", "good link"],
+     "alt_desc_lacks": ["script", "onclick", "javascript:", "iframe", "style=", "alert"]}
+  ],
+  "forbidden": ["$(uid 700000000003)", "$(uid 700000000005)", "$(uid 700000000010)", "demo-events-token"]
+}
+JSON
+"$python" "$src/tests/python/check_ics.py" "$work/default.ics" --expect "$work/expect.json" >"$work/check.out" ||
+    { cat "$work/check.out" >&2; fail "check_ics.py rejected the default-keep_past calendar"; }
+
+# keep_past = "0s": an event leaves when it ends; a running one stays; a cancelled future one stays.
+write_config "$work/zero.toml" 'keep_past = "0s"'
+export_feed "$work/zero.toml" "$work/zero.ics"
+cat >"$work/expect0.json" <<JSON
+{
+  "items": [
+    {"uid": "$(uid 700000000001)", "summary": "Running now: Lifecycle Workshop"},
+    {"uid": "$(uid 700000000004)", "status": "CANCELLED"}
+  ],
+  "forbidden": ["$(uid 700000000002)", "$(uid 700000000003)", "$(uid 700000000005)", "$(uid 700000000010)"]
+}
+JSON
+"$python" "$src/tests/python/check_ics.py" "$work/zero.ics" --expect "$work/expect0.json" >"$work/check.out" ||
+    { cat "$work/check.out" >&2; fail "check_ics.py rejected the keep_past = 0s calendar"; }
+
+# Same data, same bytes: SEQUENCE and DTSTAMP come from the upstream, not the clock.
+export_feed "$work/default.toml" "$work/again.ics"
+cmp -s "$work/default.ics" "$work/again.ics" || fail "a second export differs"
+echo "lifecycle: ok"
