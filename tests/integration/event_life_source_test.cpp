@@ -3,6 +3,7 @@
 // it asks for, a history of old events that costs about one page, drafts and series parents left out, and
 // the failures that must keep the last good calendar (a failing page inside a count, a vanished event's
 // ticket classes). The job board's envelope that announces posts and lists none is here too.
+#include "fake_upstream/lifecycle.hpp"
 #include "integration/source_harness.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -22,22 +23,7 @@ std::string const token = "life-token-5150-secret";
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + std::chrono::hours{12};
 
 std::string iso(sys_seconds t) {
-    auto const d = std::chrono::floor<std::chrono::days>(t);
-    std::chrono::year_month_day const ymd{d};
-    std::chrono::hh_mm_ss const hms{t - d};
-    char buf[64];
-    std::snprintf(
-        buf,
-        sizeof buf,
-        "%04d-%02u-%02uT%02d:%02d:%02d",
-        static_cast<int>(ymd.year()),
-        static_cast<unsigned>(ymd.month()),
-        static_cast<unsigned>(ymd.day()),
-        static_cast<int>(hms.hours().count()),
-        static_cast<int>(hms.minutes().count()),
-        static_cast<int>(hms.seconds().count())
-    );
-    return buf;
+    return test::fake::format_utc(t, false);
 }
 
 // A complete event (no detail request needed) starting `from_now` from now, two hours long.
