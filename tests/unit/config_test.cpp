@@ -295,3 +295,79 @@ BOOST_AUTO_TEST_CASE(unreadable_file_is_a_config_error_at_1_1) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Reopened: the keys of an event feed's life (keep_past, max_items).
+BOOST_AUTO_TEST_SUITE(config_test)
+
+// Each `feed` stanza below follows this source; line 6 is the feed's first key.
+std::string const life_source =
+    "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n[feeds.a]\n";
+
+BOOST_AUTO_TEST_CASE(keep_past_and_max_items_have_defaults_and_accept_zero_where_it_means_something) {
+    auto r = parse_config(life_source + "source = \"eb\"\nselect = \"organizer\"\n", "t.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
+    BOOST_TEST((r->feeds[0].keep_past == std::chrono::days(30)));
+    BOOST_TEST(r->feeds[0].max_items == 100000u);
+
+    for (std::string zero : {"0s", "0m", "0h0m", "00d"}) {
+        auto z = parse_config(
+            life_source + "source = \"eb\"\nselect = \"organization\"\nkeep_past = \"" + zero +
+                "\"\nmax_items = 5\n",
+            "t.toml",
+            fake_env({})
+        );
+        BOOST_TEST_REQUIRE(z.has_value(), zero << ": " << z.error().message);
+        BOOST_TEST((z->feeds[0].keep_past == std::chrono::seconds(0)));
+        BOOST_TEST(z->feeds[0].max_items == 5u);
+    }
+    auto d = parse_config(
+        life_source + "source = \"eb\"\nselect = \"organizer\"\nkeep_past = \"90d\"\n",
+        "t.toml",
+        fake_env({})
+    );
+    BOOST_TEST_REQUIRE(d.has_value());
+    BOOST_TEST((d->feeds[0].keep_past == std::chrono::days(90)));
+}
+
+BOOST_AUTO_TEST_CASE(keep_past_and_max_items_mistakes_point_at_the_value) {
+    struct Case {
+        std::string feed;
+        char const* message;
+    };
+    Case const cases[] = {
+        {"source = \"eb\"\nselect = \"organizer\"\nkeep_past = \"0\"\n",
+         "t.toml:8:13: keep_past = \"0\" is not a duration: use a positive number and a unit (s, m, h, d), "
+         "e.g. \"15m\" or \"1h30m\""},
+        {"source = \"eb\"\nselect = \"organizer\"\nkeep_past = \"-1d\"\n",
+         "t.toml:8:13: keep_past = \"-1d\" is not a duration: use a positive number and a unit (s, m, h, d), "
+         "e.g. \"15m\" or \"1h30m\""},
+        {"source = \"eb\"\nselect = \"search\"\nkeep_past = \"1d\"\n",
+         "t.toml:8:1: keep_past applies only to select = \"organizer\" or \"organization\" (a search keeps "
+         "its window)"},
+        {"source = \"eb\"\nselect = \"organizer\"\nmax_items = 0\n",
+         "t.toml:8:13: max_items must be between 1 and 10000000, not 0"},
+        {"source = \"eb\"\nselect = \"organizer\"\nmax_items = \"many\"\n",
+         "t.toml:8:13: max_items must be an integer, not a string"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.feed) {
+            auto r = parse_config(life_source + c.feed, "t.toml", fake_env({}));
+            BOOST_TEST_REQUIRE(!r.has_value());
+            BOOST_TEST(r.error().message == c.message);
+        }
+    }
+    // A jobs feed has no event life.
+    auto j = parse_config(
+        "[sources.j]\ntype = \"jobs\"\nbase_url = \"https://j.example\"\napi_key = \"k\"\n[feeds.a]\n"
+        "source = \"j\"\nselect = \"recent\"\nkeep_past = \"1d\"\n",
+        "t.toml",
+        fake_env({})
+    );
+    BOOST_TEST_REQUIRE(!j.has_value());
+    BOOST_TEST(
+        j.error().message.find("t.toml:8:1: 'keep_past' is not valid in [feeds.a]") == 0u,
+        j.error().message
+    );
+}
+
+BOOST_AUTO_TEST_SUITE_END()
