@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs icsbridge on the bundled demo data: builds it, starts the fake upstream (a real HTTP server on
-# 127.0.0.1 that speaks both APIs from tests/fixtures/upstream), exports every demo feed once to
+# 127.0.0.1 that speaks both APIs from tests/fixtures/upstream, plus events dated around now in every
+# stage of their life), exports every demo feed once to
 # var/demo/export/, then serves them all until Ctrl-C. Installs the Debian packages it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,8 @@ trap 'exit 130' INT TERM
 mkdir -p var/demo
 fifo="var/demo/.upstream-ready"
 rm -f "$fifo" && mkfifo "$fifo"
-build/icsbridge-fake-upstream --port "$upstream_port" --data tests/fixtures/upstream >"$fifo" &
+# --lifecycle adds events dated around now: one running, one ended 10 days ago, a cancelled one, a series.
+build/icsbridge-fake-upstream --port "$upstream_port" --data tests/fixtures/upstream --lifecycle >"$fifo" &
 pids+=($!)
 read -r ready <"$fifo"
 rm -f "$fifo"

@@ -7,6 +7,7 @@
 #include "ical/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -181,6 +182,12 @@ int sequence(Event const& e) {
     sys_seconds const origin = e.created ? *e.created : e.published ? *e.published : *e.changed;
     auto const seconds = (*e.changed - origin).count();
     return static_cast<int>(std::clamp<long long>(seconds, 0, std::numeric_limits<int>::max()));
+}
+
+bool says_cancelled(std::string_view summary) {
+    std::string head(summary.substr(0, 6));
+    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+    return head == "cancel";
 }
 
 // Joins non-empty sections with a blank line.
@@ -418,7 +425,8 @@ Result<void> append_event(
     std::string summary = one_line(e.name);
     if (summary.empty())
         summary = "Untitled event";
-    if (cancelled && opts.cancelled == CancelledPolicy::prefix)
+    // Organizers often rename a cancelled event themselves ("CANCELLED - Gala"): never say it twice.
+    if (cancelled && opts.cancelled == CancelledPolicy::prefix && !says_cancelled(summary))
         summary.insert(0, "Cancelled: ");
     b.add_text(icalproperty_new_summary, summary);
 

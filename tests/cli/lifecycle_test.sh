@@ -58,7 +58,7 @@ cat >"$work/expect.json" <<JSON
   "items": [
     {"uid": "$(uid 700000000001)", "summary": "Running now: Lifecycle Workshop", "status": "CONFIRMED"},
     {"uid": "$(uid 700000000002)", "summary": "Ended ten days ago: Lifecycle Meetup"},
-    {"uid": "$(uid 700000000004)", "summary": "Cancelled: Lifecycle Picnic", "status": "CANCELLED"},
+    {"uid": "$(uid 700000000004)", "summary": "Lifecycle Picnic", "status": "CANCELLED"},
     {"uid": "$(uid 700000000011)", "summary": "Lifecycle Course, week 1"},
     {"uid": "$(uid 700000000012)", "summary": "Lifecycle Course, week 2"},
     {"uid": "$(uid 700000000013)", "summary": "Lifecycle Course, week 3"},

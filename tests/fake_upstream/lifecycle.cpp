@@ -120,7 +120,7 @@ lifecycle_events(json::object const& base, std::string const& org, sys_seconds n
     out.push_back(make_event(
         base,
         life::cancelled,
-        "Cancelled: Lifecycle Picnic",
+        "Lifecycle Picnic",
         "canceled",
         t + days(3),
         t + days(3) + hours(4),

@@ -126,6 +126,26 @@ BOOST_AUTO_TEST_CASE(ids_written_alike_in_the_uid_give_one_item) {
     BOOST_TEST(ics.find("UID:event-3 X-ID:1@events.example.com") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(the_cancelled_prefix_is_never_said_twice) {
+    init_libical();
+    CalendarMeta meta;
+    meta.feed_name = "t";
+    meta.uid_domain = "events.example.com";
+    auto a = event("1");
+    a.status = "canceled";
+    auto b = event("2");
+    b.status = "canceled";
+    b.name = "CANCELLED - Gala";
+    auto r = render_events(
+        meta,
+        std::vector<Event>{a, b},
+        EventRenderOptions{std::nullopt, CancelledPolicy::prefix}
+    );
+    BOOST_TEST_REQUIRE(r.has_value());
+    BOOST_TEST(property(component(*r, uid("1")), "SUMMARY") == "Cancelled: Reading");
+    BOOST_TEST(property(component(*r, uid("2")), "SUMMARY") == "CANCELLED - Gala");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 } // namespace icsbridge
