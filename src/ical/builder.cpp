@@ -4,6 +4,7 @@
 #include "ical/builder.hpp"
 
 #include "ical/ical_ptr.hpp"
+#include "ical/item_text.hpp"
 #include "ical/text.hpp"
 
 #include <algorithm>
@@ -94,22 +95,6 @@ uid(std::string_view prefix, std::string const& id, std::string_view suffix, Cal
     return u;
 }
 
-// A URI value: one line, and spaces percent-encoded (libical writes URIs verbatim).
-std::string uri(std::string_view in) {
-    std::string const s = one_line(in);
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == ' ')
-            out.append("%20");
-        else if (c == '"')
-            out.append("%22");
-        else
-            out.push_back(c);
-    }
-    return out;
-}
-
 void add_utc(Builder& b, PropertyFactory make, sys_seconds t) {
     b.add(PropertyPtr(make(utc_time(t))));
 }
@@ -152,14 +137,6 @@ void add_categories(Builder& b, std::initializer_list<std::string const*> names)
     }
 }
 
-// The upstream's own plain text exactly (tabs, blank lines, backslashes: only what iCalendar cannot carry is
-// cleaned), or, when it sent none, the HTML made readable with its paragraph breaks.
-std::string plain_description(std::string const& text, std::string const& html) {
-    if (text.find_first_not_of(" \t\r\n") != std::string::npos)
-        return clean_text(text);
-    return clean_text(html_to_text(html));
-}
-
 // The HTML description for clients that show it (Outlook), rebuilt from an allow-list.
 void add_alt_description(Builder& b, std::string const& html) {
     if (html.empty())
@@ -182,84 +159,6 @@ int sequence(Event const& e) {
     sys_seconds const origin = e.created ? *e.created : e.published ? *e.published : *e.changed;
     auto const seconds = (*e.changed - origin).count();
     return static_cast<int>(std::clamp<long long>(seconds, 0, std::numeric_limits<int>::max()));
-}
-
-bool says_cancelled(std::string_view summary) {
-    std::string head(summary.substr(0, 6));
-    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-    return head == "cancel";
-}
-
-// Joins non-empty sections with a blank line.
-void append_section(std::string& text, std::string_view section) {
-    if (section.empty())
-        return;
-    if (!text.empty())
-        text.append("\n\n");
-    text.append(section);
-}
-
-std::string format_money(Money const& m, std::string const& fallback_currency) {
-    std::string value = m.major_value;
-    if (value.empty()) {
-        char buf[64];
-        long long const minor = m.minor < 0 ? -m.minor : m.minor;
-        std::snprintf(buf, sizeof buf, "%s%lld.%02lld", m.minor < 0 ? "-" : "", minor / 100, minor % 100);
-        value = buf;
-    }
-    std::string const& currency = m.currency.empty() ? fallback_currency : m.currency;
-    if (!currency.empty())
-        value.append(" ").append(currency);
-    return value;
-}
-
-// "Free", "From 10.00 USD", "10.00–25.00 USD", "Sold out", and one line per ticket class.
-std::string price_text(Event const& e) {
-    std::string text;
-    if (e.is_free.value_or(false)) {
-        text = "Free";
-    } else if (e.min_price && e.max_price) {
-        Money const& lo = *e.min_price;
-        Money const& hi = *e.max_price;
-        if (format_money(lo, e.currency) == format_money(hi, e.currency))
-            text = format_money(lo, e.currency);
-        else if (lo.currency == hi.currency)
-            text = format_money(Money{"", lo.minor, lo.major_value}, "") + "\u2013" +
-                   format_money(hi, e.currency);
-        else
-            text = format_money(lo, e.currency) + " \u2013 " + format_money(hi, e.currency);
-    } else if (e.min_price) {
-        text = "From " + format_money(*e.min_price, e.currency);
-    } else if (e.max_price) {
-        text = "Up to " + format_money(*e.max_price, e.currency);
-    }
-    if (e.sold_out.value_or(false))
-        text.append(text.empty() ? "" : "\n").append("Sold out");
-    if (!e.ticket_classes.empty()) {
-        text.append(text.empty() ? "" : "\n").append("Tickets:");
-        for (auto const& tc : e.ticket_classes) {
-            text.append("\n\u2022 ").append(one_line(tc.name.empty() ? "Ticket" : tc.name));
-            if (tc.free)
-                text.append(": Free");
-            else if (tc.cost)
-                text.append(": ").append(format_money(*tc.cost, e.currency));
-        }
-    }
-    return text;
-}
-
-std::string event_location(Event const& e) {
-    if (e.online)
-        return "Online";
-    if (!e.venue)
-        return {};
-    std::string const name = one_line(e.venue->name);
-    std::string const address = one_line(e.venue->address);
-    if (name.empty())
-        return address;
-    if (address.empty() || address.starts_with(name))
-        return address.empty() ? name : address;
-    return name + ", " + address;
 }
 
 void add_organizer(Builder& b, std::string const& name, std::string const& url) {
@@ -333,32 +232,6 @@ sys_seconds posted_instant(JobPost const& p, std::chrono::year_month_day d) {
            std::chrono::seconds(exact ? p.posted.second : 0);
 }
 
-std::string job_summary(JobPost const& p) {
-    std::string s = one_line(p.title);
-    if (s.empty())
-        s = "Job post";
-    std::string const company = one_line(p.company);
-    if (!company.empty())
-        s.append(" \u2014 ").append(company);
-    return s;
-}
-
-std::string job_description(JobPost const& p) {
-    std::string text = plain_description({}, p.description_html);
-    if (std::string const perks = clean_text(html_to_text(p.perks)); !perks.empty())
-        append_section(text, "Perks: " + perks);
-    if (std::string const howto = clean_text(html_to_text(p.howto_apply)); !howto.empty())
-        append_section(text, "How to apply: " + howto);
-    std::string flags;
-    if (p.remote)
-        flags.append("Remote");
-    if (p.relocation)
-        flags.append(flags.empty() ? "" : "\n").append("Relocation assistance");
-    append_section(text, flags);
-    append_section(text, uri(p.url));
-    return text;
-}
-
 // The properties a job's VTODO and VEVENT share.
 void add_job_common(
     Builder& b,
@@ -430,12 +303,8 @@ Result<void> append_event(
         summary.insert(0, "Cancelled: ");
     b.add_text(icalproperty_new_summary, summary);
 
-    std::string description = plain_description(e.description_text, e.description_html);
-    if (description.empty())
-        description = clean_text(e.summary);
     std::string const url = uri(e.url);
-    append_section(description, price_text(e));
-    append_section(description, url);
+    std::string const description = event_description(e, url);
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);
     add_alt_description(b, e.description_html);
