@@ -167,11 +167,12 @@ ApiReply eb_not_found() {
 
 // As the service: an event leaves `live` when it starts (`started`, then `ended`, `completed`); a draft is
 // listed only when asked for by name or with `all`.
-bool status_matches(json::object const& ev, std::string const* filter) {
+// `wanted` is the split status list (split once per request: lists of 100,000 events are benchmarked).
+bool status_matches(json::object const& ev, std::vector<std::string> const* wanted) {
     auto const st = str_at(ev, "status");
-    if (!filter)
+    if (!wanted)
         return st != "draft";
-    for (auto const& want : split(*filter, ","))
+    for (auto const& want : *wanted)
         if (want == "all" || want == st)
             return true;
     return false;
@@ -484,7 +485,10 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
     auto const seg = split(std::string_view(path).substr(4), "/"); // after "/v3/"
     auto const expand = expand_set(req);
     auto const list_expand = settings.ignore_expand ? std::set<std::string>{} : expand;
-    auto const* status = req.param("status");
+    std::optional<std::vector<std::string>> statuses;
+    if (auto const* status = req.param("status"))
+        statuses = split(*status, ",");
+    auto const* status = statuses ? &*statuses : nullptr;
     auto const* time_filter = req.param("time_filter");
     auto const* show_parents = req.param("show_series_parent");
     if (time_filter && *time_filter != "all" && *time_filter != "past" && *time_filter != "current_future")
