@@ -62,6 +62,9 @@ class Pipeline {
      * the same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
+    /** @brief Renders without the per-feed caches from now on (a one-shot run renders each feed once). */
+    void drop_render_caches();
+
     /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
     boost::asio::awaitable<Result<std::vector<Category>>> categories(std::string const& source);
     /** @brief Tag list of a jobs source (GET /api/tags/). errc::usage for an events source. */

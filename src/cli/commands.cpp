@@ -153,7 +153,11 @@ int export_command(Config const& cfg, Args const& args) {
     ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     auto out = run_sync<FeedOutput>(
-        [&](Pipeline& p) { return p.run(*feed, now, progress.callback()); },
+        [&](Pipeline& p) {
+            // One render and done: a cache of every item's block would only double the peak memory.
+            p.drop_render_caches();
+            return p.run(*feed, now, progress.callback());
+        },
         cfg,
         command_logger()
     );

@@ -138,6 +138,10 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     co_return render(feed, *items);
 }
 
+void Pipeline::drop_render_caches() {
+    impl_->caches.clear();
+}
+
 net::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const& source) {
     auto up = impl_->upstream(source);
     if (!up)

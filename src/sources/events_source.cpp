@@ -7,14 +7,19 @@
 #include "sources/upstream_call.hpp"
 #include <icsbridge/sources.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <exception>
+#include <memory>
 #include <unordered_set>
 
 namespace icsbridge {
@@ -76,6 +81,8 @@ struct Listing {
     std::unordered_set<std::string> seen; // every id listed, kept or not
     int pages = 0;
 };
+
+enum class Paging { sequential, parallel };
 
 // What a page handler tells the paging loop.
 struct PageStep {
@@ -190,43 +197,137 @@ class EventsClient {
     }
 
     // Follows a paged list (page numbers or continuation tokens, UPSTREAM.md 1.8) with PageCursor's guards,
-    // handing each parsed page to on_page, which returns a PageStep.
+    // handing each parsed page to on_page, which returns a PageStep. Once page 1 has announced a page count,
+    // the following pages are requested a window at a time (HttpClient keeps max_concurrency in flight) and
+    // handed over in page order, so the result is the same as reading them one by one. A continuation list,
+    // or one that may stop early (`Paging::sequential`), is read one page at a time.
     template <class Page, class OnPage>
     net::awaitable<Result<int>> follow(
-        std::string const& path, Query const& base, Result<Page> (*parse)(std::string_view), OnPage on_page
+        std::string const& path,
+        Query const& base,
+        Result<Page> (*parse)(std::string_view),
+        OnPage on_page,
+        Paging paging = Paging::parallel
     ) const {
         PageCursor cursor;
+        // One answer, in page order: true to go on.
+        auto handle = [&](Result<HttpResponse> const& resp) -> Result<bool> {
+            if (!resp)
+                return resp.error();
+            if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
+                auto end = cursor.bad_page();
+                if (!end)
+                    return call_.in_context(end.error(), path);
+                return false;
+            }
+            auto body = call_.body(*resp, path);
+            if (!body)
+                return body.error();
+            auto page = parse(*body);
+            if (!page)
+                return call_.in_context(page.error(), path);
+            Result<PageStep> step = on_page(*page, cursor.pages() + 1);
+            if (!step)
+                return call_.in_context(step.error(), path);
+            auto more = cursor.arrived(page->pagination, step->items, step->fresh);
+            if (!more)
+                return call_.in_context(more.error(), path);
+            return *more && !step->enough;
+        };
         for (;;) {
-            Query q = base;
             PageRequest const next = cursor.next();
+            if (paging == Paging::parallel && next.page && cursor.page_count() &&
+                *next.page < *cursor.page_count()) {
+                auto finished = co_await follow_counted(path, base, cursor, handle);
+                if (!finished)
+                    co_return finished.error();
+                if (*finished)
+                    co_return cursor.pages();
+                continue; // the count grew while paging: go on from where the cursor is
+            }
+            Query q = base;
             if (next.continuation)
                 q.emplace_back("continuation", *next.continuation);
             else if (next.page)
                 q.emplace_back("page", std::to_string(*next.page));
-            auto resp = co_await call_.get(path, q);
-            if (!resp)
-                co_return resp.error();
-            if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
-                auto end = cursor.bad_page();
-                if (!end)
-                    co_return call_.in_context(end.error(), path);
-                co_return cursor.pages();
-            }
-            auto body = call_.body(*resp, path);
-            if (!body)
-                co_return body.error();
-            auto page = parse(*body);
-            if (!page)
-                co_return call_.in_context(page.error(), path);
-            Result<PageStep> step = on_page(*page, cursor.pages() + 1);
-            if (!step)
-                co_return call_.in_context(step.error(), path);
-            auto more = cursor.arrived(page->pagination, step->items, step->fresh);
-            if (!more)
-                co_return call_.in_context(more.error(), path);
-            if (!*more || step->enough)
+            auto go = handle(co_await call_.get(path, q));
+            if (!go)
+                co_return go.error();
+            if (!*go)
                 co_return cursor.pages();
         }
+    }
+
+    // One page request started now and awaited later (in page order).
+    struct Pending {
+        std::optional<Result<HttpResponse>> result;
+        net::steady_timer ready; // cancelled when the result is in
+        explicit Pending(net::any_io_executor const& ex)
+            : ready(ex, net::steady_timer::time_point::max()) {}
+    };
+
+    std::shared_ptr<Pending> start(net::any_io_executor const& ex, std::string const& path, Query q) const {
+        auto p = std::make_shared<Pending>(ex);
+        net::co_spawn(
+            ex,
+            [this, &path, p, q = std::move(q)]() -> net::awaitable<void> {
+                try {
+                    p->result.emplace(co_await call_.get(path, q));
+                } catch (std::exception const& e) {
+                    p->result.emplace(fail(errc::upstream_io, std::string("page request failed: ") + e.what())
+                    );
+                }
+                p->ready.cancel();
+            },
+            net::detached
+        );
+        return p;
+    }
+
+    static net::awaitable<Result<HttpResponse>> finish(Pending& p) {
+        while (!p.result)
+            co_await p.ready.async_wait(net::as_tuple(net::use_awaitable));
+        co_return std::move(*p.result);
+    }
+
+    // The pages after the first of a counted list: up to 2 x max_concurrency requests ahead of the page being
+    // handled (HttpClient keeps max_concurrency of them on the wire), each handed over in page order. Every
+    // request started is awaited before returning, also on an error: they refer to this client.
+    // Returns true when the list is complete, false when the count grew while paging.
+    template <class Handle>
+    net::awaitable<Result<bool>>
+    follow_counted(std::string const& path, Query const& base, PageCursor& cursor, Handle& handle) const {
+        auto const ex = co_await net::this_coro::executor;
+        int const ahead = std::max(2, 2 * call_.max_concurrency());
+        int next_page = *cursor.next().page;
+        std::deque<std::shared_ptr<Pending>> in_flight;
+        auto top_up = [&] {
+            while (static_cast<int>(in_flight.size()) < ahead && next_page <= cursor.page_count().value_or(0)
+            ) {
+                Query q = base;
+                q.emplace_back("page", std::to_string(next_page++));
+                in_flight.push_back(start(ex, path, std::move(q)));
+            }
+        };
+        Result<bool> outcome = true;
+        bool done = false;
+        top_up();
+        while (!in_flight.empty()) {
+            auto answer = co_await finish(*in_flight.front());
+            in_flight.pop_front();
+            if (done)
+                continue; // draining after the end or an error
+            auto go = handle(answer);
+            if (!go || !*go) {
+                outcome = go ? Result<bool>(true) : Result<bool>(go.error());
+                done = true;
+                continue;
+            }
+            top_up();
+        }
+        if (!done)
+            co_return false;
+        co_return outcome;
     }
 
     template <class Keep>
@@ -264,7 +365,9 @@ class EventsClient {
                 if (progress)
                     progress(FetchProgress{out.pages + n, out.events.size(), page.pagination.object_count});
                 return step;
-            }
+            },
+            // A list that may stop early is read page by page: a window would fetch pages it never needs.
+            cutoff ? Paging::sequential : Paging::parallel
         );
         if (!pages)
             co_return pages.error();

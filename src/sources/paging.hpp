@@ -47,6 +47,9 @@ class PageCursor {
 
     int pages() const { return pages_; }
 
+    /** @brief The page count the upstream announced, once it has. */
+    std::optional<int> page_count() const { return page_count_; }
+
   private:
     static constexpr int max_stale_pages = 3;
 

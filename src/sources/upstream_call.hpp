@@ -54,6 +54,8 @@ class UpstreamCall {
     std::string url(std::string const& path, Query const& query) const;
 
     std::string_view service() const { return api_name(api_); }
+    /** @brief Requests this source may have in flight (the paging window is sized from it). */
+    int max_concurrency() const { return src_.max_concurrency; }
     Logger const& log() const { return log_; }
 
   private:

@@ -8,7 +8,9 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +32,12 @@ struct UpstreamData {
     std::string last_update;
     boost::json::value categories;
     boost::json::value tags;
+    /// Event lists already filtered for a question (see handle_events); the data itself never changes.
+    mutable std::mutex lists_mtx;
+    mutable std::unordered_map<std::string, std::shared_ptr<std::vector<boost::json::object const*> const>>
+        lists;
+    /// Each event as served, by expansion set (see render_events).
+    mutable std::map<std::pair<boost::json::object const*, std::string>, std::string> serialized;
 };
 
 /**

@@ -1,0 +1,123 @@
+// File: parallel_paging_test.cpp
+// Pages 2..N of a counted list are requested several at a time (within max_concurrency) and used in page
+// order: the same events in the same order as one page at a time, whatever order the answers come in.
+// A continuation list stays one page at a time.
+#include "integration/source_harness.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+using namespace icsbridge;
+using icsbridge::test::ScriptedReply;
+using icsbridge::test::ScriptedRequest;
+using icsbridge::test::ScriptedUpstream;
+
+namespace {
+
+std::string const token = "paging-token-2718";
+sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 22};
+constexpr int page_count = 9;
+
+// Page n holds events n*10+0..2 (event n*10+2 again on page n+1: contents shift between requests).
+std::string page_body(int n, std::string const& pagination) {
+    std::string out = R"({"pagination":)" + pagination + R"(,"events":[)";
+    std::vector<int> ids{n * 10, n * 10 + 1, n * 10 + 2};
+    if (n > 1)
+        ids.insert(ids.begin(), (n - 1) * 10 + 2);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        auto const id = std::to_string(ids[i]);
+        out += (i ? "," : "");
+        out += R"({"id":")" + id + R"(","name":{"text":"E)" + id +
+               R"("},"status":"live",)"
+               R"("start":{"timezone":"UTC","local":"2026-12-01T10:00:00","utc":"2026-12-01T10:00:00Z"},)"
+               R"("end":{"timezone":"UTC","local":"2026-12-01T11:00:00","utc":"2026-12-01T11:00:00Z"},)"
+               R"("online_event":true,"venue_id":null,"organizer":{"name":"O"},"ticket_availability":{}})";
+    }
+    return out + "]}";
+}
+
+// Later pages answer sooner, so answers arrive out of page order when several are in flight.
+ScriptedReply numbered_page(ScriptedRequest const& r) {
+    auto const p = r.param("page");
+    int const n = p.empty() ? 1 : std::stoi(p);
+    std::string const pagination = R"({"page_number":)" + std::to_string(n) + R"(,"page_count":)" +
+                                   std::to_string(page_count) + R"(,"has_more_items":)" +
+                                   (n < page_count ? "true" : "false") + "}";
+    return {200, page_body(n, pagination), std::chrono::milliseconds((page_count - n) * 15)};
+}
+
+struct Run {
+    std::vector<std::string> ids;
+    int in_flight = 0;
+    std::size_t requests = 0;
+};
+
+Run fetch(ScriptedUpstream::Handler handler, int concurrency) {
+    ScriptedUpstream up(std::move(handler));
+    test::SourceFixture f(SourceType::events, token, "organizer");
+    f.src.base_url = up.base_url();
+    f.src.max_concurrency = concurrency;
+    f.feed.keep_past = std::chrono::seconds(0); // one list
+    auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
+        return s.fetch(f.feed, now, {});
+    });
+    BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
+    return Run{test::ids_of(*r), up.max_in_flight(), up.requests().size()};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(parallel_paging_test)
+
+BOOST_AUTO_TEST_CASE(counted_pages_come_several_at_a_time_and_are_used_in_page_order) {
+    auto const one = fetch(numbered_page, 1);
+    auto const four = fetch(numbered_page, 4);
+
+    BOOST_TEST(one.in_flight == 1);
+    BOOST_TEST(four.in_flight > 1);
+    BOOST_TEST(four.in_flight <= 4);
+    BOOST_TEST(one.requests == std::size_t(page_count));
+    BOOST_TEST(four.requests == std::size_t(page_count));
+    BOOST_TEST(four.ids == one.ids, boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(one.ids.size() == std::size_t(page_count * 3));
+    BOOST_TEST(one.ids.front() == "10");
+    BOOST_TEST(one.ids.back() == std::to_string(page_count * 10 + 2));
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_page_in_a_window_fails_the_refresh) {
+    ScriptedUpstream up([](ScriptedRequest const& r) -> ScriptedReply {
+        if (r.param("page") == "5")
+            return {500, R"({"status_code":500,"error":"INTERNAL_ERROR","error_description":"x"})"};
+        return numbered_page(r);
+    });
+    test::SourceFixture f(SourceType::events, token, "organizer");
+    f.src.base_url = up.base_url();
+    f.src.max_concurrency = 4;
+    f.feed.keep_past = std::chrono::seconds(0);
+    auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
+        return s.fetch(f.feed, now, {});
+    });
+    BOOST_TEST_REQUIRE(r.has_error());
+    BOOST_TEST((r.error().code == errc::upstream_status));
+}
+
+BOOST_AUTO_TEST_CASE(continuation_lists_stay_one_page_at_a_time) {
+    auto const run = fetch(
+        [](ScriptedRequest const& r) -> ScriptedReply {
+            auto const c = r.param("continuation");
+            int const n = c.empty() ? 1 : std::stoi(c.substr(1));
+            std::string const pagination = n < page_count ? R"({"has_more_items":true,"continuation":"c)" +
+                                                                std::to_string(n + 1) + R"("})"
+                                                          : std::string(R"({"has_more_items":false})");
+            return {200, page_body(n, pagination), std::chrono::milliseconds(5)};
+        },
+        4
+    );
+    BOOST_TEST(run.in_flight == 1);
+    BOOST_TEST(run.ids.size() == std::size_t(page_count * 3));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
