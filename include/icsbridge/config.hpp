@@ -23,6 +23,19 @@ enum class CancelledPolicy { status, prefix, drop };
 /** @brief How job posts are published: VTODO, all-day VEVENT on the due date, or both. */
 enum class JobsAs { vtodo, vevent, both };
 
+/** @brief A call budget, `budget = "2000/h"`: at most `calls` upstream calls in any window of `period`. */
+struct Budget {
+    std::size_t calls = 0; ///< 0: no budget
+    std::chrono::seconds period{0};
+    friend bool operator==(Budget const&, Budget const&) = default;
+};
+
+/** @brief Parses "2000/h", "100/15m", "5/1s" (calls / unit or duration); nullopt if malformed or zero. */
+std::optional<Budget> parse_budget(std::string_view text);
+
+/** @brief The budget of an events source without a `budget` key: the service's documented 2,000 an hour. */
+inline constexpr Budget default_events_budget{2000, std::chrono::hours(1)};
+
 /** @brief One upstream, `[sources.NAME]`. The secret is resolved (from `token`/`api_key` or the `*_env` variable). */
 struct SourceConfig {
     std::string name;
@@ -33,6 +46,7 @@ struct SourceConfig {
     std::chrono::milliseconds timeout{20000}; ///< whole-request deadline, per attempt
     int max_concurrency = 4;
     std::string ca_file; ///< extra trust anchor (PEM) for self-hosted upstreams; empty: system store only
+    Budget budget;       ///< every upstream call of the source counts; events default: default_events_budget
 };
 
 /** @brief One feed, `[feeds.NAME]`. */

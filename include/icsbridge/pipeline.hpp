@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,15 @@ struct FeedOutput {
 struct FeedItems {
     std::vector<Event> events; ///< events sources
     std::vector<JobPost> jobs; ///< jobs sources
+};
+
+/** @brief A source's call budget right now (for /metrics and /healthz). */
+struct BudgetStatus {
+    std::string source;
+    Budget budget;
+    std::size_t used = 0; ///< calls started in the last period (retries included)
+    std::size_t left = 0;
+    std::optional<std::chrono::seconds> waiting_for; ///< a refresh is waiting this long for room
 };
 
 class Pipeline {
@@ -61,6 +71,9 @@ class Pipeline {
     /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of
      * the same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
+
+    /** @brief Every source's budget (sources without one are left out). Thread-safe. */
+    std::vector<BudgetStatus> budgets() const;
 
     /** @brief Renders without the per-feed caches from now on (a one-shot run renders each feed once). */
     void drop_render_caches();

@@ -18,6 +18,8 @@
 
 namespace icsbridge {
 
+class RateBudget;
+
 /** @brief Paging progress, reported after each page (for `export`'s progress line). */
 struct FetchProgress {
     int pages = 0;
@@ -41,7 +43,10 @@ using ProgressFn = std::function<void(FetchProgress const&)>;
  */
 class EventsSource {
   public:
-    EventsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
+    /// `budget` (optional) is the source's call budget, shared with its other feeds; it must outlive this.
+    EventsSource(
+        SourceConfig const& src, HttpClient& http, Logger log = null_logger(), RateBudget* budget = nullptr
+    );
 
     /// `feed` must outlive the returned awaitable (it is read while the fetch runs).
     boost::asio::awaitable<Result<std::vector<Event>>>
@@ -54,6 +59,7 @@ class EventsSource {
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;
+    RateBudget* budget_;
 };
 
 /**
@@ -64,7 +70,9 @@ class EventsSource {
  */
 class JobsSource {
   public:
-    JobsSource(SourceConfig const& src, HttpClient& http, Logger log = null_logger());
+    JobsSource(
+        SourceConfig const& src, HttpClient& http, Logger log = null_logger(), RateBudget* budget = nullptr
+    );
 
     boost::asio::awaitable<Result<std::vector<JobPost>>>
     fetch(FeedConfig const& feed, ProgressFn progress = {});
@@ -77,6 +85,7 @@ class JobsSource {
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;
+    RateBudget* budget_;
 };
 
 /** @brief ClientOptions for a source (service name, timeout, concurrency, CA file, user agent). */

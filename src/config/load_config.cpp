@@ -498,7 +498,8 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
                             "user_agent",
                             "timeout",
                             "max_concurrency",
-                            "ca_file"},
+                            "ca_file",
+                            "budget"},
                            {"api_key", "api_key_env"}
                        )
                      : check_keys(
@@ -511,7 +512,8 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
                             "user_agent",
                             "timeout",
                             "max_concurrency",
-                            "ca_file"},
+                            "ca_file",
+                            "budget"},
                            {"token", "token_env"}
                        );
     note_.clear();
@@ -546,6 +548,20 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     if (auto c = integer(t, "max_concurrency", 1, 64))
         s.max_concurrency = static_cast<int>(*c);
+    if (events)
+        s.budget = default_events_budget;
+    if (auto b = str(t, "budget")) {
+        if (auto parsed = parse_budget(*b)) {
+            s.budget = *parsed;
+        } else {
+            fail_at(
+                t.get("budget")->source(),
+                "budget = \"" + *b +
+                    "\" is not a call budget: use calls/period, e.g. \"2000/h\" or \"100/15m\""
+            );
+            return;
+        }
+    }
     if (auto ca = str(t, "ca_file")) {
         std::ifstream in(*ca);
         if (!in) {

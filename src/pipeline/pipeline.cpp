@@ -1,6 +1,7 @@
 // File: pipeline.cpp
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
+#include "sources/rate_budget.hpp"
 #include <icsbridge/pipeline.hpp>
 
 #include <boost/url/parse.hpp>
@@ -28,6 +29,7 @@ struct Pipeline::Impl {
     struct Upstream {
         SourceConfig const* config = nullptr;
         std::unique_ptr<HttpClient> http;
+        std::unique_ptr<RateBudget> budget; // shared by every feed of the source
         std::unique_ptr<EventsSource> events;
         std::unique_ptr<JobsSource> jobs;
         std::string uid_domain;
@@ -51,10 +53,12 @@ struct Pipeline::Impl {
                     observe(source, status, took);
                 };
             u.http = std::make_unique<HttpClient>(ex, std::move(opts), log);
+            if (src.budget.calls > 0)
+                u.budget = std::make_unique<RateBudget>(src.budget);
             if (src.type == SourceType::events)
-                u.events = std::make_unique<EventsSource>(src, *u.http, log);
+                u.events = std::make_unique<EventsSource>(src, *u.http, log, u.budget.get());
             else
-                u.jobs = std::make_unique<JobsSource>(src, *u.http, log);
+                u.jobs = std::make_unique<JobsSource>(src, *u.http, log, u.budget.get());
             u.uid_domain = uid_domain_of(src.base_url);
             upstreams.emplace(name, std::move(u));
         }
@@ -136,6 +140,20 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     if (!items)
         co_return items.error();
     co_return render(feed, *items);
+}
+
+std::vector<BudgetStatus> Pipeline::budgets() const {
+    std::vector<BudgetStatus> out;
+    auto const now = RateBudget::clock::now();
+    for (auto const& [name, u] : impl_->upstreams) {
+        if (!u.budget)
+            continue;
+        BudgetStatus b{name, u.budget->spec(), u.budget->used(now), u.budget->left(now), std::nullopt};
+        if (auto until = u.budget->waiting_until(); until && *until > now)
+            b.waiting_for = std::chrono::ceil<std::chrono::seconds>(*until - now);
+        out.push_back(std::move(b));
+    }
+    return out;
 }
 
 void Pipeline::drop_render_caches() {

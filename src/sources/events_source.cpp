@@ -116,8 +116,8 @@ class PastCutoff {
 
 class EventsClient {
   public:
-    EventsClient(SourceConfig const& src, HttpClient& http, Logger const& log)
-        : call_(src, http, log, Api::events) {}
+    EventsClient(SourceConfig const& src, HttpClient& http, Logger const& log, RateBudget* budget)
+        : call_(src, http, log, Api::events, budget) {}
 
     net::awaitable<Result<std::vector<Event>>>
     fetch(FeedConfig const& feed, sys_seconds now, ProgressFn const& progress) {
@@ -491,14 +491,15 @@ class EventsClient {
 
 } // namespace
 
-EventsSource::EventsSource(SourceConfig const& src, HttpClient& http, Logger log)
+EventsSource::EventsSource(SourceConfig const& src, HttpClient& http, Logger log, RateBudget* budget)
     : src_(src)
     , http_(http)
-    , log_(std::move(log)) {}
+    , log_(std::move(log))
+    , budget_(budget) {}
 
 net::awaitable<Result<std::vector<Event>>>
 EventsSource::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
-    EventsClient client(src_, http_, log_);
+    EventsClient client(src_, http_, log_, budget_);
     co_return co_await client.fetch(feed, now, progress);
 }
 

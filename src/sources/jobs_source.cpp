@@ -19,8 +19,8 @@ constexpr char const* page_size = "100";
 
 class JobsClient {
   public:
-    JobsClient(SourceConfig const& src, HttpClient& http, Logger const& log)
-        : call_(src, http, log, Api::jobs) {}
+    JobsClient(SourceConfig const& src, HttpClient& http, Logger const& log, RateBudget* budget)
+        : call_(src, http, log, Api::jobs, budget) {}
 
     net::awaitable<Result<std::vector<JobPost>>>
     fetch(FeedConfig const& feed, ProgressFn const& progress) const {
@@ -134,28 +134,29 @@ class JobsClient {
 
 } // namespace
 
-JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log)
+JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log, RateBudget* budget)
     : src_(src)
     , http_(http)
-    , log_(std::move(log)) {}
+    , log_(std::move(log))
+    , budget_(budget) {}
 
 net::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const& feed, ProgressFn progress) {
-    JobsClient client(src_, http_, log_);
+    JobsClient client(src_, http_, log_, budget_);
     co_return co_await client.fetch(feed, progress);
 }
 
 net::awaitable<Result<JobPost>> JobsSource::post(std::string id) {
-    JobsClient client(src_, http_, log_);
+    JobsClient client(src_, http_, log_, budget_);
     co_return co_await client.post(id);
 }
 
 net::awaitable<Result<std::vector<Category>>> JobsSource::categories() {
-    JobsClient client(src_, http_, log_);
+    JobsClient client(src_, http_, log_, budget_);
     co_return co_await client.named_list("/api/categories/", parse_categories);
 }
 
 net::awaitable<Result<std::vector<Category>>> JobsSource::tags() {
-    JobsClient client(src_, http_, log_);
+    JobsClient client(src_, http_, log_, budget_);
     co_return co_await client.named_list("/api/tags/", parse_tags);
 }
 

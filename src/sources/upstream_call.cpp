@@ -4,6 +4,8 @@
 
 #include <icsbridge/sources.hpp>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
@@ -23,11 +25,14 @@ constexpr urls::grammar::lut_chars query_chars = urls::unreserved_chars + urls::
 
 } // namespace
 
-UpstreamCall::UpstreamCall(SourceConfig const& src, HttpClient& http, Logger const& log, Api api)
+UpstreamCall::UpstreamCall(
+    SourceConfig const& src, HttpClient& http, Logger const& log, Api api, RateBudget* budget
+)
     : src_(src)
     , http_(http)
     , log_(log)
-    , api_(api) {}
+    , api_(api)
+    , budget_(budget) {}
 
 std::string UpstreamCall::url(std::string const& path, Query const& query) const {
     auto base = urls::parse_absolute_uri(src_.base_url);
@@ -56,11 +61,44 @@ net::awaitable<Result<HttpResponse>> UpstreamCall::get(std::string const& path, 
         req.headers.emplace_back("Authorization", "Bearer " + src_.secret);
         req.headers.emplace_back("Content-Type", "application/json");
     }
+    if (budget_)
+        co_await wait_for_budget();
     log_.debug(std::string(service()) + ": GET " + redact_url(req.url));
     auto resp = co_await http_.get(std::move(req));
     if (!resp)
         co_return in_context(resp.error(), path);
+    if (budget_) {
+        auto const now = RateBudget::clock::now();
+        budget_->record_retries(resp->attempts - 1, now);
+        if (auto used = reported_use(
+                resp->header("X-Rate-Limit"),
+                resp->header("X-RateLimit-Limit"),
+                resp->header("X-RateLimit-Remaining")
+            ))
+            budget_->upstream_reports(*used, now);
+    }
     co_return resp;
+}
+
+net::awaitable<void> UpstreamCall::wait_for_budget() const {
+    // Waits while the source's budget is spent; the feed keeps serving its last snapshot meanwhile.
+    bool told = false;
+    for (;;) {
+        auto const wait = budget_->try_take(RateBudget::clock::now());
+        if (wait == RateBudget::clock::duration::zero())
+            co_return;
+        if (!told) {
+            auto const secs = std::chrono::ceil<std::chrono::seconds>(wait).count();
+            log_.info(
+                std::string(service()) + ": source " + src_.name + " has used its budget of " +
+                std::to_string(budget_->spec().calls) + " calls per " +
+                format_duration(budget_->spec().period) + "; waiting " + std::to_string(secs) + "s"
+            );
+            told = true;
+        }
+        net::steady_timer timer(co_await net::this_coro::executor, wait);
+        co_await timer.async_wait(net::use_awaitable);
+    }
 }
 
 Result<std::string> UpstreamCall::body(HttpResponse const& resp, std::string const& path) const {

@@ -3,6 +3,7 @@
 // map error answers, put the request path into parse errors, and keep the secret out of every message.
 #pragma once
 
+#include "sources/rate_budget.hpp"
 #include "sources/upstream_error.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
@@ -25,7 +26,10 @@ using Query = std::vector<std::pair<std::string, std::string>>;
 /** @brief One source's way of calling its upstream. Cheap to construct; holds references only. */
 class UpstreamCall {
   public:
-    UpstreamCall(SourceConfig const& src, HttpClient& http, Logger const& log, Api api);
+    /// `budget` (optional): every call waits for room in it first, and is counted in it with its retries.
+    UpstreamCall(
+        SourceConfig const& src, HttpClient& http, Logger const& log, Api api, RateBudget* budget = nullptr
+    );
 
     /**
      * @brief GET base_url + path + query. The events API gets `Authorization: Bearer` (and the
@@ -59,10 +63,13 @@ class UpstreamCall {
     Logger const& log() const { return log_; }
 
   private:
+    boost::asio::awaitable<void> wait_for_budget() const;
+
     SourceConfig const& src_;
     HttpClient& http_;
     Logger const& log_;
     Api api_;
+    RateBudget* budget_;
 };
 
 /** @brief An id made safe as one path segment ("a/b" becomes "a%2Fb"). */

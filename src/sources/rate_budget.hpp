@@ -1,0 +1,63 @@
+// File: rate_budget.hpp
+// A source's call budget ("2000/h"): how many upstream calls may start in any window of the period, as a
+// pure sliding window (tested without clocks or sockets), plus what the upstream itself reports.
+#pragma once
+
+#include <icsbridge/config.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+namespace icsbridge {
+
+/**
+ * @brief Calls of one source in the last `period`. Thread-safe: the feeds of a source share one.
+ * Every call is recorded when it starts (retries included, see record_retries); a call that would be the
+ * (calls+1)-th within a period waits until the oldest one leaves the window.
+ */
+class RateBudget {
+  public:
+    using clock = std::chrono::steady_clock;
+
+    explicit RateBudget(Budget spec)
+        : spec_(spec) {}
+
+    /** @brief Records a call at `now` and returns zero, or returns how long to wait before asking again. */
+    clock::duration try_take(clock::time_point now);
+
+    /** @brief Retries the HTTP client made for a call already taken: they count too. */
+    void record_retries(int n, clock::time_point now);
+
+    /**
+     * @brief What the upstream reports (`X-Rate-Limit: ... 1180 of 2000 hourly`): another client of the
+     * same token may have spent part of it, so the window never holds fewer calls than reported.
+     */
+    void upstream_reports(std::size_t used, clock::time_point now);
+
+    std::size_t used(clock::time_point now);
+    std::size_t left(clock::time_point now);
+    /** @brief When the current wait (if any) ends: for /healthz. */
+    std::optional<clock::time_point> waiting_until() const;
+    Budget spec() const { return spec_; }
+
+  private:
+    void expire(clock::time_point now);
+
+    Budget spec_;
+    mutable std::mutex mtx_;
+    std::deque<clock::time_point> calls_;
+    std::optional<clock::time_point> waiting_until_;
+};
+
+/**
+ * @brief Calls the upstream says were used: the first "N of M" of an `X-Rate-Limit` value ("key[..]: 1180 of
+ * 2000 hourly"), else `X-RateLimit-Limit` minus `X-RateLimit-Remaining`; nullopt when neither is readable.
+ */
+std::optional<std::size_t>
+reported_use(std::string_view x_rate_limit, std::string_view limit, std::string_view remaining);
+
+} // namespace icsbridge
