@@ -18,3 +18,15 @@ foreach(check contents lintian install)
     )
     set_tests_properties(deploy.package_${check} PROPERTIES FIXTURES_REQUIRED icsbridge_deb LABELS "deploy;package" TIMEOUT 300)
 endforeach()
+
+# Man pages (built by docs/man/man.cmake) and bash completion, each checked against the code and the binary.
+foreach(check render keys synopsis readme)
+    add_test(
+        NAME deploy.man_${check}
+        COMMAND bash "${CMAKE_SOURCE_DIR}/tests/deploy/man_test.sh" ${check} "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}"
+                $<TARGET_FILE:icsbridge>
+    )
+    set_tests_properties(deploy.man_${check} PROPERTIES LABELS "deploy" TIMEOUT 60)
+endforeach()
+add_test(NAME deploy.bash_completion COMMAND bash "${CMAKE_SOURCE_DIR}/tests/deploy/completion_test.sh" "${CMAKE_SOURCE_DIR}" $<TARGET_FILE:icsbridge>)
+set_tests_properties(deploy.bash_completion PROPERTIES LABELS "deploy" TIMEOUT 60)
