@@ -111,3 +111,14 @@ set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_GROUPING ALL_COMPONENTS_IN_ONE)
 set(CPACK_COMPONENTS_ALL Unspecified deb)
 include(CPack)
+
+# `cmake --build build --target deb`: builds only what the package holds (the built-in `package` target
+# would build every benchmark too), then runs cpack. The .deb lands in the build directory.
+add_custom_target(
+    deb
+    COMMAND cpack -G DEB
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "cpack -G DEB"
+    VERBATIM
+)
+add_dependencies(deb icsbridge icsbridge-man icsbridge-deb-files)
