@@ -9,12 +9,12 @@
 //
 // Deliberately not linked with icsbridge_core, so its start-up pays only for Boost.JSON, libical and zlib.
 #include <boost/json.hpp>
-#include <libical/ical.h>
-#include <zlib.h>
 
+#include <libical/ical.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -54,7 +54,8 @@ std::string gunzip(std::string const& in) {
 }
 
 /** One GET with `Connection: close`, read to EOF: the body, un-gzipped. */
-std::string get(std::string const& host, std::string const& port, std::string const& target, std::string const& token) {
+std::string
+get(std::string const& host, std::string const& port, std::string const& target, std::string const& token) {
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* ai = nullptr;
@@ -64,8 +65,8 @@ std::string get(std::string const& host, std::string const& port, std::string co
     if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
         die("cannot connect to " + host + ":" + port);
     freeaddrinfo(ai);
-    std::string const req = "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token +
-                            "\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n";
+    std::string const req = "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " +
+                            token + "\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n";
     if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size()))
         die("write failed");
     std::string resp;
@@ -95,7 +96,16 @@ std::string at(json::object const& o, char const* a, char const* b = nullptr) {
 /** "2027-01-01T09:00:00" (or with Z) -> icaltimetype; zone null means floating (TZID given separately). */
 icaltimetype time_of(std::string const& s, bool utc) {
     icaltimetype t = icaltime_null_time();
-    if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &t.year, &t.month, &t.day, &t.hour, &t.minute, &t.second) != 6)
+    if (std::sscanf(
+            s.c_str(),
+            "%d-%d-%dT%d:%d:%d",
+            &t.year,
+            &t.month,
+            &t.day,
+            &t.hour,
+            &t.minute,
+            &t.second
+        ) != 6)
         return icaltime_null_time();
     if (utc)
         t.zone = icaltimezone_get_utc_timezone();
@@ -110,7 +120,9 @@ icalproperty* zoned(icalproperty* p, json::object const& o, char const* key, std
     return p;
 }
 
-void add_event(icalcomponent* cal, json::object const& e, std::string const& host, std::set<std::string>& zones) {
+void add_event(
+    icalcomponent* cal, json::object const& e, std::string const& host, std::set<std::string>& zones
+) {
     icalcomponent* ev = icalcomponent_new(ICAL_VEVENT_COMPONENT);
     std::string const uid = "event-" + at(e, "id") + "@" + host;
     icalcomponent_add_property(ev, icalproperty_new_uid(uid.c_str()));
@@ -122,12 +134,15 @@ void add_event(icalcomponent* cal, json::object const& e, std::string const& hos
         icalcomponent_add_property(ev, icalproperty_new_description(d.c_str()));
     icalcomponent_add_property(ev, icalproperty_new_url(at(e, "url").c_str()));
     if (auto const* v = e.if_contains("venue"); v && v->is_object()) {
-        std::string const loc = at(v->get_object(), "name") + ", " +
-                                at(v->get_object(), "address", "localized_address_display");
+        std::string const loc =
+            at(v->get_object(), "name") + ", " + at(v->get_object(), "address", "localized_address_display");
         icalcomponent_add_property(ev, icalproperty_new_location(loc.c_str()));
     }
     bool const cancelled = at(e, "status") == "canceled";
-    icalcomponent_add_property(ev, icalproperty_new_status(cancelled ? ICAL_STATUS_CANCELLED : ICAL_STATUS_CONFIRMED));
+    icalcomponent_add_property(
+        ev,
+        icalproperty_new_status(cancelled ? ICAL_STATUS_CANCELLED : ICAL_STATUS_CONFIRMED)
+    );
     icalcomponent_add_component(cal, ev);
 }
 
@@ -141,7 +156,8 @@ int main(int argc, char** argv) {
         die("only http:// upstreams");
     std::string const hostport = base.substr(7);
     std::string const host = hostport.substr(0, hostport.find(':'));
-    std::string const port = hostport.find(':') == std::string::npos ? "80" : hostport.substr(hostport.find(':') + 1);
+    std::string const port =
+        hostport.find(':') == std::string::npos ? "80" : hostport.substr(hostport.find(':') + 1);
 
     icalcomponent* cal = icalcomponent_new(ICAL_VCALENDAR_COMPONENT);
     icalcomponent_add_property(cal, icalproperty_new_version("2.0"));
@@ -149,8 +165,9 @@ int main(int argc, char** argv) {
     icalcomponent_add_property(cal, icalproperty_new_method(ICAL_METHOD_PUBLISH));
     std::set<std::string> zones;
     for (int page = 1, pages = 1; page <= pages; ++page) {
-        std::string const target = "/v3/users/me/events/?status=live&expand=venue,ticket_availability,organizer" +
-                                   (page > 1 ? "&page=" + std::to_string(page) : std::string());
+        std::string const target =
+            "/v3/users/me/events/?status=live&expand=venue,ticket_availability,organizer" +
+            (page > 1 ? "&page=" + std::to_string(page) : std::string());
         json::value const doc = json::parse(get(host, port, target, argv[2]));
         json::object const& o = doc.as_object();
         if (auto const* p = o.if_contains("pagination"); p && p->is_object())
