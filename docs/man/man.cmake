@@ -56,6 +56,9 @@ foreach(page icsbridge.1 icsbridge.toml.5)
     install(FILES "${out}.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man${section}")
 endforeach()
 add_custom_target(icsbridge-man ALL DEPENDS ${man_outputs})
+# `cmake --install` installs the pages, and the README and the Dockerfile build only `--target icsbridge`
+# before it: building the binary builds its pages too (a shell and awk run, well under a second).
+add_dependencies(icsbridge icsbridge-man)
 
 install(
     FILES "${CMAKE_SOURCE_DIR}/deploy/icsbridge.bash-completion"
