@@ -5,7 +5,7 @@
 # converter reading the same pages of the same fake upstream. 1,000 and 10,000 events (BENCH_SIZES), the
 # median of BENCH_RUNS=5 runs each, wall time and CPU time (user+sys) of each process. Target: export's
 # wall time <= 1.5x the converter's at 1,000 events.
-#   deploy/bench-export.sh [BUILD_DIR]           (default build/, must be a RelWithDebInfo or Release build)
+#   deploy/bench-export.sh [BUILD_DIR]           (default build/, configured RelWithDebInfo if it is not yet)
 # BENCH_PAGE_SIZE (100) events per upstream page; BENCH_BIN=PATH times another icsbridge binary (A/B against
 # an older build); BENCH_PERF=FILE also records one 1,000-event export with `perf record -g` into FILE.
 # The fake upstream runs on its own; it is warmed up (one untimed run of each program) before timing.
@@ -17,6 +17,7 @@ runs=${BENCH_RUNS:-5}
 sizes=${BENCH_SIZES:-"1000 10000"}
 page_size=${BENCH_PAGE_SIZE:-100}
 
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target icsbridge icsbridge-fake-upstream icsbridge-bench-convert >/dev/null
 bin=${BENCH_BIN:-$build/icsbridge}
 
