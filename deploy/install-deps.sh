@@ -4,18 +4,22 @@
 set -euo pipefail
 
 # --build-only: what a release build (-DBUILD_TESTING=OFF) needs, plus curl, which the README's
-# deploy steps check the service with.
+# deploy steps check the service with, and dpkg-dev and file, which `cpack -G DEB` runs (dpkg-shlibdeps).
 build_pkgs=(
     g++ cmake ninja-build pkg-config
     libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev tzdata ca-certificates curl
+    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev tzdata ca-certificates curl dpkg-dev file
 )
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)
 # Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
-test_pkgs=(python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium nginx-light)
-# Only for the benchmark and soak scripts.
-bench_pkgs=(wrk nginx-light procps)
+# lintian, man-db (man -l) and fakeroot (dpkg into a throwaway root as non-root) check the package.
+test_pkgs=(
+    python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium nginx-light
+    lintian man-db fakeroot
+)
+# Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).
+bench_pkgs=(wrk nginx-light procps linux-perf)
 
 want=("${build_pkgs[@]}")
 case "${1:-}" in

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <deque>
+#include <optional>
 #include <random>
 
 namespace icsbridge {
@@ -302,7 +303,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     ClientOptions opts;
     Logger log;
     std::string user_agent;
-    Result<std::shared_ptr<ssl::context>> tls_ctx;
+    /** Made at the first https connection: loading the system trust store is about a third of a one-shot
+     * export's CPU, and an http:// source never needs it. Only touched on the strand. */
+    std::optional<Result<std::shared_ptr<ssl::context>>> tls_ctx;
     Semaphore slots;
     std::vector<std::shared_ptr<Connection>> idle;
     std::minstd_rand rng{std::random_device{}()};
@@ -314,7 +317,6 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         , user_agent(
               opts.user_agent.empty() ? std::string("icsbridge/") + ICSBRIDGE_VERSION : opts.user_agent
           )
-        , tls_ctx(net_detail::make_client_context(opts.service_name, opts.ca_file))
         , slots(opts.max_concurrency) {}
 
     ~Impl() {
@@ -388,8 +390,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         c->key = t.key;
         if (t.tls) {
             if (!tls_ctx)
-                co_return tls_ctx.error();
-            c->tls = std::make_unique<net_detail::tls_stream>(beast::tcp_stream(ex), **tls_ctx);
+                tls_ctx.emplace(net_detail::make_client_context(opts.service_name, opts.ca_file));
+            if (!*tls_ctx)
+                co_return tls_ctx->error();
+            ssl::context& ctx = *tls_ctx->value();
+            c->tls = std::make_unique<net_detail::tls_stream>(beast::tcp_stream(ex), ctx);
             if (!net_detail::prepare_client_stream(*c->tls, t.host, t.host_is_name))
                 co_return error(errc::upstream_tls, "cannot set the TLS server name " + t.host);
         } else {

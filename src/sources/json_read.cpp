@@ -2,6 +2,7 @@
 // Tolerant JSON member readers and date-time parsing for the upstream parsers.
 #include "sources/json_read.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 
 #include <charconv>
@@ -276,7 +277,9 @@ std::string format_local(LocalDateTime const& t) {
 
 Result<json::value> parse_body(std::string_view body) {
     boost::system::error_code ec;
-    auto v = json::parse(body, ec);
+    // A body is read once, copied out of and dropped whole: one arena that the value owns, instead of a
+    // malloc and a free per node (those were a fifth of a one-shot export's CPU).
+    auto v = json::parse(body, ec, json::make_shared_resource<json::monotonic_resource>());
     if (ec)
         return fail(errc::upstream_malformed, "not JSON (" + ec.message() + ")");
     return v;

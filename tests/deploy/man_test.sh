@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# File: man_test.sh
+# The man pages built into BUILD/man/ (docs/man/) against what they describe (issue 15).
+#   man_test.sh render   SRC BUILD BIN  both pages render at 80 columns without a warning (man -l, and the
+#                                       stricter run lintian makes)
+#   man_test.sh keys     SRC BUILD BIN  every key the config reader accepts (the check_keys() lists of
+#                                       src/config/load_config.cpp) is in icsbridge.toml(5), and every key the
+#                                       page lists is accepted: neither can drift from the code
+#   man_test.sh synopsis SRC BUILD BIN  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
+#   man_test.sh readme   SRC BUILD BIN  README.md's key table is what docs/man/config-keys.tsv generates
+set -euo pipefail
+mode=$1 src=$2 build=$3 bin=$4
+pages=("$build/man/man1/icsbridge.1" "$build/man/man5/icsbridge.toml.5")
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# render_text PAGE: the page as a reader sees it at 80 columns, in plain ASCII-comparable text.
+render_text() {
+    MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$1" 2>/dev/null | col -bx | sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g'
+}
+
+case $mode in
+render)
+    for p in "${pages[@]}"; do
+        [ -s "$p" ] || fail "$p was not built"
+        out=$(MANWIDTH=80 man -l "$p" 2>&1 >/dev/null)
+        [ -z "$out" ] || fail "$p: man -l warns: $out"
+        # What lintian's manpage check runs: all groff warnings on.
+        out=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$p" 2>&1 >/dev/null)
+        [ -z "$out" ] || fail "$p: groff warns: $out"
+        lines=$(render_text "$p" | wc -l)
+        [ "$lines" -gt 40 ] || fail "$p renders to only $lines lines"
+        if render_text "$p" | grep -q '@[A-Z]*@'; then fail "$p has an unfilled @PLACEHOLDER@"; fi
+    done
+    echo "man pages render cleanly"
+    ;;
+
+keys)
+    page=$build/man/man5/icsbridge.toml.5
+    # Keys from the code: the string literals in the brace lists of each check_keys(...) call. The top-level
+    # call lists tables; the others list keys ("elsewhere" lists name keys valid in the other kind of
+    # source or feed, so they are keys of the reader too).
+    read -r -d '' extract <<'PY' || true
+import re, sys
+code = open(sys.argv[1]).read()
+tables, keys = set(), set()
+for call in re.finditer(r"check_keys\(\s*(\w+)\s*,\s*([^,]+?)\s*,\s*((?:\{[^{}]*\}\s*,?\s*)+)\)", code):
+    words = set(re.findall(r'"([A-Za-z0-9_.-]+)"', call.group(3)))
+    (tables if "top level" in call.group(2) else keys).update(words)
+for t in sorted(tables):
+    print("table", t)
+for k in sorted(keys):
+    print("key", k)
+PY
+    found=$(python3 -c "$extract" "$src/src/config/load_config.cpp")
+    n_keys=$(grep -c '^key ' <<<"$found" || true)
+    # A broken extraction must not pass as "nothing to check".
+    [ "$n_keys" -ge 25 ] && grep -q '^key listen$' <<<"$found" && grep -q '^table feeds$' <<<"$found" ||
+        fail "could not extract the accepted keys from load_config.cpp (got: $found)"
+    # The page's keys: the bold words of each .TP tag line (the line after .TP), e.g. "\fBtoken\fR, \fBtoken_env\fR (default: ...)".
+    page_keys=$(awk 'prev == ".TP" { line = $0; sub(/ \(default:.*/, "", line); print line } { prev = $0 }' "$page" |
+        grep -o '\\fB[^\\]*\\fR' | sed 's/^\\fB//; s/\\fR$//; s/\\-/-/g' | sort -u)
+    page_tables=$(grep '^\.SS ' "$page" | sed -E 's/^\.SS "?\[([a-z]+).*$/\1/' | sort -u)
+    missing=""
+    while read -r kind name; do
+        if [ "$kind" = table ]; then
+            grep -qx "$name" <<<"$page_tables" || missing+=" [$name]"
+        else
+            grep -qx "$name" <<<"$page_keys" || missing+=" $name"
+        fi
+    done <<<"$found"
+    [ -z "$missing" ] || fail "accepted by the config reader but not in icsbridge.toml(5) (add them to docs/man/config-keys.tsv):$missing"
+    extra=""
+    while read -r k; do
+        grep -qx "key $k" <<<"$found" || extra+=" $k"
+    done <<<"$page_keys"
+    [ -z "$extra" ] || fail "in icsbridge.toml(5) but not accepted by the config reader:$extra"
+    echo "icsbridge.toml(5) lists all $n_keys keys the config reader accepts"
+    ;;
+
+synopsis)
+    synopsis=$(render_text "$build/man/man1/icsbridge.1" | sed -n '/^SYNOPSIS/,/^[A-Z]/p' | tr -s ' ')
+    usage=$("$bin" --help | sed -n '/^Usage:/,/^$/p' | grep '^  icsbridge' | sed 's/^ *//' | tr -s ' ')
+    [ "$(wc -l <<<"$usage")" -ge 5 ] || fail "no usage lines from $bin --help"
+    while IFS= read -r line; do
+        grep -qxF "  $line" <<<"$(sed 's/^ */  /' <<<"$synopsis")" || fail "icsbridge(1) SYNOPSIS lacks: $line"
+    done <<<"$usage"
+    echo "icsbridge(1) SYNOPSIS has every usage line of --help"
+    ;;
+
+readme)
+    want=$(sh "$src/docs/man/gen-man.sh" readme-table "$src/docs/man/config-keys.tsv")
+    got=$(awk '/^Keys:$/ { on = 1; next } on && /^\|/ { print; seen = 1; next } seen { exit }' "$src/README.md")
+    [ -n "$got" ] || fail "README.md has no table after a 'Keys:' line"
+    diff <(echo "$want") <(echo "$got") || fail "README.md's key table differs from docs/man/config-keys.tsv (regenerate: sh docs/man/gen-man.sh readme-table docs/man/config-keys.tsv)"
+    echo "README key table matches docs/man/config-keys.tsv"
+    ;;
+
+*)
+    fail "unknown mode $mode"
+    ;;
+esac
