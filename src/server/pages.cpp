@@ -3,6 +3,7 @@
 #include "server/pages.hpp"
 
 #include "store/etag.hpp"
+#include "views/view_cache.hpp"
 
 #include <boost/json.hpp>
 
@@ -229,6 +230,7 @@ std::string metrics_text(FeedStore const& store) {
             s.counts,
             s.sum
         );
+    append_view_cache_metrics(out, store.views().stats());
     return out;
 }
 
