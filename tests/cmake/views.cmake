@@ -12,3 +12,10 @@ if(TEST unit.view_test)
         set_tests_properties(python.check_view_${v} PROPERTIES FIXTURES_REQUIRED view_samples LABELS python TIMEOUT 120)
     endforeach()
 endif()
+
+add_test(
+    NAME server.views_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/views_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.views_e2e PROPERTIES LABELS server TIMEOUT 180)
