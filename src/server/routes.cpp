@@ -2,6 +2,7 @@
 // handle_request: the route table {path pattern, methods, handler}, the feed endpoint with its
 // validators and negotiation, and the one mapping from a failure to a response.
 #include "server/conditional.hpp"
+#include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
@@ -95,7 +96,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
 }
 
 ServerResponse handle_index(Ctx const& c, std::string_view) {
-    auto r = text_response(200, index_page(c.cfg), "text/html; charset=utf-8");
+    auto r = text_response(200, index_page(c.cfg, c.store, c.now), "text/html; charset=utf-8");
     r.headers.emplace_back("Cache-Control", "no-cache");
     return r;
 }

@@ -19,3 +19,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.views_e2e PROPERTIES LABELS server TIMEOUT 180)
+
+add_test(
+    NAME server.index_page_look
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/browser/index_page_look_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/screens"
+)
+set_tests_properties(server.index_page_look PROPERTIES LABELS "server;browser" TIMEOUT 180 SKIP_RETURN_CODE 77)

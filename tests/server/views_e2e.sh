@@ -12,17 +12,7 @@ fake=$2
 src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
-work=$(mktemp -d)
-fake_pid=
-serve_pid=
-cleanup() {
-    for pid in $serve_pid $fake_pid; do
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+init_work
 
 fail() {
     echo "FAIL [views_e2e]: $*" >&2

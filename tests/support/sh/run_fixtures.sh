@@ -28,3 +28,19 @@ start_icsbridge() {
     done
     fail "serve did not start listening"
 }
+
+# init_work: a new temporary directory in $work, removed at exit after serve_pid and fake_pid (when set)
+# are stopped.
+init_work() {
+    work=$(mktemp -d)
+    serve_pid=
+    fake_pid=
+    trap stop_and_clean EXIT
+}
+stop_and_clean() {
+    for pid in $serve_pid $fake_pid; do
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$work"
+}
