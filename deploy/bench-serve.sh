@@ -6,6 +6,10 @@
 # requests/s, p99 <= 2x nginx's. BENCH_DURATION (10s) per run; BENCH_PERF=FILE records icsbridge with perf.
 # BENCH_FEEDS="big small" and BENCH_ENCODINGS="plain gzip" pick the cases; BENCH_BIN=PATH serves with another
 # icsbridge binary (an A/B comparison against an older build).
+# Then subscriber views: req/s of each cached view big.ics?V for V in BENCH_VIEWS (default "alarm=none&days=30"
+# and "alarm=none", the latter as large as the feed, so the serving path is compared at equal size) against
+# the plain big.ics on icsbridge itself (target >= 0.9x), and first-build costs (icsbridge-bench-view).
+# BENCH_VIEWS= (empty) skips that part; BENCH_ONLY_VIEW=1 runs only it.
 #   deploy/bench-serve.sh [BUILD_DIR]      (default build-bench, RelWithDebInfo)
 # The access log is off on both sides (ICSBRIDGE_LOG=warn, access_log off), both use 2 threads/workers.
 set -eu
@@ -18,7 +22,7 @@ command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 1; }
 command -v nginx >/dev/null || { echo "nginx is not installed" >&2; exit 1; }
 
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$build" -j2 icsbridge icsbridge-fake-upstream >/dev/null
+ninja -C "$build" -j2 icsbridge icsbridge-fake-upstream icsbridge-bench-view >/dev/null
 
 work=$(mktemp -d)
 pids=()
@@ -169,8 +173,10 @@ if [ -n "${BENCH_PERF:-}" ]; then
 fi
 
 echo "load before: $(uptime)"
+[ "${BENCH_ONLY_VIEW:-0}" = 1 ] && BENCH_FEEDS=none
 printf '%-24s %14s %10s %14s %10s %7s %7s %9s\n' "case (median of $runs)" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x" "us/req"
 for f in ${BENCH_FEEDS:-big small}; do
+    [ "$f" = none ] && continue
     for enc in ${BENCH_ENCODINGS:-plain gzip}; do
         irpss=() ip99s=() icpus=() nrpss=() np99s=() ncpus=()
         for _ in $(seq 1 "$runs"); do
@@ -186,6 +192,28 @@ for f in ${BENCH_FEEDS:-big small}; do
         printf '%-24s %14s %10s %14s %10s %6s%% %7s %9s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat" "$icpu/$(echo "${ncpus[*]}" | median)"
     done
 done
+views=${BENCH_VIEWS-alarm=none&days=30 alarm=none}
+if [ -n "$views" ]; then
+    printf '\n%-40s %14s %10s %14s %10s %7s\n' "icsbridge: view vs feed (median of $runs)" "view rps" "p99 ms" "feed rps" "p99 ms" "rps %"
+    for view in $views; do
+        curl -sf -o "$work/view.ics" "http://127.0.0.1:$ib_port/feeds/big.ics?$view" || { echo "the view is not served" >&2; exit 1; }
+        for enc in ${BENCH_ENCODINGS:-plain gzip}; do
+            vrpss=() vp99s=() frpss=() fp99s=()
+            for _ in $(seq 1 "$runs"); do
+                read -r a b _ <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/big.ics?$view" "$enc")"
+                vrpss+=("$a") vp99s+=("$b")
+                read -r a b _ <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/big.ics" "$enc")"
+                frpss+=("$a") fp99s+=("$b")
+            done
+            vrps=$(echo "${vrpss[*]}" | median) frps=$(echo "${frpss[*]}" | median)
+            printf '%-40s %14s %10s %14s %10s %6s%%\n' "?$view ($(stat -c %s "$work/view.ics") B) $enc" "$vrps" \
+                "$(echo "${vp99s[*]}" | median)" "$frps" "$(echo "${fp99s[*]}" | median)" \
+                "$(awk -v a="$vrps" -v b="$frps" 'BEGIN {printf "%.0f", 100 * a / b}')"
+        done
+    done
+    echo
+    "$build/icsbridge-bench-view" "$work/big.ics"
+fi
 echo "load after: $(uptime)"
 if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid"

@@ -49,6 +49,16 @@ struct SourceConfig {
     Budget budget;       ///< every upstream call of the source counts; events default: default_events_budget
 };
 
+/** @brief `filter = { ... }` of a feed: which fetched items it publishes (all, when empty). */
+struct FeedFilter {
+    std::vector<std::string> categories;       ///< keep items with one of these category names (any case)
+    std::vector<std::string> keywords;         ///< keep items whose title or description has one (any case)
+    std::vector<std::string> exclude_keywords; ///< drop items whose title or description has one (any case)
+    std::optional<bool> online;                ///< keep only online (true) or only in-person (false) items
+
+    bool empty() const { return categories.empty() && keywords.empty() && exclude_keywords.empty() && !online; }
+};
+
 /** @brief One feed, `[feeds.NAME]`. */
 struct FeedConfig {
     std::string name;      ///< [A-Za-z0-9._-]+
@@ -71,6 +81,7 @@ struct FeedConfig {
     JobsAs jobs_as = JobsAs::vtodo;
     std::string token;                         ///< single feed secret; empty: none
     std::map<std::string, std::string> tokens; ///< subscriber name -> secret
+    FeedFilter filter;                         ///< applied to the fetched items before rendering
     int line = 0;                              ///< where the feed's table starts in the file (for messages)
 
     bool is_public() const { return token.empty() && tokens.empty(); }

@@ -22,6 +22,8 @@
 
 namespace icsbridge {
 
+class ViewCache;
+
 using sys_seconds = std::chrono::sys_seconds;
 
 /**
@@ -214,6 +216,8 @@ class FeedStore {
     std::vector<FeedStatus> status() const;
     HttpMetrics& http_metrics() const { return *http_; }
     UpstreamMetrics& upstream_metrics() const { return *upstream_; }
+    /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */
+    ViewCache& views() const { return *views_; }
     bool gzip_enabled() const { return gzip_; }
     /** @brief Configured feed names, in config order. */
     std::vector<std::string> names() const;
@@ -227,6 +231,7 @@ class FeedStore {
     std::vector<std::unique_ptr<Entry>> entries_;
     std::unique_ptr<HttpMetrics> http_;
     std::unique_ptr<UpstreamMetrics> upstream_;
+    std::unique_ptr<ViewCache> views_;
 };
 
 } // namespace icsbridge

@@ -350,6 +350,7 @@ class Reader {
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
     void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
     void read_params(toml::table const& t, FeedConfig& f);
+    void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);
     void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
 
     std::string path_;
@@ -626,7 +627,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "organization_id",
                       "window",
                       "keep_past",
-                      "max_items"},
+                      "max_items",
+                      "filter"},
                      {"due_after", "jobs_as"}
                  )
                : check_keys(
@@ -642,7 +644,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "params",
                       "due_after",
                       "jobs_as",
-                      "max_items"},
+                      "max_items",
+                      "filter"},
                      {"alarm", "cancelled", "ticket_classes", "organization_id", "window", "keep_past"}
                  );
     note_.clear();
@@ -754,7 +757,39 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         if (failed())
             return;
     }
+    if (auto const* n = t.get("filter")) {
+        read_filter(*n, where + ".filter", f.filter);
+        if (failed())
+            return;
+    }
     read_tokens(t, where, f);
+}
+
+void Reader::read_filter(toml::node const& n, std::string const& where, FeedFilter& out) {
+    if (!n.is_table()) {
+        fail_at(n.source(), "filter must be a table, e.g. filter = { keywords = [\"rust\"] }");
+        return;
+    }
+    auto const& t = *n.as_table();
+    if (!check_keys(t, where, {"categories", "keywords", "exclude_keywords", "online"}))
+        return;
+    for (auto [key, list] : {std::pair{"categories", &out.categories},
+                             std::pair{"keywords", &out.keywords},
+                             std::pair{"exclude_keywords", &out.exclude_keywords}}) {
+        auto const* a = typed(t, key, toml::node_type::array);
+        for (std::size_t i = 0; a && i < a->as_array()->size(); ++i) {
+            auto const& v = *a->as_array()->get(i);
+            if (!v.is_string() || v.as_string()->get().empty()) {
+                fail_at(v.source(), std::string(key) + " must list non-empty strings");
+                return;
+            }
+            list->push_back(v.as_string()->get());
+        }
+        if (failed())
+            return;
+    }
+    if (auto v = boolean(t, "online"))
+        out.online = *v;
 }
 
 void Reader::read_params(toml::table const& t, FeedConfig& f) {

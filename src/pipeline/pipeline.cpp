@@ -1,6 +1,7 @@
 // File: pipeline.cpp
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
+#include "pipeline/feed_filter.hpp"
 #include "sources/rate_budget.hpp"
 #include <icsbridge/pipeline.hpp>
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace icsbridge {
 
@@ -100,7 +102,12 @@ Pipeline::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     co_return items;
 }
 
-Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& items) {
+Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
+    // The feed's filter first: feeds sharing one fetch may each filter it differently.
+    std::optional<FeedItems> filtered;
+    if (!feed.filter.empty())
+        filtered = apply_filter(feed.filter, fetched);
+    FeedItems const& items = filtered ? *filtered : fetched;
     auto up = impl_->upstream(feed.source);
     if (!up)
         return up.error();

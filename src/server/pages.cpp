@@ -3,6 +3,7 @@
 #include "server/pages.hpp"
 
 #include "store/etag.hpp"
+#include "views/view_cache.hpp"
 
 #include <boost/json.hpp>
 
@@ -112,34 +113,6 @@ std::string html_escape(std::string_view s) {
     return out;
 }
 
-std::string index_page(Config const& cfg) {
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                      "<title>icsbridge calendars</title></head>\n<body>\n<h1>Calendars</h1>\n<ul>\n";
-    for (auto const& f : cfg.feeds) {
-        if (!f.is_public())
-            continue;
-        std::string http_url = feed_url(cfg, f);
-        auto colon = http_url.find("://");
-        std::string webcal =
-            "webcal" + (colon == std::string::npos ? "://" + http_url : http_url.substr(colon));
-        out += "<li><strong>" + html_escape(f.title.empty() ? f.name : f.title) + "</strong> (" +
-               html_escape(f.name) + "): <a class=\"webcal\" href=\"" + html_escape(webcal) +
-               "\">subscribe</a> | <a href=\"" + html_escape(http_url) + "\">" + html_escape(http_url) +
-               "</a></li>\n";
-    }
-    out += "</ul>\n<h2>How to subscribe</h2>\n<ul>\n"
-           "<li>Google Calendar: Other calendars, + , From URL; paste the http(s) link (Google refreshes "
-           "every 8-24 "
-           "hours).</li>\n"
-           "<li>Apple Calendar: click the subscribe link, or File, New Calendar Subscription, and paste the "
-           "link.</li>\n"
-           "<li>Outlook: Add calendar, Subscribe from web; paste the http(s) link.</li>\n"
-           "<li>Thunderbird: New Calendar, On the Network; paste the http(s) link.</li>\n"
-           "</ul>\n</body></html>\n";
-    return out;
-}
-
 std::string healthz_json(FeedStore const& store, sys_seconds now) {
     json::object root;
     json::array feeds;
@@ -229,6 +202,7 @@ std::string metrics_text(FeedStore const& store) {
             s.counts,
             s.sum
         );
+    append_view_cache_metrics(out, store.views().stats());
     return out;
 }
 

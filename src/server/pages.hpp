@@ -1,5 +1,5 @@
 // File: pages.hpp
-// The generated pages: the index (public feeds with webcal:// links), /healthz JSON, /metrics text.
+// The generated pages: /healthz JSON, /metrics text (the index page is in index_page.hpp).
 #pragma once
 
 #include <icsbridge/config.hpp>
@@ -12,9 +12,6 @@ namespace icsbridge {
 
 /** @brief HTML-escapes & < > " '. */
 std::string html_escape(std::string_view s);
-
-/** @brief The public feeds with webcal:// and http(s):// links, and how to subscribe; never a token feed. */
-std::string index_page(Config const& cfg);
 
 /** @brief Each feed's last success/error, staleness, item count, bytes, subscribers by name; "ok" overall. */
 std::string healthz_json(FeedStore const& store, sys_seconds now);

@@ -2,7 +2,9 @@
 // handle_request: the route table {path pattern, methods, handler}, the feed endpoint with its
 // validators and negotiation, and the one mapping from a failure to a response.
 #include "server/conditional.hpp"
+#include "server/index_page.hpp"
 #include "server/pages.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/url/parse.hpp>
@@ -44,12 +46,23 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     Access access = c.store.authorize(name, token);
     if (!access.allowed)
         return not_found();
+    // Checked before the snapshot: a wrong parameter is wrong whether or not the feed was fetched yet.
+    auto view = views::parse_view_params(c.url.params(), std::chrono::floor<std::chrono::days>(c.now));
+    if (!view)
+        return text_response(400, view.error().message + "\n");
     auto snap = c.store.get(name);
     if (!snap) {
         auto r = text_response(503, "this feed has not been fetched yet; try again shortly\n");
         r.headers.emplace_back("Retry-After", "60");
         r.headers.emplace_back("Cache-Control", "no-store");
         return r;
+    }
+    if (!view->empty()) {
+        // From here on a view is served exactly like the feed: it is a snapshot of its own.
+        auto built = c.store.views().get(name, snap, *view, c.store.gzip_enabled());
+        if (!built)
+            return text_response(500, built.error().message + "\n");
+        snap = std::move(*built);
     }
     if (access.subscriber >= 0)
         c.store.record_subscriber_fetch(name, access.subscriber, c.now);
@@ -83,7 +96,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
 }
 
 ServerResponse handle_index(Ctx const& c, std::string_view) {
-    auto r = text_response(200, index_page(c.cfg), "text/html; charset=utf-8");
+    auto r = text_response(200, index_page(c.cfg, c.store, c.now), "text/html; charset=utf-8");
     r.headers.emplace_back("Cache-Control", "no-cache");
     return r;
 }

@@ -2,6 +2,7 @@
 // FeedStore: the mutex-guarded table of immutable snapshots, per-feed refresh status and token digests.
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/store.hpp>
 
 #include <openssl/crypto.h>
@@ -120,7 +121,8 @@ struct FeedStore::Entry {
 FeedStore::FeedStore(Config const& cfg)
     : gzip_(cfg.server.gzip)
     , http_(std::make_unique<HttpMetrics>())
-    , upstream_(std::make_unique<UpstreamMetrics>()) {
+    , upstream_(std::make_unique<UpstreamMetrics>())
+    , views_(std::make_unique<ViewCache>()) {
     for (auto const& f : cfg.feeds) {
         auto e = std::make_unique<Entry>();
         e->name = f.name;

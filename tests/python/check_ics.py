@@ -6,10 +6,10 @@
 #
 #   check_ics.py FILE [--expect EXPECT.json]
 #
-# EXPECT.json: {"items": [{"uid", "summary", "description_contains", "description_startswith", "location",
+# EXPECT.json: {"count": N, "valarms": N, "trigger": "-PT30M",
+#               "items": [{"uid", "summary", "description_contains", "description_startswith", "location",
 #                          "url", "status", "alt_desc_contains": [..], "alt_desc_lacks": [..],
-#                          "dtstart_utc": "2026-01-01T10:00:00Z", "dtend_utc"}], "forbidden": ["..."],
-#               "count": N}
+#                          "dtstart_utc": "2026-01-01T10:00:00Z", "dtend_utc"}], "forbidden": ["..."]}
 # Every key of an item except "uid" is optional. Exit 0 when all is well, 1 with a list of failures.
 import argparse
 import datetime as dt
@@ -115,7 +115,16 @@ def check_expectations(expect, raw_text, ical_items, vobj_items, failures):
         if forbidden and forbidden in raw_text:
             failures.append("forbidden text %r appears in the file" % forbidden)
     if "count" in expect and len(ical_items) != expect["count"]:
-        failures.append("expected %d items, found %d" % (expect["count"], len(ical_items)))
+        failures.append("expected %d items, icalendar found %d" % (expect["count"], len(ical_items)))
+    if "count" in expect and len(vobj_items) != expect["count"]:
+        failures.append("expected %d items, vobject found %d" % (expect["count"], len(vobj_items)))
+    if "valarms" in expect:
+        alarms = [a for c in ical_items.values() for a in c.subcomponents if a.name == "VALARM"]
+        if len(alarms) != expect["valarms"]:
+            failures.append("expected %d VALARMs, found %d" % (expect["valarms"], len(alarms)))
+        for a in alarms:
+            if "trigger" in expect and a.get("TRIGGER").to_ical().decode() != expect["trigger"]:
+                failures.append("a VALARM's TRIGGER is %s, not %s" % (a.get("TRIGGER").to_ical(), expect["trigger"]))
     for want in expect.get("items", []):
         uid = want["uid"]
         vcomp = vobj_items.get(uid)

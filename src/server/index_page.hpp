@@ -1,0 +1,27 @@
+// File: index_page.hpp
+// The index page (`/`): every public feed with its state, subscribe links and a QR code; and the small
+// helpers the generated pages share (webcal:// form of a URL, the page stylesheet).
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/store.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace icsbridge {
+
+/** @brief The webcal:// form of an http(s) URL (calendar apps open their subscribe dialog for it). */
+std::string webcal_url(std::string_view http_url);
+
+/** @brief One small stylesheet for the generated pages: system fonts, no external resources, phone first. */
+extern std::string_view const page_style;
+
+/**
+ * @brief The public feeds, each with title, description, item count, last refresh, health, webcal:// and
+ * https:// links and a QR code of its URL; how to subscribe per app. Never a token feed;
+ * every text is escaped.
+ */
+std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds now);
+
+} // namespace icsbridge

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# File: index_page_look_test.sh
+# The index page of `icsbridge serve` (fed by the fake upstream) in headless Chromium at phone and desktop
+# widths: screenshots written to OUT_DIR (look at them when the page changes), one QR code per public feed,
+# item counts and health shown, no script, no external resource.
+# Exit 77 (CTest skip) without chromium.
+#   index_page_look_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR OUT_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+out=$4
+chromium=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
+. "$src/tests/support/sh/run_fixtures.sh"
+
+init_work
+fail() {
+    echo "FAIL [index_page_look]: $*" >&2
+    [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
+    exit 1
+}
+
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+start_fake_upstream "$fake" "$work" "$work/data"
+cat >"$work/serve.toml" <<TOML
+[server]
+listen = "127.0.0.1:0"
+public_url = "https://calendar.example.org"
+[storage]
+dir = "$work/state"
+[sources.eb]
+type = "events"
+base_url = "$upstream"
+token = "demo-events-token"
+[sources.jobs]
+type = "jobs"
+base_url = "$upstream"
+api_key = "demo-jobs-key"
+[feeds.my-events]
+source = "eb"
+select = "organizer"
+title = "Meetups <&> talks"
+description = "Everything we organise: talks, workshops & socials."
+[feeds.design-jobs]
+source = "jobs"
+select = "recent"
+title = "Design jobs"
+[feeds.hidden]
+source = "eb"
+select = "organizer"
+token = "look-test-token-do-not-show"
+TOML
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
+for f in my-events design-jobs; do
+    for _ in $(seq 1 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$f.ics")" = 200 ] && break
+        sleep 0.1
+    done
+done
+
+shot() { # shot NAME WIDTH HEIGHT
+    timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --disable-sync --no-first-run --hide-scrollbars --user-data-dir="$work/profile" \
+        --window-size="$2,$3" --screenshot="$out/$1.png" "$base/" >/dev/null 2>"$work/chromium.log" ||
+        { tail "$work/chromium.log" >&2; fail "chromium failed"; }
+    [ "$(stat -c %s "$out/$1.png")" -gt 10000 ] || fail "$1.png is (nearly) empty"
+}
+mkdir -p "$out"
+shot index_phone 390 1400
+shot index_desktop 1280 1000
+
+timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile" \
+    --dump-dom "$base/" >"$work/dom.html" 2>/dev/null || fail "chromium --dump-dom failed"
+[ "$(grep -o '<svg class="qr"' "$work/dom.html" | wc -l)" = 2 ] || fail "not one QR code per public feed"
+grep -q 'aria-label="QR code of https://calendar.example.org/feeds/my-events.ics"' "$work/dom.html" || fail "QR label"
+grep -q 'Meetups &lt;&amp;&gt; talks' "$work/dom.html" || fail "title not escaped"
+grep -q 'talks, workshops &amp; socials' "$work/dom.html" || fail "description not shown"
+grep -Eq '[0-9]+ items' "$work/dom.html" || fail "no item count"
+[ "$(grep -o 'class="ok">healthy' "$work/dom.html" | wc -l)" = 2 ] || fail "feeds not shown healthy"
+grep -qi '<script\|src="http\|@import\|fonts.googleapis' "$work/dom.html" && fail "script or external resource"
+for s in look-test-token-do-not-show hidden demo-events-token demo-jobs-key; do
+    grep -q "$s" "$work/dom.html" && fail "the page shows '$s'"
+done
+
+echo "index_page_look: ok ($out/index_phone.png, $out/index_desktop.png)"

@@ -1,0 +1,28 @@
+# File: views.cmake
+# Subscriber views: every view the unit test view_test writes (build/view_*.ics + .expect.json) parsed
+# with python3-icalendar and vobject with exact counts; and the views served by the real binary.
+if(TEST unit.view_test)
+    set_tests_properties(unit.view_test PROPERTIES FIXTURES_SETUP view_samples)
+    foreach(v alarm_none alarm_30m december jobs_oct1 jobs_remote busy jobs_busy)
+        add_test(
+            NAME python.check_view_${v}
+            COMMAND /usr/bin/python3 "${CMAKE_CURRENT_SOURCE_DIR}/python/check_ics.py" "${CMAKE_BINARY_DIR}/view_${v}.ics"
+                    --expect "${CMAKE_BINARY_DIR}/view_${v}.expect.json"
+        )
+        set_tests_properties(python.check_view_${v} PROPERTIES FIXTURES_REQUIRED view_samples LABELS python TIMEOUT 120)
+    endforeach()
+endif()
+
+add_test(
+    NAME server.views_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/views_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.views_e2e PROPERTIES LABELS server TIMEOUT 180)
+
+add_test(
+    NAME server.index_page_look
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/browser/index_page_look_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/screens"
+)
+set_tests_properties(server.index_page_look PROPERTIES LABELS "server;browser" TIMEOUT 180 SKIP_RETURN_CODE 77)

@@ -1,0 +1,46 @@
+# File: run_fixtures.sh
+# Starting the fake upstream and `icsbridge serve` from a test script and waiting until each listens.
+# Source it; it defines functions only. The caller defines fail MESSAGE and kills the pids it is given.
+
+# start_fake_upstream FAKE WORK DATA: the fake upstream on a free port serving DATA; sets fake_pid and
+# upstream (http://127.0.0.1:PORT).
+start_fake_upstream() {
+    rm -f "$2/ready"
+    mkfifo "$2/ready"
+    "$1" --port 0 --data "$3" >"$2/ready" 2>"$2/fake.log" &
+    fake_pid=$!
+    local line
+    read -r -t 30 line <"$2/ready" || fail "the fake upstream did not start"
+    upstream="${line#listening on }"
+}
+
+# start_icsbridge BIN CONFIG LOG: `serve` with CONFIG (listen on port 0), stderr to LOG; sets serve_pid and
+# base (http://127.0.0.1:PORT) once it listens.
+start_icsbridge() {
+    "$1" serve --config "$2" 2>"$3" &
+    serve_pid=$!
+    base=
+    for _ in $(seq 1 300); do
+        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$3" | head -1 | sed 's/listening on //')
+        [ -n "$base" ] && return 0
+        kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
+        sleep 0.1
+    done
+    fail "serve did not start listening"
+}
+
+# init_work: a new temporary directory in $work, removed at exit after serve_pid and fake_pid (when set)
+# are stopped.
+init_work() {
+    work=$(mktemp -d)
+    serve_pid=
+    fake_pid=
+    trap stop_and_clean EXIT
+}
+stop_and_clean() {
+    for pid in $serve_pid $fake_pid; do
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$work"
+}
