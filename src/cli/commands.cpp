@@ -4,9 +4,9 @@
 #include "cli/commands.hpp"
 
 #include "cli/args.hpp"
+#include "cli/output_file.hpp"
 #include "server/serve.hpp"
 #include <icsbridge/config.hpp>
-#include <icsbridge/files.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
 
@@ -170,7 +170,7 @@ int export_command(Config const& cfg, Args const& args) {
             print_err(what + "cannot write to stdout");
             return exit_code(errc::io_error);
         }
-    } else if (auto w = write_file_atomically(args.output, out->ics); !w) {
+    } else if (auto w = write_output(args.output, out->ics, !feed->is_public()); !w) {
         print_err(what + w.error().message);
         return exit_code(w.error().code);
     }

@@ -29,3 +29,11 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(cli.e2e PROPERTIES LABELS cli TIMEOUT 300)
+
+# export --output against what is already at PATH: modes, owners, FIFOs, devices, symlinks (issue 16).
+add_test(
+    NAME cli.export_output
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cli/output_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(cli.export_output PROPERTIES LABELS cli TIMEOUT 120)
