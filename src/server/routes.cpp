@@ -37,6 +37,12 @@ ServerResponse not_found() {
     return text_response(404, "not found\n");
 }
 
+ServerResponse method_not_allowed() {
+    auto r = text_response(405, "method not allowed\n");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+}
+
 ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     std::string token;
     if (auto it = c.url.params().find("token"); it != c.url.params().end())
@@ -171,8 +177,7 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
         for (auto m : route.methods)
             allowed = allowed || m == req.method;
         if (!allowed) {
-            auto r = text_response(405, "method not allowed\n");
-            r.headers.emplace_back("Allow", "GET, HEAD");
+            auto r = method_not_allowed();
             r.route = route.route;
             return r;
         }
@@ -180,6 +185,9 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
         r.route = route.route;
         return r;
     }
+    // Nothing here accepts a write: say so on every path (a 404 would suggest one exists elsewhere).
+    if (req.method != "GET" && req.method != "HEAD")
+        return method_not_allowed();
     return not_found();
 }
 
