@@ -21,8 +21,12 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/status.hpp>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -106,7 +110,13 @@ struct Server::Impl {
         , cfg(c)
         , store(s)
         , log(std::move(l))
-        , acceptor(strand) {}
+        , acceptor(strand)
+        , max_connections(c.server.max_connections) {}
+
+    ~Impl() {
+        if (spare_fd >= 0)
+            ::close(spare_fd);
+    }
 
     net::any_io_executor ex;
     std::vector<net::any_io_executor> workers; ///< single-threaded; empty: strands on ex
@@ -117,7 +127,11 @@ struct Server::Impl {
     Logger log;
     tcp::acceptor acceptor;
     std::uint16_t port = 0;
+    /// cfg.server.max_connections, lowered by listen() to fit the open-file limit with a reserve
+    std::size_t max_connections = 0;
     std::atomic<bool> stopping{false};
+    /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
+    int spare_fd = -1;
     std::atomic<std::size_t> active{0};
     std::mutex mtx;
     std::uint64_t next_id = 0;
@@ -224,6 +238,7 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         if (auto it = req.find(http::field::if_modified_since); it != req.end())
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
+        sreq.authorization = req[http::field::authorization];
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
         ServerResponse res = handle_request(sreq, impl->store, impl->cfg, now);
         bool keep = req.keep_alive() && !impl->stopping && !body_unread;
@@ -277,13 +292,31 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
         if (ec) {
             if (impl->stopping || ec == net::error::operation_aborted || !impl->acceptor.is_open())
                 break;
-            // Out of file descriptors and the like: back off instead of spinning.
-            impl->log.warn("accept failed: " + ec.message());
+            bool const out_of_fds = ec == net::error::no_descriptors || ec.value() == ENFILE;
+            // Out of file descriptors: the waiting client would hang until it gives up. Free the spare
+            // descriptor, take that one connection, answer it 503 and close it, then keep the spare again.
+            if (out_of_fds && impl->spare_fd >= 0) {
+                ::close(impl->spare_fd);
+                impl->spare_fd = -1;
+                beast::error_code aec;
+                tcp::socket doomed(session_ex);
+                impl->acceptor.accept(doomed, aec);
+                if (!aec) {
+                    impl->store.http_metrics().count(Route::other, 503);
+                    reject(doomed);
+                }
+                impl->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+            }
+            // Either way, back off instead of spinning on an acceptor that stays readable.
+            impl->log.warn(
+                "accept failed: " + ec.message() +
+                (out_of_fds ? " (open files: raise LimitNOFILE= or lower [server] max_connections)" : "")
+            );
             net::steady_timer t(impl->strand, 100ms);
             co_await t.async_wait(use_tuple);
             continue;
         }
-        if (impl->active.load() >= impl->cfg.server.max_connections) {
+        if (impl->active.load() >= impl->max_connections) {
             impl->store.http_metrics().count(Route::other, 503);
             reject(sock);
             continue;
@@ -357,6 +390,28 @@ Server::~Server() = default;
 
 Result<std::uint16_t> Server::listen() {
     auto const& sc = impl_->cfg.server;
+    // Connections must never use up the descriptors that snapshot writes, upstream requests and the 503
+    // path need: keep a reserve below the open-file limit (serve raises it to the hard limit first).
+    impl_->max_connections = sc.max_connections;
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+        std::size_t reserve = 64;
+        for (auto const& [name, src] : impl_->cfg.sources)
+            reserve += static_cast<std::size_t>(src.max_concurrency);
+        auto const fit = lim.rlim_cur > reserve * 2 ? static_cast<std::size_t>(lim.rlim_cur) - reserve
+                                                    : static_cast<std::size_t>(lim.rlim_cur) / 2;
+        if (fit < impl_->max_connections) {
+            impl_->max_connections = std::max<std::size_t>(fit, 1);
+            impl_->log.warn(
+                "max_connections " + std::to_string(sc.max_connections) +
+                " does not fit the open-file limit " + std::to_string(lim.rlim_cur) + " with a reserve of " +
+                std::to_string(reserve) + "; using " + std::to_string(impl_->max_connections) +
+                " (raise LimitNOFILE= / ulimit -n)"
+            );
+        }
+    }
+    if (impl_->spare_fd < 0)
+        impl_->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     beast::error_code ec;
     auto addr = net::ip::make_address(sc.host, ec);
     if (ec) {
