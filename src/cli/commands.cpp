@@ -5,6 +5,7 @@
 
 #include "cli/args.hpp"
 #include "cli/output_file.hpp"
+#include "cli/terminal_text.hpp"
 #include "server/serve.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -184,6 +185,9 @@ int export_command(Config const& cfg, Args const& args) {
 }
 
 int check_command(Config const& cfg) {
+    // Risky but valid: said on stderr, and the exit status stays 0.
+    for (auto const& w : config_warnings(cfg))
+        print_err("icsbridge: warning: " + w);
     std::printf(
         "%s: OK (%zu source%s, %zu feed%s)\n",
         cfg.path.c_str(),
@@ -245,8 +249,9 @@ int list_command(Config const& cfg, Args const& args) {
         print_err("icsbridge: " + std::string(command_name(args.command)) + ": " + list.error().message);
         return exit_code(list.error().code);
     }
+    // Upstream text: escaped, so a name can neither add a line or a column nor send terminal escapes.
     for (auto const& c : *list)
-        std::printf("%s\t%s\n", c.id.c_str(), c.name.c_str());
+        std::printf("%s\t%s\n", terminal_field(c.id).c_str(), terminal_field(c.name).c_str());
     return std::fflush(stdout) == 0 ? 0 : exit_code(errc::io_error);
 }
 
