@@ -3,6 +3,7 @@
 #include <icsbridge/files.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,7 +34,19 @@ bool write_all(int fd, std::string_view data) {
     return true;
 }
 
-Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode) {
+namespace {
+
+/**
+ * @brief The temp + fsync + rename sequence; `adjust(fd)` runs on the temp file before its data is written
+ * (to set an exact mode or owner) and returns errno, or 0.
+ */
+Result<void> replace_atomically(
+    std::string const& path,
+    std::string_view data,
+    unsigned mode,
+    int (*adjust)(int fd, struct stat const* like),
+    struct stat const* like
+) {
     namespace fs = std::filesystem;
     fs::path target(path);
     fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -43,8 +56,10 @@ Result<void> write_file_atomically(std::string const& path, std::string_view dat
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0)
         return fail(errc::io_error, "cannot write " + path + ": " + errno_text(errno));
-    bool ok = write_all(fd, data);
-    int saved = errno;
+    int saved = adjust ? adjust(fd, like) : 0;
+    bool ok = saved == 0 && write_all(fd, data);
+    if (saved == 0 && !ok)
+        saved = errno;
     // fsync before rename: otherwise a crash can leave a renamed but empty file.
     if (ok && ::fsync(fd) != 0) {
         ok = false;
@@ -67,6 +82,28 @@ Result<void> write_file_atomically(std::string const& path, std::string_view dat
         ::close(dfd);
     }
     return {};
+}
+
+/** @brief Gives the temp file `like`'s permission bits exactly (the umask applied at open()) and, where we
+ * may, its owner and group: replacing a file must not widen who can read it. */
+int copy_mode_and_owner(int fd, struct stat const* like) {
+    // chown first: it may clear set-id bits, which fchmod then restores.
+    if (::fchown(fd, like->st_uid, like->st_gid) != 0 && errno != EPERM)
+        return errno;
+    if (::fchmod(fd, like->st_mode & 07777) != 0)
+        return errno;
+    return 0;
+}
+
+} // namespace
+
+Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode) {
+    return replace_atomically(path, data, mode, nullptr, nullptr);
+}
+
+Result<void> write_file_atomically(std::string const& path, std::string_view data, struct stat const& like) {
+    // Created owner-only; the old file's mode is set before a byte of data is in it.
+    return replace_atomically(path, data, 0600, &copy_mode_and_owner, &like);
 }
 
 Result<std::string> read_file(std::string const& path) {

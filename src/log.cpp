@@ -101,23 +101,24 @@ Logger stderr_logger(LogLevel min) {
 }
 
 std::string redact_url(std::string_view s) {
-    auto q = s.find('?');
-    if (q == std::string_view::npos)
-        return std::string(s);
-    std::string out(s.substr(0, q + 1));
-    std::string_view rest = s.substr(q + 1);
+    // A fragment is never sent by a real client or needed in a log, and its syntax is free-form (a token
+    // can sit there without `&` or `=`): drop its contents. Split it off first, so a `?` inside it does
+    // not start a query.
     std::string_view fragment;
-    if (auto h = rest.find('#'); h != std::string_view::npos) {
-        fragment = rest.substr(h);
-        rest = rest.substr(0, h);
+    if (auto h = s.find('#'); h != std::string_view::npos) {
+        fragment = s.substr(h);
+        s = s.substr(0, h);
     }
-    bool first = true;
-    while (true) {
+    auto q = s.find('?');
+    std::string out(s.substr(0, q == std::string_view::npos ? s.size() : q + 1));
+    std::string_view rest = q == std::string_view::npos ? std::string_view() : s.substr(q + 1);
+    // Every pair whose decoded name is a secret's, however often it repeats; a name without `=` carries
+    // no value to hide.
+    for (bool first = true; q != std::string_view::npos; first = false) {
         auto amp = rest.find('&');
         std::string_view part = rest.substr(0, amp);
         if (!first)
             out += '&';
-        first = false;
         auto eq = part.find('=');
         std::string_view name = part.substr(0, eq);
         if (eq != std::string_view::npos && is_secret_param(name)) {
@@ -130,7 +131,8 @@ std::string redact_url(std::string_view s) {
             break;
         rest = rest.substr(amp + 1);
     }
-    out.append(fragment);
+    if (!fragment.empty())
+        out += fragment.size() > 1 ? "#***" : "#";
     return out;
 }
 

@@ -18,7 +18,8 @@
 namespace icsbridge {
 
 enum class SourceType { events, jobs };
-/** @brief How a cancelled event is published: STATUS:CANCELLED, also "Cancelled: " in SUMMARY, or left out. */
+/** @brief How a cancelled event is published: STATUS:CANCELLED, also "Cancelled: " in SUMMARY, or left out.
+ */
 enum class CancelledPolicy { status, prefix, drop };
 /** @brief How job posts are published: VTODO, all-day VEVENT on the due date, or both. */
 enum class JobsAs { vtodo, vevent, both };
@@ -61,12 +62,15 @@ struct FeedFilter {
 
 /** @brief One feed, `[feeds.NAME]`. */
 struct FeedConfig {
-    std::string name;      ///< [A-Za-z0-9._-]+
-    std::string source;    ///< key into Config::sources
-    std::string select;    ///< events: organizer|organization|search; jobs: search|recent
-    std::string title;     ///< calendar name; defaults to name
+    std::string name;        ///< [A-Za-z0-9._-]+
+    std::string source;      ///< key into Config::sources
+    std::string select;      ///< events: organizer|organization|search; jobs: search|recent
+    std::string title;       ///< calendar name; defaults to name
     std::string description; ///< X-WR-CALDESC; optional
     std::chrono::seconds refresh{std::chrono::minutes(15)};
+    /// Deadline of one whole refresh (every page, retry and expansion); past it the refresh fails and the
+    /// last good snapshot stays. One slow upstream cannot hold the refresh loop for an hour.
+    std::chrono::seconds fetch_timeout{std::chrono::minutes(10)};
     std::optional<std::chrono::seconds> alarm;
     CancelledPolicy cancelled = CancelledPolicy::status;
     bool ticket_classes = false;
@@ -91,11 +95,14 @@ struct ServerConfig {
     std::string host = "127.0.0.1";
     std::uint16_t port = 8080;
     std::string public_url = "http://127.0.0.1:8080"; ///< no trailing slash
-    int threads = 0;                                   ///< 0: number of cores
-    bool gzip = true;                                  ///< serve precompressed bodies when Accept-Encoding allows
+    int threads = 0;                                  ///< 0: number of cores
+    bool gzip = true; ///< serve precompressed bodies when Accept-Encoding allows
     std::size_t max_connections = 1024;
     std::chrono::seconds request_timeout{10}; ///< time a client has to send a whole request
     std::chrono::seconds idle_timeout{60};    ///< keep-alive idle time before we close
+    /// Secret (`admin_token` / `admin_token_env`): `Authorization: Bearer` with it shows /healthz and
+    /// /metrics in full, token feeds included. Empty: only their public view. Never print it.
+    std::string admin_token;
 };
 
 struct StorageConfig {
@@ -108,10 +115,18 @@ struct Config {
     StorageConfig storage;
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order
+    bool secrets_in_file = false;  ///< a token, api_key or admin_token is written in the file itself
 
     FeedConfig const* find_feed(std::string_view name) const;
     SourceConfig const* find_source(std::string_view name) const;
 };
+
+/**
+ * @brief What is risky but valid in `cfg`, one line each for `check` and `serve` to show (never a secret):
+ * a file holding secrets that group or others may read, a source whose `base_url` is plain `http://` to a
+ * host other than loopback (its token or api_key crosses the network unencrypted).
+ */
+std::vector<std::string> config_warnings(Config const& cfg);
 
 /** @brief Reads an environment variable; injected so tests need no real environment. */
 using EnvLookup = std::function<std::optional<std::string>(std::string const&)>;

@@ -4,6 +4,8 @@
 
 #include <icsbridge/error.hpp>
 
+#include <sys/stat.h>
+
 #include <string>
 #include <string_view>
 
@@ -15,6 +17,12 @@ namespace icsbridge {
  * `mode` is the new file's permission bits (before the umask).
  */
 Result<void> write_file_atomically(std::string const& path, std::string_view data, unsigned mode = 0644);
+
+/**
+ * @brief The same, for replacing the regular file `like` describes (lstat() of `path`): the new file gets
+ * its permission bits exactly (whatever the umask) and its owner and group where the process may set them.
+ */
+Result<void> write_file_atomically(std::string const& path, std::string_view data, struct stat const& like);
 
 /** @brief Writes all of `data` to `fd`, retrying short writes and EINTR; false (errno set) on failure. */
 bool write_all(int fd, std::string_view data);

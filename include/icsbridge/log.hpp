@@ -29,11 +29,14 @@ struct Logger {
 Logger stderr_logger(LogLevel min = LogLevel::info);
 
 /** @brief A logger that drops everything. */
-inline Logger null_logger() { return Logger{LogLevel::error, {}}; }
+inline Logger null_logger() {
+    return Logger{LogLevel::error, {}};
+}
 
 /**
  * @brief Replaces the values of secret-bearing query parameters (api_key, token, access_token, key,
- * client_secret) in a URL or request target with "***". Safe on malformed input.
+ * client_secret; names compared percent-decoded and case-insensitively, every occurrence) in a URL or
+ * request target with "***", and the whole fragment's contents with "***". Safe on malformed input.
  */
 std::string redact_url(std::string_view url_or_target);
 

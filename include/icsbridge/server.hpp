@@ -28,6 +28,7 @@ struct ServerRequest {
     std::optional<std::string_view> if_none_match;
     std::optional<std::string_view> if_modified_since;
     std::string_view accept_encoding;
+    std::string_view authorization; ///< the Authorization header ("Bearer T" unlocks /healthz, /metrics)
 };
 
 /** @brief A response; the body of a feed is a view into the shared, immutable snapshot (never copied). */

@@ -4,9 +4,10 @@
 #include "cli/commands.hpp"
 
 #include "cli/args.hpp"
+#include "cli/output_file.hpp"
+#include "cli/terminal_text.hpp"
 #include "server/serve.hpp"
 #include <icsbridge/config.hpp>
-#include <icsbridge/files.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
 
@@ -174,7 +175,7 @@ int export_command(Config const& cfg, Args const& args) {
             print_err(what + "cannot write to stdout");
             return exit_code(errc::io_error);
         }
-    } else if (auto w = write_file_atomically(args.output, out->ics); !w) {
+    } else if (auto w = write_output(args.output, out->ics, !feed->is_public()); !w) {
         print_err(what + w.error().message);
         return exit_code(w.error().code);
     }
@@ -188,6 +189,9 @@ int export_command(Config const& cfg, Args const& args) {
 }
 
 int check_command(Config const& cfg) {
+    // Risky but valid: said on stderr, and the exit status stays 0.
+    for (auto const& w : config_warnings(cfg))
+        print_err("icsbridge: warning: " + w);
     std::printf(
         "%s: OK (%zu source%s, %zu feed%s)\n",
         cfg.path.c_str(),
@@ -249,8 +253,9 @@ int list_command(Config const& cfg, Args const& args) {
         print_err("icsbridge: " + std::string(command_name(args.command)) + ": " + list.error().message);
         return exit_code(list.error().code);
     }
+    // Upstream text: escaped, so a name can neither add a line or a column nor send terminal escapes.
     for (auto const& c : *list)
-        std::printf("%s\t%s\n", c.id.c_str(), c.name.c_str());
+        std::printf("%s\t%s\n", terminal_field(c.id).c_str(), terminal_field(c.name).c_str());
     return std::fflush(stdout) == 0 ? 0 : exit_code(errc::io_error);
 }
 

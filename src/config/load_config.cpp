@@ -173,6 +173,8 @@ class Reader {
 
     std::optional<Error> const& error() const { return error_; }
     bool failed() const { return error_.has_value(); }
+    /** @brief True once a secret was read from the file itself rather than the environment. */
+    bool inline_secret() const { return inline_secret_; }
 
     bool fail_at(toml::source_region const& where, std::string const& msg) {
         if (!error_) {
@@ -327,6 +329,7 @@ class Reader {
             return std::nullopt;
         }
         if (inline_given) {
+            inline_secret_ = true;
             // Never echo the value: a type or emptiness complaint is all the user needs.
             return str(t, key);
         }
@@ -356,6 +359,7 @@ class Reader {
     std::string path_;
     EnvLookup const& env_;
     std::optional<Error> error_;
+    bool inline_secret_ = false;
     std::string note_; ///< appended to "not valid in" messages: why a key belongs elsewhere
 };
 
@@ -429,7 +433,15 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
     if (!check_keys(
             t,
             "[server]",
-            {"listen", "public_url", "threads", "gzip", "max_connections", "request_timeout", "idle_timeout"}
+            {"listen",
+             "public_url",
+             "threads",
+             "gzip",
+             "max_connections",
+             "request_timeout",
+             "idle_timeout",
+             "admin_token",
+             "admin_token_env"}
         ))
         return;
     if (auto listen = str(t, "listen")) {
@@ -467,6 +479,15 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
         s.request_timeout = *v;
     if (auto v = duration(t, "idle_timeout"))
         s.idle_timeout = *v;
+    // Optional: without it /healthz and /metrics show public feeds only.
+    if (t.contains("admin_token") || t.contains("admin_token_env")) {
+        if (auto sec = secret(t, "admin_token", "[server]")) {
+            if (sec->empty())
+                fail_at(key_pos(t, "admin_token"), "admin_token in [server] is empty");
+            else
+                s.admin_token = std::move(*sec);
+        }
+    }
 }
 
 void Reader::read_storage(toml::table const& t, StorageConfig& s) {
@@ -618,6 +639,7 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "title",
                       "description",
                       "refresh",
+                      "fetch_timeout",
                       "token",
                       "tokens",
                       "params",
@@ -639,6 +661,7 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "title",
                       "description",
                       "refresh",
+                      "fetch_timeout",
                       "token",
                       "tokens",
                       "params",
@@ -680,6 +703,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         f.refresh = *v;
     if (auto v = integer(t, "max_items", 1, 10'000'000))
         f.max_items = static_cast<std::size_t>(*v);
+    if (auto v = duration(t, "fetch_timeout"))
+        f.fetch_timeout = *v;
     if (failed())
         return;
 
@@ -872,6 +897,9 @@ Result<Config> parse_config(std::string_view text, std::string const& path, EnvL
     r.read(root, cfg);
     if (r.error())
         return *r.error();
+    cfg.secrets_in_file =
+        r.inline_secret() ||
+        std::any_of(cfg.feeds.begin(), cfg.feeds.end(), [](FeedConfig const& f) { return !f.is_public(); });
     return cfg;
 }
 

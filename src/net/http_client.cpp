@@ -577,17 +577,26 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             for (auto const& [name, value] : req.headers)
                 hreq.set(name, value);
 
-            co_await slots.acquire();
-            struct SlotGuard {
+            // A slot is held per attempt, not across the waits between them: a Retry-After of minutes
+            // must not keep this source's other requests (other feeds, other pages) waiting too.
+            struct Slot {
                 Semaphore& s;
-                ~SlotGuard() { s.release(); }
-            } guard{slots};
+                bool held = false;
+                void release() {
+                    if (held)
+                        s.release();
+                    held = false;
+                }
+                ~Slot() { release(); }
+            } slot{slots};
 
             auto started = steady_clock::now();
             Result<HttpResponse> result = Error{};
             int attempt_no = 0;
             for (;;) {
                 ++attempt_no;
+                co_await slots.acquire();
+                slot.held = true;
                 auto st = std::make_shared<AttemptState>();
                 auto attempt_started = steady_clock::now();
                 // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
@@ -660,6 +669,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                     "; retrying in " + format_duration(wait) + " (attempt " + std::to_string(attempt_no + 1) +
                     " of " + std::to_string(opts.retry.max_attempts) + ")"
                 );
+                slot.release();
                 net::steady_timer pause(co_await net::this_coro::executor, wait);
                 co_await pause.async_wait(net::use_awaitable);
             }

@@ -129,7 +129,24 @@ struct Refreshers::Impl {
         if (stopped)
             co_return std::nullopt;
         auto t0 = std::chrono::steady_clock::now();
-        auto r = co_await (fetch(g, wall_now()) || until_stopped());
+        // The group's deadline is its feeds' shortest fetch_timeout.
+        auto limit = g.feeds.front()->fetch_timeout;
+        for (auto const* f : g.feeds)
+            limit = std::min(limit, f->fetch_timeout);
+        net::steady_timer deadline(strand, limit);
+        auto r = co_await (fetch(g, wall_now()) || until_stopped() || deadline.async_wait(use_tuple));
+        if (r.index() == 2) {
+            // The losing fetch was cancelled (its requests end with it); nothing it read is published.
+            co_return std::vector<Result<FeedOutput>>(
+                g.feeds.size(),
+                fail(
+                    errc::upstream_timeout,
+                    "the refresh took longer than fetch_timeout = " + format_duration(limit) +
+                        " (every page and retry included); raise [feeds." + g.feeds.front()->name +
+                        "] fetch_timeout if the upstream is just slow"
+                )
+            );
+        }
         if (r.index() != 0)
             co_return std::nullopt;
         auto took = std::chrono::steady_clock::now() - t0;

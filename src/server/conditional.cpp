@@ -93,15 +93,27 @@ bool etag_list_matches(std::string_view inm, std::string_view etag) {
 bool not_modified(
     std::optional<std::string_view> if_none_match,
     std::optional<std::string_view> if_modified_since,
-    Snapshot const& snap
+    std::string_view etag,
+    sys_seconds last_modified,
+    sys_seconds now
 ) {
     if (if_none_match)
-        return etag_list_matches(*if_none_match, snap.etag);
+        return etag_list_matches(*if_none_match, etag);
     if (if_modified_since) {
         auto t = parse_http_date(*if_modified_since);
-        return t && *t >= snap.last_modified;
+        // A date from the future (a client's clock ahead, or a forged header) proves nothing about the copy
+        // the client holds: ignore it rather than freeze the client on a 304.
+        return t && *t <= now && *t >= last_modified;
     }
     return false;
+}
+
+std::string gzip_etag(std::string_view etag) {
+    if (etag.size() < 2 || etag.back() != '"')
+        return std::string(etag) + "-gz";
+    std::string out(etag.substr(0, etag.size() - 1));
+    out += "-gz\"";
+    return out;
 }
 
 bool accepts_gzip(std::string_view ae) {

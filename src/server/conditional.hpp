@@ -14,14 +14,20 @@ namespace icsbridge {
 bool etag_list_matches(std::string_view if_none_match, std::string_view etag);
 
 /**
- * @brief True if a GET/HEAD for `snap` should be answered 304: If-None-Match decides when present;
- * only without it, If-Modified-Since (any HTTP-date format) >= Last-Modified.
+ * @brief True if a GET/HEAD of the representation with `etag` and `last_modified` should be answered 304:
+ * If-None-Match decides when present; only without it, If-Modified-Since (any HTTP-date format) >=
+ * Last-Modified, unless that date is later than `now` (RFC 9110 13.1.3: such a date is invalid).
  */
 bool not_modified(
     std::optional<std::string_view> if_none_match,
     std::optional<std::string_view> if_modified_since,
-    Snapshot const& snap
+    std::string_view etag,
+    sys_seconds last_modified,
+    sys_seconds now
 );
+
+/** @brief The gzip representation's ETag: `"X"` becomes `"X-gz"` (RFC 9110 8.8.3: one per representation). */
+std::string gzip_etag(std::string_view etag);
 
 /** @brief True if Accept-Encoding allows gzip (explicit "gzip"/"x-gzip" or "*", with q > 0). */
 bool accepts_gzip(std::string_view accept_encoding);

@@ -1,10 +1,9 @@
 // File: listener.cpp
-// The socket side of the server: the accept loop (connection limit, graceful stop) and one session
-// coroutine per connection on its own strand or single-threaded worker (keep-alive, header/body/time limits,
-// access log). Everything a response contains comes from handle_request(); this file only moves bytes. Beast
-// parses requests; responses are serialized here into one reused buffer and sent with the body (a view into
-// the immutable snapshot) as one gather-write, or with sendfile() for a large gzip body: Beast's fields and
-// serializer cost more than the rest together.
+// The socket side of the server: the accept loop (connection limit, fd reserve, graceful stop) and one
+// session coroutine per connection on its own strand or single-threaded worker (keep-alive, header/body/time
+// limits, access log). Everything a response contains comes from handle_request(); the bytes move in
+// session_io.cpp.
+#include "server/session_io.hpp"
 #include "store/etag.hpp"
 #include <icsbridge/server.hpp>
 
@@ -15,24 +14,23 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/read_size.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/status.hpp>
 
-#include <sys/sendfile.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-#include <array>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <csignal>
-#include <limits>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -51,50 +49,8 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 constexpr std::size_t header_limit = 16 * 1024;
 constexpr auto shutdown_grace = 10s;
 
-using steady = std::chrono::steady_clock;
-
-struct SessionState {
-    explicit SessionState(tcp::socket s)
-        : socket(std::move(s))
-        , watchdog(socket.get_executor()) {}
-    tcp::socket socket;
-    // One timer per connection that wakes up once per timeout period, instead of arming and cancelling a
-    // timer around every read and write (beast::tcp_stream): moving the deadline is a plain store.
-    net::steady_timer watchdog;
-    steady::time_point deadline;
-    bool idle = false; ///< waiting for the next request
-    bool done = false; ///< the session has ended; the watchdog stops
-    std::string head;  ///< the response header block, reused so its capacity is kept
-    // All of the above is only touched on the session's strand.
-
-    void expires_after(steady::duration d) { deadline = steady::now() + d; }
-};
-
-/** @brief Closes the socket once the deadline has passed (pending operations then fail). */
-void watch(std::shared_ptr<SessionState> st) {
-    st->watchdog.expires_at(st->deadline);
-    st->watchdog.async_wait([st](boost::system::error_code) mutable {
-        if (st->done)
-            return;
-        if (steady::now() >= st->deadline) {
-            beast::error_code ignored;
-            st->socket.close(ignored);
-            return;
-        }
-        watch(std::move(st));
-    });
-}
-
-/** @brief The Date header, formatted once per second per thread. */
-std::string const& date_header(std::chrono::sys_seconds now) {
-    thread_local std::chrono::sys_seconds cached{};
-    thread_local std::string text;
-    if (now != cached || text.empty()) {
-        cached = now;
-        text = format_http_date(now);
-    }
-    return text;
-}
+using server_detail::SessionState;
+using server_detail::steady;
 
 /** @brief A user agent fit for one log line (no quotes or control characters to forge lines with). */
 std::string printable(std::string_view s) {
@@ -103,6 +59,35 @@ std::string printable(std::string_view s) {
         if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == 0x7f)
             c = '?';
     return out;
+}
+
+/**
+ * @brief True unless the request has a Transfer-Encoding other than exactly `chunked` (`identity`,
+ * `gzip, chunked`, `chunked, chunked`, or an empty one): those are refused, never guessed at.
+ */
+bool plain_chunked_or_absent(http::request<http::empty_body> const& req) {
+    int codings = 0;
+    bool chunked_only = true;
+    auto [first, last] = req.equal_range(http::field::transfer_encoding);
+    for (auto field = first; field != last; ++field) {
+        std::string_view list = field->value();
+        while (!list.empty()) {
+            auto comma = list.find(',');
+            auto coding = list.substr(0, comma);
+            list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+            while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t'))
+                coding.remove_prefix(1);
+            while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t'))
+                coding.remove_suffix(1);
+            if (coding.empty())
+                continue;
+            ++codings;
+            chunked_only = chunked_only && beast::iequals(coding, "chunked");
+        }
+        if (codings == 0)
+            return false; // "Transfer-Encoding:" with no coding
+    }
+    return codings <= 1 && chunked_only;
 }
 
 bool is_parse_error(beast::error_code const& ec) {
@@ -125,7 +110,13 @@ struct Server::Impl {
         , cfg(c)
         , store(s)
         , log(std::move(l))
-        , acceptor(strand) {}
+        , acceptor(strand)
+        , max_connections(c.server.max_connections) {}
+
+    ~Impl() {
+        if (spare_fd >= 0)
+            ::close(spare_fd);
+    }
 
     net::any_io_executor ex;
     std::vector<net::any_io_executor> workers; ///< single-threaded; empty: strands on ex
@@ -136,7 +127,11 @@ struct Server::Impl {
     Logger log;
     tcp::acceptor acceptor;
     std::uint16_t port = 0;
+    /// cfg.server.max_connections, lowered by listen() to fit the open-file limit with a reserve
+    std::size_t max_connections = 0;
     std::atomic<bool> stopping{false};
+    /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
+    int spare_fd = -1;
     std::atomic<std::size_t> active{0};
     std::mutex mtx;
     std::uint64_t next_id = 0;
@@ -156,116 +151,6 @@ namespace {
 
 using Impl = Server::Impl;
 
-void append_number(std::string& out, std::size_t n) {
-    char digits[24];
-    auto r = std::to_chars(digits, digits + sizeof digits, n);
-    out.append(digits, r.ptr);
-}
-
-/**
- * @brief The status line and header block, field for field what Beast's serializer wrote for the
- * same message: the handler's headers, Date, Content-Length (not for 304), then Connection as
- * `keep_alive()` sets it (close for a 1.1 connection ending, keep-alive for a 1.0 one kept open).
- */
-void serialize_head(
-    std::string& out,
-    unsigned version,
-    ServerResponse const& res,
-    std::string_view date,
-    std::size_t body_size,
-    bool keep
-) {
-    out.clear();
-    out += "HTTP/";
-    out += static_cast<char>('0' + version / 10 % 10);
-    out += '.';
-    out += static_cast<char>('0' + version % 10);
-    out += ' ';
-    append_number(out, res.status);
-    out += ' ';
-    out += http::obsolete_reason(static_cast<http::status>(res.status));
-    out += "\r\n";
-    for (auto const& [name, value] : res.headers) {
-        out += name;
-        out += ": ";
-        out += value;
-        out += "\r\n";
-    }
-    out += "Date: ";
-    out += date;
-    out += "\r\n";
-    if (res.status != 304) {
-        out += "Content-Length: ";
-        append_number(out, body_size);
-        out += "\r\n";
-    }
-    if (version >= 11 && !keep)
-        out += "Connection: close\r\n";
-    else if (version < 11 && keep)
-        out += "Connection: keep-alive\r\n";
-    out += "\r\n";
-}
-
-/**
- * @brief A completion condition for async_write that hands the kernel everything that is left in one
- * system call. Asio's transfer_all caps each write at 64 KiB, which for a large body means several
- * sendmsg() calls and pushes per response where the socket could take it all at once.
- */
-std::size_t whole_buffers(beast::error_code const& ec, std::size_t) {
-    return ec ? 0 : std::numeric_limits<std::size_t>::max();
-}
-
-/**
- * @brief Sends `size` bytes of `fd` from its start with sendfile(): the kernel hands the file's pages to
- * the socket instead of copying them from our memory, as nginx does for static files.
- */
-net::awaitable<beast::error_code> send_file(SessionState& st, int fd, std::size_t size) {
-    off_t offset = 0;
-    while (size > 0) {
-        auto n = ::sendfile(st.socket.native_handle(), fd, &offset, size);
-        if (n > 0) {
-            size -= static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            auto [ec] = co_await st.socket.async_wait(tcp::socket::wait_write, use_tuple);
-            if (ec)
-                co_return ec;
-            continue;
-        }
-        co_return beast::error_code(n < 0 ? errno : EIO, boost::system::system_category());
-    }
-    co_return beast::error_code{};
-}
-
-/** @brief Writes the response (head, and the body unless HEAD or 304) in one gather-write. */
-net::awaitable<beast::error_code>
-send(SessionState& st, unsigned version, ServerResponse const& res, std::string_view date, bool keep) {
-    auto body = res.body();
-    serialize_head(st.head, version, res, date, body.size(), keep);
-    if (res.head || res.status == 304)
-        body = {};
-    // A large gzip body, the form most subscribers fetch, goes out with sendfile(): copying it from the heap
-    // was the largest single cost of such a request. The head is held back (MSG_MORE) to share a segment.
-    if (!body.empty() && res.gzip && res.snapshot->gzip_file) {
-        beast::error_code ec;
-        auto sent = st.socket.send(net::buffer(st.head), MSG_MORE, ec); // non-blocking
-        if (ec && ec != net::error::would_block)
-            co_return ec;
-        if (sent < st.head.size()) {
-            auto [wec, n] = co_await net::async_write(st.socket, net::buffer(st.head) + sent, use_tuple);
-            if (wec)
-                co_return wec;
-        }
-        co_return co_await send_file(st, res.snapshot->gzip_file->fd(), body.size());
-    }
-    std::array<net::const_buffer, 2> bufs{net::buffer(st.head), net::buffer(body.data(), body.size())};
-    auto [ec, n] = co_await net::async_write(st.socket, bufs, whole_buffers, use_tuple);
-    co_return ec;
-}
-
 sys_seconds now_seconds() {
     return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
 }
@@ -275,45 +160,8 @@ net::awaitable<void> send_error(SessionState& st, unsigned status, Impl& impl) {
     res.status = status;
     res.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
     res.text = std::string(http::obsolete_reason(static_cast<http::status>(status))) + "\n";
-    st.expires_after(impl.cfg.server.request_timeout);
-    co_await send(st, 11, res, date_header(now_seconds()), false);
+    co_await server_detail::send(st, 11, res, server_detail::date_header(now_seconds()), false);
     impl.store.http_metrics().count(Route::other, status);
-}
-
-/**
- * @brief Reads one request into `parser` (what http::async_read does, without a composed operation
- * and its extra post per request). Errors as Beast reports them: end_of_stream when the peer closed
- * before a byte of it, partial_message when it closed in the middle.
- */
-net::awaitable<beast::error_code>
-read_request(SessionState& st, beast::flat_buffer& buffer, http::request_parser<http::empty_body>& parser) {
-    beast::error_code ec;
-    for (;;) {
-        if (buffer.size() > 0) {
-            auto used = parser.put(buffer.data(), ec);
-            buffer.consume(used);
-            if (ec && ec != http::error::need_more)
-                co_return ec;
-            if (parser.is_done())
-                co_return beast::error_code{};
-            if (!ec && used > 0)
-                continue; // the header is done; parse what follows it
-            ec = {};
-        }
-        auto size = beast::read_size(buffer, 65536);
-        if (size == 0)
-            co_return beast::error_code(http::error::buffer_overflow);
-        auto [rec, n] = co_await st.socket.async_read_some(buffer.prepare(size), use_tuple);
-        buffer.commit(n);
-        if (rec == net::error::eof) {
-            if (!parser.got_some())
-                co_return beast::error_code(http::error::end_of_stream);
-            parser.put_eof(ec);
-            co_return ec;
-        }
-        if (rec)
-            co_return rec;
-    }
 }
 
 net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<SessionState> st) {
@@ -321,7 +169,9 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
     beast::flat_buffer buffer;
     beast::error_code nb;
     st->socket.non_blocking(true, nb); // synchronous reads return would_block instead of waiting
+    st->write_stall = sc.idle_timeout;
     st->expires_after(sc.request_timeout);
+    bool linger = false; // answered without reading a body: drain before closing
     watch(st);
     for (bool first = true;; first = false) {
         // Between requests the client gets the idle timeout to start the next one (a new connection:
@@ -350,9 +200,10 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         }
         http::request_parser<http::empty_body> parser;
         parser.header_limit(header_limit);
-        parser.body_limit(0); // no endpoint takes a body
+        parser.body_limit(boost::none); // read_request stops at the header: a body is refused, never read
+        // Every request gets its own deadline, the second on a keep-alive connection too.
         st->expires_after(sc.request_timeout);
-        if (auto ec = co_await read_request(*st, buffer, parser)) {
+        if (auto ec = co_await server_detail::read_request(*st, buffer, parser)) {
             if (ec == http::error::body_limit || ec == http::error::unexpected_body)
                 co_await send_error(*st, 413, *impl);
             else if (ec == http::error::header_limit)
@@ -362,6 +213,21 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
             break;
         }
         auto const& req = parser.get();
+        // A coding other than chunked cannot be framed, so where this request ends, and whether what follows
+        // is another one, is unknowable (request smuggling): refuse it and close (RFC 9112 6.1).
+        if (!plain_chunked_or_absent(req)) {
+            co_await send_error(*st, 400, *impl);
+            linger = true;
+            break;
+        }
+        // No endpoint takes a body. On GET/HEAD it is refused as too large; other methods get their 405
+        // from the router below, then the connection closes, since the body was not read.
+        bool const body_unread = !parser.is_done();
+        if (body_unread && (req.method() == http::verb::get || req.method() == http::verb::head)) {
+            co_await send_error(*st, 413, *impl);
+            linger = true;
+            break;
+        }
         auto started = steady::now();
         auto now = now_seconds();
         ServerRequest sreq;
@@ -372,11 +238,12 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
         if (auto it = req.find(http::field::if_modified_since); it != req.end())
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
+        sreq.authorization = req[http::field::authorization];
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
         ServerResponse res = handle_request(sreq, impl->store, impl->cfg, now);
-        bool keep = req.keep_alive() && !impl->stopping;
-        st->expires_after(sc.idle_timeout);
-        auto wec = co_await send(*st, req.version(), res, date_header(now), keep);
+        bool keep = req.keep_alive() && !impl->stopping && !body_unread;
+        auto wec =
+            co_await server_detail::send(*st, req.version(), res, server_detail::date_header(now), keep);
         impl->store.http_metrics().count(res.route, res.status);
         // Build the access-log line only when it will be written: this is the hot path.
         if (impl->log.sink && impl->log.min <= LogLevel::info) {
@@ -389,9 +256,13 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
                 " \"" + printable(req[http::field::user_agent]) + "\""
             );
         }
-        if (wec || !keep)
+        if (wec || !keep) {
+            linger = body_unread && !wec;
             break;
+        }
     }
+    if (linger)
+        co_await server_detail::drain_before_close(*st, std::min<steady::duration>(sc.request_timeout, 5s));
     st->done = true;
     st->watchdog.cancel();
     beast::error_code ignored;
@@ -421,13 +292,31 @@ net::awaitable<void> accept_loop(std::shared_ptr<Impl> impl) {
         if (ec) {
             if (impl->stopping || ec == net::error::operation_aborted || !impl->acceptor.is_open())
                 break;
-            // Out of file descriptors and the like: back off instead of spinning.
-            impl->log.warn("accept failed: " + ec.message());
+            bool const out_of_fds = ec == net::error::no_descriptors || ec.value() == ENFILE;
+            // Out of file descriptors: the waiting client would hang until it gives up. Free the spare
+            // descriptor, take that one connection, answer it 503 and close it, then keep the spare again.
+            if (out_of_fds && impl->spare_fd >= 0) {
+                ::close(impl->spare_fd);
+                impl->spare_fd = -1;
+                beast::error_code aec;
+                tcp::socket doomed(session_ex);
+                impl->acceptor.accept(doomed, aec);
+                if (!aec) {
+                    impl->store.http_metrics().count(Route::other, 503);
+                    reject(doomed);
+                }
+                impl->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+            }
+            // Either way, back off instead of spinning on an acceptor that stays readable.
+            impl->log.warn(
+                "accept failed: " + ec.message() +
+                (out_of_fds ? " (open files: raise LimitNOFILE= or lower [server] max_connections)" : "")
+            );
             net::steady_timer t(impl->strand, 100ms);
             co_await t.async_wait(use_tuple);
             continue;
         }
-        if (impl->active.load() >= impl->cfg.server.max_connections) {
+        if (impl->active.load() >= impl->max_connections) {
             impl->store.http_metrics().count(Route::other, 503);
             reject(sock);
             continue;
@@ -501,6 +390,28 @@ Server::~Server() = default;
 
 Result<std::uint16_t> Server::listen() {
     auto const& sc = impl_->cfg.server;
+    // Connections must never use up the descriptors that snapshot writes, upstream requests and the 503
+    // path need: keep a reserve below the open-file limit (serve raises it to the hard limit first).
+    impl_->max_connections = sc.max_connections;
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+        std::size_t reserve = 64;
+        for (auto const& [name, src] : impl_->cfg.sources)
+            reserve += static_cast<std::size_t>(src.max_concurrency);
+        auto const fit = lim.rlim_cur > reserve * 2 ? static_cast<std::size_t>(lim.rlim_cur) - reserve
+                                                    : static_cast<std::size_t>(lim.rlim_cur) / 2;
+        if (fit < impl_->max_connections) {
+            impl_->max_connections = std::max<std::size_t>(fit, 1);
+            impl_->log.warn(
+                "max_connections " + std::to_string(sc.max_connections) +
+                " does not fit the open-file limit " + std::to_string(lim.rlim_cur) + " with a reserve of " +
+                std::to_string(reserve) + "; using " + std::to_string(impl_->max_connections) +
+                " (raise LimitNOFILE= / ulimit -n)"
+            );
+        }
+    }
+    if (impl_->spare_fd < 0)
+        impl_->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     beast::error_code ec;
     auto addr = net::ip::make_address(sc.host, ec);
     if (ec) {

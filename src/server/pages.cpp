@@ -113,11 +113,14 @@ std::string html_escape(std::string_view s) {
     return out;
 }
 
-std::string healthz_json(FeedStore const& store, sys_seconds now) {
+std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) {
     json::object root;
     json::array feeds;
     bool all_ok = true;
     for (auto const& s : store.status()) {
+        all_ok = all_ok && !s.stale(now) && s.snapshot;
+        if (!s.is_public && !details)
+            continue;
         json::object f;
         f["name"] = s.name;
         f["public"] = s.is_public;
@@ -137,15 +140,15 @@ std::string healthz_json(FeedStore const& store, sys_seconds now) {
                 subs[sub.name] = json::object{{"last_fetch", time_or_null(sub.last_fetch)}};
             f["subscribers"] = std::move(subs);
         }
-        all_ok = all_ok && !stale && s.snapshot;
         feeds.push_back(std::move(f));
     }
     root["ok"] = all_ok;
+    root["details"] = details;
     root["feeds"] = std::move(feeds);
     return json::serialize(root) + "\n";
 }
 
-std::string metrics_text(FeedStore const& store) {
+std::string metrics_text(FeedStore const& store, bool details) {
     std::string out;
     out += "# HELP icsbridge_http_requests_total HTTP requests answered, by route and status.\n"
            "# TYPE icsbridge_http_requests_total counter\n";
@@ -161,6 +164,9 @@ std::string metrics_text(FeedStore const& store) {
         }
     }
     auto statuses = store.status();
+    // Token feeds are not to be discovered: their series only for the admin.
+    if (!details)
+        std::erase_if(statuses, [](auto const& s) { return !s.is_public; });
     out += "# HELP icsbridge_refreshes_total Feed refreshes, by feed and result.\n"
            "# TYPE icsbridge_refreshes_total counter\n";
     for (auto const& s : statuses) {

@@ -13,10 +13,14 @@ namespace icsbridge {
 /** @brief HTML-escapes & < > " '. */
 std::string html_escape(std::string_view s);
 
-/** @brief Each feed's last success/error, staleness, item count, bytes, subscribers by name; "ok" overall. */
-std::string healthz_json(FeedStore const& store, sys_seconds now);
+/**
+ * @brief Each feed's last success/error, staleness, item count, bytes, subscribers by name; "ok" overall
+ * (every feed, token feeds included: one bit a load balancer needs). Without `details`, token feeds are
+ * left out entirely (like their URLs, which answer 404), and `"details": false` says so.
+ */
+std::string healthz_json(FeedStore const& store, sys_seconds now, bool details);
 
-/** @brief Prometheus text exposition format 0.0.4. */
-std::string metrics_text(FeedStore const& store);
+/** @brief Prometheus text exposition format 0.0.4; the per-feed series of token feeds only with `details`. */
+std::string metrics_text(FeedStore const& store, bool details);
 
 } // namespace icsbridge

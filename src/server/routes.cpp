@@ -4,10 +4,14 @@
 #include "server/conditional.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
+#include "store/etag.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
+#include <boost/algorithm/string/predicate.hpp>
 #include <boost/url/parse.hpp>
+
+#include <openssl/crypto.h>
 
 #include <array>
 
@@ -37,6 +41,12 @@ text_response(unsigned status, std::string body, std::string_view type = "text/p
 // does not show.
 ServerResponse not_found() {
     return text_response(404, "not found\n");
+}
+
+ServerResponse method_not_allowed() {
+    auto r = text_response(405, "method not allowed\n");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
 }
 
 ServerResponse handle_feed(Ctx const& c, std::string_view name) {
@@ -73,14 +83,19 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     ServerResponse r;
     r.headers.reserve(8); // all of them: growing the vector would cost more allocations than the strings
     r.snapshot = snap;
-    // Same ETag for the gzip and identity forms: both are the same calendar, and Vary keeps caches apart.
-    r.headers.emplace_back("ETag", snap->etag);
+    // The representation is chosen first: gzip and identity bodies are different bytes, so each has its own
+    // strong ETag (RFC 9110 8.8.3), and a validator is checked against the one this request would get.
+    bool gzip_on = c.store.gzip_enabled() && !snap->gzip_body.empty();
+    bool const gzip = gzip_on && accepts_gzip(c.req.accept_encoding);
+    std::string etag = gzip ? gzip_etag(snap->etag) : snap->etag;
+    bool const unchanged =
+        not_modified(c.req.if_none_match, c.req.if_modified_since, etag, snap->last_modified, c.now);
+    r.headers.emplace_back("ETag", std::move(etag));
     r.headers.emplace_back("Last-Modified", snap->last_modified_http);
     r.headers.emplace_back("Cache-Control", (is_public ? "public, max-age=" : "private, max-age=") + max_age);
-    bool gzip_on = c.store.gzip_enabled() && !snap->gzip_body.empty();
     if (gzip_on)
         r.headers.emplace_back("Vary", "Accept-Encoding");
-    if (not_modified(c.req.if_none_match, c.req.if_modified_since, *snap)) {
+    if (unchanged) {
         r.status = 304;
         r.snapshot.reset();
         return r;
@@ -88,7 +103,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     // Whatever the client accepts: Google sends no Accept header at all.
     r.headers.emplace_back("Content-Type", "text/calendar; charset=utf-8");
     r.headers.emplace_back("Content-Disposition", "inline; filename=\"" + std::string(name) + ".ics\"");
-    if (gzip_on && accepts_gzip(c.req.accept_encoding)) {
+    if (gzip) {
         r.gzip = true;
         r.headers.emplace_back("Content-Encoding", "gzip");
     }
@@ -101,14 +116,57 @@ ServerResponse handle_index(Ctx const& c, std::string_view) {
     return r;
 }
 
+/** @brief What a request may see of /healthz and /metrics. */
+enum class Admin { public_view, details, refused };
+
+/**
+ * @brief No Authorization header: the public view. `Bearer ADMIN_TOKEN`: the details. Anything else, or
+ * a credential while no admin_token is configured: refused, so a misconfigured scraper fails loudly
+ * instead of quietly seeing less. Only the header counts: a token in the URL would end up in proxy and
+ * access logs, browser history and Referer headers, and Prometheus sends the header itself.
+ */
+Admin admin_access(Ctx const& c) {
+    std::string_view auth = c.req.authorization;
+    if (auth.empty())
+        return Admin::public_view;
+    constexpr std::string_view scheme = "Bearer ";
+    if (c.cfg.server.admin_token.empty() || auth.size() <= scheme.size() ||
+        !boost::algorithm::iequals(auth.substr(0, scheme.size()), scheme))
+        return Admin::refused;
+    auto presented = auth.substr(scheme.size());
+    while (!presented.empty() && presented.front() == ' ')
+        presented.remove_prefix(1);
+    // Fixed-size digests compared without an early exit: the time taken shows nothing of the token.
+    auto want = sha256(c.cfg.server.admin_token);
+    auto got = sha256(presented);
+    return CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0 ? Admin::details : Admin::refused;
+}
+
+ServerResponse unauthorized() {
+    auto r = text_response(401, "wrong credential: send Authorization: Bearer <[server] admin_token>\n");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"icsbridge\"");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+}
+
 ServerResponse handle_healthz(Ctx const& c, std::string_view) {
-    auto r = text_response(200, healthz_json(c.store, c.now), "application/json");
+    auto access = admin_access(c);
+    if (access == Admin::refused)
+        return unauthorized();
+    auto r = text_response(200, healthz_json(c.store, c.now, access == Admin::details), "application/json");
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
 }
 
 ServerResponse handle_metrics(Ctx const& c, std::string_view) {
-    auto r = text_response(200, metrics_text(c.store), "text/plain; version=0.0.4; charset=utf-8");
+    auto access = admin_access(c);
+    if (access == Admin::refused)
+        return unauthorized();
+    auto r = text_response(
+        200,
+        metrics_text(c.store, access == Admin::details),
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
 }
@@ -184,8 +242,7 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
         for (auto m : route.methods)
             allowed = allowed || m == req.method;
         if (!allowed) {
-            auto r = text_response(405, "method not allowed\n");
-            r.headers.emplace_back("Allow", "GET, HEAD");
+            auto r = method_not_allowed();
             r.route = route.route;
             return r;
         }
@@ -193,6 +250,9 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
         r.route = route.route;
         return r;
     }
+    // Nothing here accepts a write: say so on every path (a 404 would suggest one exists elsewhere).
+    if (req.method != "GET" && req.method != "HEAD")
+        return method_not_allowed();
     return not_found();
 }
 

@@ -13,6 +13,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -41,9 +43,34 @@ auto on_done(Logger const& log, std::string what, std::atomic<int>& remaining, n
     };
 }
 
+/**
+ * @brief Raises the soft open-file limit to the hard one: every client connection is a descriptor, and
+ * the soft default (1024) is as low as max_connections' default. Returns the limit now in force.
+ */
+rlim_t raise_open_file_limit(Logger const& log) {
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0)
+        return 0;
+    if (lim.rlim_cur < lim.rlim_max) {
+        rlimit want = lim;
+        want.rlim_cur = lim.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &want) == 0)
+            lim = want;
+        else
+            log.warn("cannot raise the open-file limit to " + std::to_string(lim.rlim_max));
+    }
+    return lim.rlim_cur;
+}
+
 } // namespace
 
 int serve_command(Config const& cfg, Logger const& log) {
+    for (auto const& w : config_warnings(cfg))
+        log.warn(w);
+    auto const nofile = raise_open_file_limit(log);
+    log.info(
+        "open-file limit " + (nofile == RLIM_INFINITY ? std::string("unlimited") : std::to_string(nofile))
+    );
     std::error_code ec;
     std::filesystem::create_directories(cfg.storage.dir, ec);
     if (ec) {
@@ -61,10 +88,13 @@ int serve_command(Config const& cfg, Logger const& log) {
                       ? cfg.server.threads
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // One io_context per HTTP thread, each run by that thread alone, like nginx's worker processes: a
-    // request then never takes a lock in the scheduler or wakes another thread. The accept loop, the
-    // refreshers and the signals run on a control context of their own, so rendering a large feed never
-    // holds up requests.
+    // request then never takes a lock in the scheduler or wakes another thread. The refreshers and the
+    // signals run on a control context of their own, so rendering a large feed never holds up requests;
+    // the accept loop has a thread of its own too, or a first render of a large feed would delay every new
+    // connection.
     net::io_context ioc(1);
+    net::io_context accept_ioc(1);
+    auto accept_running = net::make_work_guard(accept_ioc);
     std::vector<std::unique_ptr<net::io_context>> workers;
     std::vector<net::any_io_executor> worker_executors;
     std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
@@ -73,7 +103,7 @@ int serve_command(Config const& cfg, Logger const& log) {
         worker_executors.push_back(workers.back()->get_executor());
         keep_running.push_back(net::make_work_guard(*workers.back()));
     }
-    Server server(ioc.get_executor(), cfg, store, log, worker_executors);
+    Server server(accept_ioc.get_executor(), cfg, store, log, worker_executors);
     auto port = server.listen();
     if (!port) {
         log.error(port.error().message);
@@ -112,9 +142,12 @@ int serve_command(Config const& cfg, Logger const& log) {
 
     std::atomic<int> remaining{2};
     // server.run() returns once every connection has ended; the workers then have nothing left to do.
-    auto server_done = [&keep_running, inner = on_done(log, "server", remaining, ioc)](std::exception_ptr e) {
+    auto server_done = [&keep_running,
+                        &accept_running,
+                        inner = on_done(log, "server", remaining, ioc)](std::exception_ptr e) {
         for (auto& guard : keep_running)
             guard.reset();
+        accept_running.reset();
         inner(e);
     };
     net::co_spawn(ioc, server.run(), server_done);
@@ -127,6 +160,7 @@ int serve_command(Config const& cfg, Logger const& log) {
     std::vector<std::thread> pool;
     for (auto& w : workers)
         pool.emplace_back([&w] { w->run(); });
+    pool.emplace_back([&accept_ioc] { accept_ioc.run(); });
     ioc.run();
     for (auto& t : pool)
         t.join();

@@ -33,7 +33,8 @@ jobs_key="jobkey-LEAKCHECK-2b8e4155"
 feed_token="feedtok-LEAKCHECK-91d0ee"
 alice_token="subtok-alice-LEAKCHECK-55aa"
 bob_token="subtok-bob-LEAKCHECK-66bb"
-secrets=("$events_token" "$jobs_key" "$feed_token" "$alice_token" "$bob_token")
+admin_token="admtok-LEAKCHECK-3c4d5e"
+secrets=("$events_token" "$jobs_key" "$feed_token" "$alice_token" "$bob_token" "$admin_token")
 
 # start_fake VAR EVENTS_TOKEN JOBS_KEY: a fake upstream; VAR gets its base URL.
 start_fake() {
@@ -54,12 +55,14 @@ fault() { # fault KIND: every API request of the good fake gets KIND (none to cl
     curl -s -o /dev/null -X POST "$good/__control/fault?kind=$1" || fail "cannot set fault $1"
 }
 
-export JOBS_KEY_ENV="$jobs_key" EVENTS_TOKEN_ENV="$events_token"
+export JOBS_KEY_ENV="$jobs_key" EVENTS_TOKEN_ENV="$events_token" ADMIN_TOKEN_ENV="$admin_token"
+admin=(-H "Authorization: Bearer $admin_token") # /healthz shows token feeds only to the admin
 cat >"$work/secrets.toml" <<TOML
 [server]
 listen = "127.0.0.1:0"
 public_url = "http://127.0.0.1:8080"
 threads = 2
+admin_token_env = "ADMIN_TOKEN_ENV"
 
 [storage]
 dir = "$out/state"
@@ -168,7 +171,7 @@ serve() { # serve LOG READY: starts the server and waits until /healthz matches 
     base=
     for _ in $(seq 1 300); do
         base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$out/$1" | head -1 | sed 's/listening on //')
-        if [ -n "$base" ] && curl -s "$base/healthz" >"$work/health" && grep -q "$2" "$work/health"; then
+        if [ -n "$base" ] && curl -s "${admin[@]}" "$base/healthz" >"$work/health" && grep -q "$2" "$work/health"; then
             return 0
         fi
         kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
@@ -199,7 +202,7 @@ fault none
 
 serve serve.log '"name":"jobs-tls"[^}]*"last_failure":"'
 for _ in $(seq 1 100); do # and every other feed tried too
-    curl -s "$base/healthz" | grep -q "$all_tried" || break
+    curl -s "${admin[@]}" "$base/healthz" | grep -q "$all_tried" || break
     sleep 0.1
 done
 curls=()
@@ -225,6 +228,10 @@ done
 wait "${curls[@]}"
 get "$base/metrics"
 get "$base/healthz"
+get "${admin[@]}" "$base/metrics"
+get "${admin[@]}" "$base/healthz"
+get -H "Authorization: Bearer ${admin_token}x" "$base/healthz"
+get "$base/healthz?token=$admin_token"
 wait "${curls[@]}"
 grep -l '^HTTP/1.1 200' "$out"/curl-* | xargs grep -l 'BEGIN:VCALENDAR' >/dev/null || fail "no feed was served"
 stop_serve

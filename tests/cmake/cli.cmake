@@ -37,3 +37,16 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(cli.lifecycle PROPERTIES LABELS cli TIMEOUT 300)
+
+# export --output against what is already at PATH: modes, owners, FIFOs, devices, symlinks (issue 16).
+add_test(
+    NAME cli.export_output
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cli/output_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(cli.export_output PROPERTIES LABELS cli TIMEOUT 120)
+
+# check warns (exit 0) about readable secrets and plain http:// upstreams (issue 16).
+add_test(NAME cli.config_warnings COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cli/warnings_test.sh"
+                                            $<TARGET_FILE:icsbridge>)
+set_tests_properties(cli.config_warnings PROPERTIES LABELS cli TIMEOUT 60)

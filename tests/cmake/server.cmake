@@ -10,3 +10,8 @@ set_tests_properties(server.serve_e2e PROPERTIES LABELS server TIMEOUT 180)
 add_test(NAME server.index_page_browser COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/browser/index_page_test.sh"
                                                   $<TARGET_FILE:icsbridge>)
 set_tests_properties(server.index_page_browser PROPERTIES LABELS "server;browser" TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# Open-file limits (issue 16): the soft limit raised, max_connections kept below the limit, 503 not a hang.
+add_test(NAME server.fd_limit COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/fd_limit_test.sh"
+                                          $<TARGET_FILE:icsbridge> "${CMAKE_SOURCE_DIR}")
+set_tests_properties(server.fd_limit PROPERTIES LABELS server TIMEOUT 120)

@@ -102,6 +102,12 @@ gzip -dc "$work/b2.gz" | cmp -s - "$work/direct" || fail "the gzip body does not
 # 4. A wrong token: the same 404 as an unknown feed.
 "${c[@]}" -o /dev/null -w '%{http_code}' "https://calendar.example.org:$https_port/feeds/team.ics?token=wrong" >"$work/s"
 [ "$(cat "$work/s")" = 404 ] || fail "a wrong token gave $(cat "$work/s")"
+# Monitoring is not exposed through the proxy, however the path is spelled (issue 16).
+for path in /healthz /metrics /%68ealthz //metrics "/healthz?x=1" /./metrics; do
+    "${c[@]}" -o "$work/mon" -w '%{http_code}' "https://calendar.example.org:$https_port$path" >"$work/s"
+    [ "$(cat "$work/s")" = 404 ] || fail "$path through nginx gave $(cat "$work/s"), not 404"
+    grep -q '"feeds"\|icsbridge_' "$work/mon" && fail "$path through nginx shows monitoring data"
+done
 # 5. Plain http redirects to https, path and query kept.
 "${c[@]}" -o /dev/null -w '%{http_code} %{redirect_url}' "http://calendar.example.org:$http_port/feeds/team.ics?token=$token" >"$work/s"
 case "$(cat "$work/s")" in

@@ -2,20 +2,11 @@
 // Hostile clients against the real server on a loopback socket: garbage, oversized and traversing requests,
 // bodies on GET, pipelining, slow and vanishing clients, a thousand idle connections. Each gets a 4xx or a
 // closed connection, no log line shows a feed token, and the server still answers a normal request after.
-#include "support/fixtures.hpp"
-#include "support/server_fixtures.hpp"
-#include <icsbridge/server.hpp>
+#include "support/hostile_server.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <memory>
 #include <string>
@@ -23,128 +14,10 @@
 #include <vector>
 
 using namespace icsbridge;
+using namespace icsbridge::test;
 namespace net = boost::asio;
-using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
 using namespace std::string_literals;
-
-namespace {
-
-std::vector<std::string> const secrets = {"s3cret-token-value", "alice-secret-1", "bob-secret-2"};
-
-/** @brief The real server with a capturing log, a 4 MB public feed and the token feeds of server_fixtures. */
-struct HostileServer {
-    Config cfg;
-    FeedStore store;
-    test::StringLogger logs;
-    net::io_context ioc;
-    Server server;
-    std::uint16_t port = 0;
-    std::thread thread;
-
-    explicit HostileServer(std::chrono::seconds request_timeout = 2s)
-        : cfg(config(request_timeout))
-        , store(cfg)
-        , server(ioc.get_executor(), cfg, store, logs.logger()) {
-        auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-        store.publish("pub", test::calendar_body(25000), 25000, now - 1h);
-        store.publish("secret", test::calendar_body(2, "s"), 2, now - 1h);
-        store.publish("team", test::calendar_body(1, "t"), 1, now - 1h);
-        port = server.listen().value();
-        net::co_spawn(ioc, server.run(), net::detached);
-        thread = std::thread([this] { ioc.run(); });
-    }
-    ~HostileServer() {
-        server.stop();
-        thread.join();
-        std::string const log = logs.joined();
-        for (auto const& s : secrets)
-            BOOST_TEST(log.find(s) == std::string::npos, "a feed token is in the log");
-    }
-
-    static Config config(std::chrono::seconds request_timeout) {
-        Config c = test::server_test_config();
-        c.server.host = "127.0.0.1";
-        c.server.port = 0;
-        c.server.threads = 2;
-        c.server.request_timeout = request_timeout;
-        c.server.max_connections = 2000;
-        return c;
-    }
-};
-
-/** @brief A blocking loopback client with 10 s socket timeouts, free to misbehave. */
-class Client {
-  public:
-    explicit Client(std::uint16_t port)
-        : sock_(ioc_) {
-        sock_.connect({net::ip::make_address("127.0.0.1"), port});
-        timeval tv{10, 0}; // a server that stops reading must not block our writes forever
-        ::setsockopt(sock_.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    }
-
-    /** @brief False once the server has closed (or reset) the connection. */
-    bool send(std::string_view bytes) {
-        boost::system::error_code ec;
-        net::write(sock_, net::buffer(bytes.data(), bytes.size()), ec);
-        return !ec;
-    }
-
-    /** @brief Everything until the server closes, or `at_least` bytes, or 10 s pass. (Asio's blocking reads
-     * ignore SO_RCVTIMEO, hence poll.) */
-    std::string read_to_end(std::size_t at_least = std::string::npos) {
-        std::string out;
-        char buf[64 * 1024];
-        auto const deadline = std::chrono::steady_clock::now() + 10s;
-        while (out.size() < at_least) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now()
-            );
-            pollfd p{sock_.native_handle(), POLLIN, 0};
-            if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
-                break;
-            auto n = ::recv(sock_.native_handle(), buf, sizeof buf, 0);
-            if (n <= 0)
-                break;
-            out.append(buf, static_cast<std::size_t>(n));
-        }
-        return out;
-    }
-
-    tcp::socket& socket() { return sock_; }
-
-  private:
-    net::io_context ioc_;
-    tcp::socket sock_;
-};
-
-/** @brief Sends `bytes` on a fresh connection and returns all the server sent back before closing. */
-std::string round_trip(std::uint16_t port, std::string_view bytes) {
-    Client c(port);
-    c.send(bytes);
-    return c.read_to_end();
-}
-
-/** @brief A 4xx status line, or nothing at all (the server closed without answering). */
-bool refused(std::string const& response) {
-    return response.empty() ||
-           (response.starts_with("HTTP/1.1 4") && response.find("\r\n\r\n") != std::string::npos);
-}
-
-/** @brief The server still serves a normal request on a new connection. */
-void still_serves(HostileServer& s) {
-    auto out = round_trip(s.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    BOOST_TEST(out.starts_with("HTTP/1.1 200 OK"), "after a hostile request: " << out.substr(0, 40));
-}
-
-std::size_t count(std::string const& hay, std::string const& needle) {
-    std::size_t n = 0;
-    for (auto pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + 1))
-        ++n;
-    return n;
-}
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(hostile_requests_test)
 

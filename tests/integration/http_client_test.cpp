@@ -11,6 +11,7 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -513,6 +514,43 @@ BOOST_AUTO_TEST_CASE(unreadable_ca_file_is_reported) {
         BOOST_TEST((r.error().code == errc::upstream_tls));
         BOOST_TEST(contains(r.error().message, "cannot load ca_file /nonexistent/ca.pem"), r.error().message);
     });
+}
+
+BOOST_AUTO_TEST_CASE(a_retry_after_wait_does_not_hold_the_concurrency_slot) {
+    // Issue 16: the slot was held across the Retry-After wait, so with max_concurrency = 1 every other
+    // request of the source (other feeds, other pages) waited out someone else's throttling.
+    std::atomic<int> slow_seen{0};
+    ScriptedServer server([&](ServerConn& c) -> net::awaitable<void> {
+        while (auto req = co_await c.read_request()) {
+            bool const throttle = req->target == "/slow" && slow_seen++ == 0;
+            auto reply = throttle ? http_response(429, "slow down", "Retry-After: 2\r\n")
+                                  : http_response(200, req->target);
+            if (!co_await c.write(reply))
+                co_return;
+        }
+    });
+    std::vector<std::string> finished;
+    run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto opts = test_options();
+        opts.max_concurrency = 1;
+        HttpClient client(ex, opts);
+        auto fetch = [&](std::string path) -> net::awaitable<void> {
+            auto r = co_await client.get({server.url(path), {}});
+            BOOST_TEST(r.has_value(), path);
+            finished.push_back(path);
+        };
+        net::co_spawn(ex, fetch("/slow"), net::detached);
+        net::steady_timer t(ex, 100ms); // /slow has had its 429 and is waiting
+        co_await t.async_wait(net::use_awaitable);
+        net::co_spawn(ex, fetch("/fast"), net::detached);
+        while (finished.size() < 2) {
+            t.expires_after(10ms);
+            co_await t.async_wait(net::use_awaitable);
+        }
+    });
+    BOOST_TEST_REQUIRE(finished.size() == 2u);
+    BOOST_TEST(finished[0] == "/fast"); // served during /slow's wait, not after it
+    BOOST_TEST(slow_seen.load() == 2);
 }
 
 BOOST_AUTO_TEST_CASE(concurrency_is_bounded_by_max_concurrency) {

@@ -9,6 +9,7 @@
 #include <icsbridge/files.hpp>
 #include <icsbridge/refresh.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -119,6 +120,38 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
         BOOST_TEST(store.get("a") == good);
     });
     BOOST_TEST(logs.joined().find("keeping the last good snapshot") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_refresh_past_fetch_timeout_fails_and_keeps_the_last_good_snapshot) {
+    // Issue 16: a whole refresh had no deadline, so one slow upstream could hold the loop for an hour.
+    auto cfg = one_feed();
+    cfg.feeds[0].fetch_timeout = std::chrono::seconds(1);
+    FeedStore store(cfg);
+    bool hang = false;
+    GroupFetch fetch = [&](FeedGroup const& g,
+                           sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+        if (hang) {
+            // An upstream that trickles forever; cancelled when the deadline wins.
+            net::steady_timer t(co_await net::this_coro::executor, std::chrono::hours(1));
+            co_await t.async_wait(net::as_tuple(net::use_awaitable));
+            co_return std::vector<Result<FeedOutput>>(g.feeds.size(), fail(errc::shutdown, "cancelled"));
+        }
+        co_return std::vector<Result<FeedOutput>>(g.feeds.size(), ok(3));
+    };
+    test::StringLogger logs;
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        Refreshers r(ex, cfg, store, fetch, logs.logger(), fast());
+        bool const first = co_await r.refresh_once(0);
+        BOOST_TEST(first);
+        auto good = store.get("a");
+        hang = true;
+        auto started = std::chrono::steady_clock::now();
+        bool const second = co_await r.refresh_once(0);
+        BOOST_TEST(!second);
+        BOOST_TEST((std::chrono::steady_clock::now() - started < std::chrono::seconds(30)));
+        BOOST_TEST(store.get("a") == good);
+        BOOST_TEST(store.status()[0].last_error.find("fetch_timeout = 1s") != std::string::npos);
+    });
 }
 
 BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) {

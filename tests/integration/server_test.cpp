@@ -226,6 +226,7 @@ BOOST_AUTO_TEST_CASE(validators_head_and_gzip) {
         );
         BOOST_TEST(get_header(gz, http::field::content_encoding) == "gzip");
         BOOST_TEST(get_header(gz, http::field::vary) == "Accept-Encoding");
+        BOOST_TEST(get_header(gz, http::field::etag) != snap->etag); // its own representation
         BOOST_TEST(gz.body().size() < snap->body.size());
         BOOST_TEST(gzip_decompress(gz.body()) == snap->body);
         auto plain = co_await request(
@@ -328,7 +329,10 @@ BOOST_AUTO_TEST_CASE(limits_on_headers_bodies_and_bad_requests) {
         BOOST_TEST(big.find("HTTP/1.1 431") == 0u);
         auto body =
             co_await raw(s.port, "POST /feeds/pub.ics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
-        BOOST_TEST(body.find("HTTP/1.1 413") == 0u);
+        BOOST_TEST(body.find("HTTP/1.1 405") == 0u); // issue 11: a write is 405 with or without a body
+        auto get_body =
+            co_await raw(s.port, "GET /feeds/pub.ics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+        BOOST_TEST(get_body.find("HTTP/1.1 413") == 0u);
         auto garbage = co_await raw(s.port, "THIS IS NOT HTTP\r\n\r\n");
         BOOST_TEST(garbage.find("HTTP/1.1 400") == 0u);
         auto target = co_await raw(s.port, "GET http://[::1/x HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -287,6 +287,29 @@ BOOST_AUTO_TEST_CASE(messages_never_contain_a_secret) {
     BOOST_TEST(env.error().message.find("env-secret-value") == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(admin_token_inline_or_from_the_environment) {
+    auto inline_ = parse_config("[server]\nadmin_token = \"adm-1\"\n", "a.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(inline_.has_value());
+    BOOST_TEST(inline_->server.admin_token == "adm-1");
+    auto env = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", fake_env({{"ADM", "adm-2"}}));
+    BOOST_TEST_REQUIRE(env.has_value());
+    BOOST_TEST(env->server.admin_token == "adm-2");
+    auto none = parse_config("[server]\n", "a.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(none.has_value());
+    BOOST_TEST(none->server.admin_token.empty());
+    auto both = parse_config(
+        "[server]\nadmin_token = \"adm-3\"\nadmin_token_env = \"ADM\"\n",
+        "a.toml",
+        fake_env({{"ADM", "x"}})
+    );
+    BOOST_TEST_REQUIRE(!both.has_value());
+    BOOST_TEST(both.error().message.find("adm-3") == std::string::npos);
+    auto unset = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(!unset.has_value());
+    BOOST_TEST(unset.error().message.find("ADM") != std::string::npos);
+    BOOST_TEST(!parse_config("[server]\nadmin_token = \"\"\n", "a.toml", fake_env({})).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(unreadable_file_is_a_config_error_at_1_1) {
     auto r = load_config("/nonexistent/icsbridge.toml", fake_env({}));
     BOOST_TEST_REQUIRE(!r.has_value());

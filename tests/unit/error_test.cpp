@@ -29,10 +29,32 @@ BOOST_AUTO_TEST_CASE(redact_url_hides_every_secret_parameter) {
         redact_url("https://jobs.example.com/api/posts/search/?api_key=SECRET123&keywords=php") ==
         "https://jobs.example.com/api/posts/search/?api_key=***&keywords=php"
     );
-    BOOST_TEST(redact_url("/feeds/a.ics?x=1&Token=abc#frag") == "/feeds/a.ics?x=1&Token=***#frag");
+    // A fragment is dropped whole: it may hold a token in any shape.
+    BOOST_TEST(redact_url("/feeds/a.ics?x=1&Token=abc#frag") == "/feeds/a.ics?x=1&Token=***#***");
     BOOST_TEST(redact_url("/feeds/a.ics") == "/feeds/a.ics");
     BOOST_TEST(redact_url("/x?token") == "/x?token");
     BOOST_TEST(redact_url("/x?a=1&access_token=zz&&") == "/x?a=1&access_token=***&&");
+}
+
+BOOST_AUTO_TEST_CASE(redact_url_hides_tokens_in_every_odd_placement) {
+    // Issue 16: "?x=1#&token=SECRET" was logged as is.
+    BOOST_TEST(redact_url("/f.ics?x=1#&token=SECRET") == "/f.ics?x=1#***");
+    BOOST_TEST(redact_url("/f.ics#token=SECRET") == "/f.ics#***");
+    BOOST_TEST(redact_url("/f.ics#?token=SECRET") == "/f.ics#***");
+    BOOST_TEST(redact_url("/f.ics#SECRET") == "/f.ics#***");
+    BOOST_TEST(
+        redact_url("/f.ics?token=A&token=B&x=1&TOKEN=C") == "/f.ics?token=***&token=***&x=1&TOKEN=***"
+    );
+    BOOST_TEST(
+        redact_url("/f.ics?%74oken=SECRET&tok%65n=S2&%54OKEN=S3") ==
+        "/f.ics?%74oken=***&tok%65n=***&%54OKEN=***"
+    );
+    BOOST_TEST(redact_url("/f.ics?token=a=b") == "/f.ics?token=***");
+    BOOST_TEST(redact_url("/f.ics?token==SECRET") == "/f.ics?token=***");
+    BOOST_TEST(redact_url("/f.ics?token") == "/f.ics?token");
+    BOOST_TEST(redact_url("/f.ics?") == "/f.ics?");
+    BOOST_TEST(redact_url("/f.ics#") == "/f.ics#");
+    BOOST_TEST(redact_url("?token=SECRET") == "?token=***");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

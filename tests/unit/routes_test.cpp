@@ -97,6 +97,38 @@ BOOST_FIXTURE_TEST_CASE(gzip_only_when_accepted, Fixture) {
     BOOST_TEST(!with(r).gzip);
 }
 
+BOOST_FIXTURE_TEST_CASE(gzip_and_identity_have_distinct_etags_and_both_revalidate, Fixture) {
+    // Issue 16: one strong ETag for two different byte sequences contradicts RFC 9110 8.8.3.
+    auto plain = req("/feeds/pub.ics");
+    auto gz = req("/feeds/pub.ics");
+    gz.accept_encoding = "gzip";
+    auto p = with(plain), g = with(gz);
+    BOOST_TEST(g.gzip);
+    std::string const p_tag(p.header("ETag")), g_tag(g.header("ETag"));
+    BOOST_TEST(p_tag == store.get("pub")->etag);
+    BOOST_TEST(g_tag != p_tag);
+    BOOST_TEST((g_tag.front() == '"' && g_tag.back() == '"'));
+    // Each validates its own representation: 304 with its own ETag; the other's tag gets the full body.
+    plain.if_none_match = p_tag;
+    gz.if_none_match = g_tag;
+    auto p304 = with(plain), g304 = with(gz);
+    BOOST_TEST(p304.status == 304u);
+    BOOST_TEST(p304.header("ETag") == p_tag);
+    BOOST_TEST(g304.status == 304u);
+    BOOST_TEST(g304.header("ETag") == g_tag);
+    plain.if_none_match = g_tag;
+    gz.if_none_match = p_tag;
+    BOOST_TEST(with(plain).status == 200u);
+    BOOST_TEST(with(gz).status == 200u);
+    std::string const list = "W/" + g_tag + ", \"x\""; // weak comparison, in a list
+    gz.if_none_match = list;
+    BOOST_TEST(with(gz).status == 304u);
+    // A date in the future is ignored, for both.
+    plain.if_none_match.reset();
+    plain.if_modified_since = "Fri, 01 Jan 2100 00:00:00 GMT";
+    BOOST_TEST(with(plain).status == 200u);
+}
+
 BOOST_AUTO_TEST_CASE(gzip_can_be_turned_off) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
@@ -150,7 +182,12 @@ BOOST_FIXTURE_TEST_CASE(unknown_paths_404_and_other_methods_405, Fixture) {
             BOOST_TEST(r.status == 405u, target << " " << method);
             BOOST_TEST(r.header("Allow") == "GET, HEAD");
         }
-    BOOST_TEST(get("/nope", "POST").status == 404u);
+    // Issue 11: writes answer 405 on every path, unknown ones included (was 404).
+    for (auto method : {"POST", "PUT", "DELETE", "PATCH"}) {
+        auto r = get("/nope", method);
+        BOOST_TEST(r.status == 405u, method);
+        BOOST_TEST(r.header("Allow") == "GET, HEAD");
+    }
     BOOST_TEST(get("/nope", "HEAD").head); // no body on any HEAD answer
     BOOST_TEST(get("/feeds/later.ics", "HEAD").head);
 }
@@ -177,9 +214,12 @@ BOOST_FIXTURE_TEST_CASE(index_lists_public_feeds_only, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(healthz_reports_each_feed_without_secrets, Fixture) {
+    cfg.server.admin_token = "admin-secret-9";
     get("/feeds/team.ics?token=alice-secret-1");
     store.record_failure("later", Error{errc::upstream_auth, "events API: token rejected (401)"}, t0);
-    auto r = get("/healthz");
+    auto hr = req("/healthz");
+    hr.authorization = "Bearer admin-secret-9";
+    auto r = with(hr);
     BOOST_TEST(r.status == 200u);
     BOOST_TEST(r.header("Content-Type") == "application/json");
     auto body = std::string(r.body());
@@ -203,6 +243,51 @@ BOOST_FIXTURE_TEST_CASE(healthz_reports_each_feed_without_secrets, Fixture) {
     auto const& later = feeds[3].as_object();
     BOOST_TEST(later.at("stale").as_bool() == true);
     BOOST_TEST(later.at("last_error").as_string() == "events API: token rejected (401)");
+}
+
+BOOST_FIXTURE_TEST_CASE(healthz_and_metrics_hide_token_feeds_without_the_admin_token, Fixture) {
+    // Issue 16.2: token feeds' names, sizes, Last-Modified and subscribers were public here.
+    cfg.server.admin_token = "admin-secret-9";
+    get("/feeds/team.ics?token=alice-secret-1");
+    for (auto path : {"/healthz", "/metrics"}) {
+        auto r = get(path);
+        BOOST_TEST(r.status == 200u, path);
+        auto body = std::string(r.body());
+        for (auto hidden : {"secret", "team", "alice", "bob"})
+            BOOST_TEST(body.find(hidden) == std::string::npos, path << " shows " << hidden);
+        BOOST_TEST(body.find("pub") != std::string::npos, path << " lacks the public feed");
+    }
+    auto v = boost::json::parse(get("/healthz").body()).as_object();
+    BOOST_TEST(v.at("details").as_bool() == false);
+    BOOST_TEST(v.at("feeds").as_array().size() == 2u); // pub and later
+    BOOST_TEST(v.at("ok").as_bool() == false);         // "later" never succeeded: still counted
+
+    // The right bearer token shows everything, a wrong one or another scheme is refused with 401 (never a
+    // quiet downgrade), and so is any credential when no admin_token is configured.
+    for (auto [auth, status] : std::initializer_list<std::pair<char const*, unsigned>>{
+             {"Bearer admin-secret-9", 200},
+             {"bearer admin-secret-9", 200},
+             {"Bearer admin-secret-", 401},
+             {"Bearer admin-secret-99", 401},
+             {"Bearer ", 401},
+             {"Basic YWRtaW46YWRtaW4=", 401},
+             {"admin-secret-9", 401},
+         })
+        for (auto path : {"/healthz", "/metrics"}) {
+            auto r = req(path);
+            r.authorization = auth;
+            auto res = with(r);
+            BOOST_TEST(res.status == status, path << " with '" << auth << "'");
+            BOOST_TEST(std::string(res.body()).find("admin-secret-9") == std::string::npos);
+            if (status == 401)
+                BOOST_TEST(res.header("WWW-Authenticate") == "Bearer realm=\"icsbridge\"");
+            else
+                BOOST_TEST(std::string(res.body()).find("team") != std::string::npos);
+        }
+    cfg.server.admin_token.clear();
+    auto r = req("/healthz");
+    r.authorization = "Bearer anything";
+    BOOST_TEST(with(r).status == 401u);
 }
 
 BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {

@@ -26,3 +26,16 @@ nginx_temp_paths() {
 offline_feed() {
     printf '[feeds.%s]\nsource = "eb"\nselect = "%s"\nrefresh = "1d"\n' "$1" "$2"
 }
+
+# wait_listening LOG PID: waits (up to 30 s) until `serve` (PID, logging to LOG) says where it listens;
+# prints http://127.0.0.1:PORT. Fails (status 1) if it exits or never says.
+wait_listening() {
+    local base
+    for _ in $(seq 1 300); do
+        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$1" | head -1 | sed 's/listening on //')
+        [ -n "$base" ] && { echo "$base"; return 0; }
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# File: warnings_test.sh
+# `check` warns, without failing, about a config file holding secrets that others may read and about a
+# source reached over plain http:// beyond loopback (issue 16); it never prints the secret itself.
+#   warnings_test.sh ICSBRIDGE
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+    echo "FAIL [warnings]: $*" >&2
+    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
+    exit 1
+}
+
+config() { # config FILE BASE_URL TOKEN_LINE
+    printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\n%s\n\n[feeds.a]\nsource = "eb"\nselect = "organizer"\n' \
+        "$2" "$3" >"$1"
+}
+check() { # check FILE: exit status must be 0; stderr in $work/err
+    "$bin" check --config "$1" >/dev/null 2>"$work/err" || fail "check $1 exited $?"
+}
+
+# An inline token in a world-readable file: warned, with the fix, never the value.
+config "$work/c.toml" "https://events.example.com" 'token = "warn-test-secret-42"'
+chmod 644 "$work/c.toml"
+check "$work/c.toml"
+grep -q "warning: .*c.toml holds secrets .* readable by everyone (mode 0644): chmod 600" "$work/err" ||
+    fail "no warning for a world-readable file with a token"
+grep -q "warn-test-secret-42" "$work/err" && fail "the warning shows the secret"
+chmod 640 "$work/c.toml"
+check "$work/c.toml"
+grep -q "readable by its group (mode 0640)" "$work/err" || fail "no warning for a group-readable file"
+chmod 600 "$work/c.toml"
+check "$work/c.toml"
+[ -s "$work/err" ] && fail "a 0600 file was warned about"
+
+# The token from the environment: the file holds no secret, so its mode does not matter.
+export WARN_TEST_TOKEN=warn-test-secret-42
+config "$work/env.toml" "https://events.example.com" 'token_env = "WARN_TEST_TOKEN"'
+chmod 644 "$work/env.toml"
+check "$work/env.toml"
+[ -s "$work/err" ] && fail "a file without secrets was warned about"
+
+# Plain http:// to another host: warned; to loopback: not.
+for url in http://events.example.com http://10.1.2.3:8080 "http://[2001:db8::1]"; do
+    config "$work/h.toml" "$url" 'token_env = "WARN_TEST_TOKEN"'
+    check "$work/h.toml"
+    grep -q "warning: \[sources.eb\] base_url is plain http:// to .*: its token crosses the network unencrypted" \
+        "$work/err" || fail "no warning for $url"
+done
+for url in http://127.0.0.1:9000 http://localhost:9000 "http://[::1]:9000" https://events.example.com; do
+    config "$work/h.toml" "$url" 'token_env = "WARN_TEST_TOKEN"'
+    check "$work/h.toml"
+    [ -s "$work/err" ] && fail "$url was warned about"
+done
+echo "ok [warnings]"
