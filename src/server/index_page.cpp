@@ -60,6 +60,8 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
     std::string const title = f.title.empty() ? f.name : f.title;
     std::string const http = feed_url(cfg, f);
     std::string const webcal = webcal_url(http);
+    std::string agenda = http;
+    agenda.replace(agenda.size() - 4, 4, ".html"); // feed_url ends in ".ics"
     std::string out = "<section class=\"feed\"><div class=\"info\"><h2>" + html_escape(title) + "</h2>";
     if (!f.description.empty())
         out += "<p>" + html_escape(f.description) + "</p>";
@@ -71,7 +73,8 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
         out += " · refreshed " + readable_time(*st->last_success);
     out += healthy ? " · <span class=\"ok\">healthy</span>" : " · <span class=\"bad\">not healthy</span>";
     out += "</p><ul class=\"links\"><li><a class=\"primary webcal\" href=\"" + html_escape(webcal) +
-           "\">Subscribe</a></li><li><a href=\"" + html_escape(http) + "\">https link</a></li></ul>";
+           "\">Subscribe</a></li><li><a class=\"agenda\" href=\"" + html_escape(agenda) +
+           "\">Agenda</a></li></ul>";
     out += "<p class=\"url\"><a href=\"" + html_escape(http) + "\">" + html_escape(http) + "</a></p></div>";
     out += qr_svg(http, html_escape("QR code of " + http));
     return out + "</section>\n";

@@ -19,7 +19,7 @@ extern std::string_view const page_style;
 
 /**
  * @brief The public feeds, each with title, description, item count, last refresh, health, webcal:// and
- * https:// links and a QR code of its URL; how to subscribe per app. Never a token feed;
+ * https:// links, agenda link and a QR code of its URL; how to subscribe per app. Never a token feed;
  * every text is escaped.
  */
 std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds now);

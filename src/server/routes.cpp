@@ -1,6 +1,7 @@
 // File: routes.cpp
 // handle_request: the route table {path pattern, methods, handler}, the feed endpoint with its
 // validators and negotiation, and the one mapping from a failure to a response.
+#include "server/agenda_page.hpp"
 #include "server/conditional.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
@@ -9,7 +10,9 @@
 #include <icsbridge/server.hpp>
 
 #include <boost/algorithm/string/predicate.hpp>
+#include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 
 #include <openssl/crypto.h>
 
@@ -49,10 +52,21 @@ ServerResponse method_not_allowed() {
     return r;
 }
 
-ServerResponse handle_feed(Ctx const& c, std::string_view name) {
-    std::string token;
+std::string presented_token(Ctx const& c) {
     if (auto it = c.url.params().find("token"); it != c.url.params().end())
-        token = (*it).value;
+        return (*it).value;
+    return {};
+}
+
+ServerResponse not_fetched_yet() {
+    auto r = text_response(503, "this feed has not been fetched yet; try again shortly\n");
+    r.headers.emplace_back("Retry-After", "60");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+}
+
+ServerResponse handle_feed(Ctx const& c, std::string_view name) {
+    std::string const token = presented_token(c);
     Access access = c.store.authorize(name, token);
     if (!access.allowed)
         return not_found();
@@ -61,12 +75,8 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     if (!view)
         return text_response(400, view.error().message + "\n");
     auto snap = c.store.get(name);
-    if (!snap) {
-        auto r = text_response(503, "this feed has not been fetched yet; try again shortly\n");
-        r.headers.emplace_back("Retry-After", "60");
-        r.headers.emplace_back("Cache-Control", "no-store");
-        return r;
-    }
+    if (!snap)
+        return not_fetched_yet();
     if (!view->empty()) {
         // From here on a view is served exactly like the feed: it is a snapshot of its own.
         auto built = c.store.views().get(name, snap, *view, c.store.gzip_enabled());
@@ -107,6 +117,35 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
         r.gzip = true;
         r.headers.emplace_back("Content-Encoding", "gzip");
     }
+    return r;
+}
+
+// The agenda page: the same token rule (and the same 404) as the feed it shows.
+ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
+    std::string const token = presented_token(c);
+    FeedConfig const* feed = c.cfg.find_feed(name);
+    if (!feed || !c.store.authorize(name, token).allowed)
+        return not_found();
+    auto snap = c.store.get(name);
+    if (!snap)
+        return not_fetched_yet();
+    auto index = c.store.views().index_of(name, *snap);
+    if (!index)
+        return text_response(500, index.error().message + "\n");
+    AgendaPage page;
+    page.title = feed->title.empty() ? feed->name : feed->title;
+    // The subscribe links carry the token this request presented (the visitor has it); never another one.
+    page.https_url = feed_url(c.cfg, *feed);
+    if (!feed->is_public())
+        page.https_url += "?token=" + boost::urls::encode(token, boost::urls::unreserved_chars);
+    if (auto it = c.url.params().find("tz"); it != c.url.params().end())
+        page.tz = (*it).value;
+    auto html = agenda_page(**index, page, c.now);
+    if (!html)
+        return text_response(400, html.error().message + "\n");
+    auto r = text_response(200, std::move(*html), "text/html; charset=utf-8");
+    r.headers.emplace_back("Cache-Control", feed->is_public() ? "no-cache" : "private, no-store");
+    r.headers.emplace_back("Referrer-Policy", "no-referrer");
     return r;
 }
 
@@ -171,9 +210,11 @@ ServerResponse handle_metrics(Ctx const& c, std::string_view) {
     return r;
 }
 
-/** @brief Matches /feeds/NAME.ics, where NAME is a config feed name ([A-Za-z0-9._-]+). */
-bool match_feed(std::string_view path, std::string_view& arg) {
-    constexpr std::string_view prefix = "/feeds/", suffix = ".ics";
+/** @brief Matches /feeds/NAME + suffix, where NAME is a config feed name ([A-Za-z0-9._-]+). */
+template <std::size_t N>
+bool match_feed_file(std::string_view path, std::string_view& arg, char const (&want)[N]) {
+    constexpr std::string_view prefix = "/feeds/";
+    std::string_view const suffix(want, N - 1);
     if (path.size() <= prefix.size() + suffix.size() || path.substr(0, prefix.size()) != prefix ||
         path.substr(path.size() - suffix.size()) != suffix)
         return false;
@@ -194,8 +235,15 @@ struct RouteEntry {
     ServerResponse (*handler)(Ctx const&, std::string_view arg);
 };
 
-std::array<RouteEntry, 4> const routes = {{
-    {Route::feed, &match_feed, {"GET", "HEAD"}, &handle_feed},
+std::array<RouteEntry, 5> const routes = {{
+    {Route::feed,
+     [](std::string_view p, std::string_view& a) { return match_feed_file(p, a, ".ics"); },
+     {"GET", "HEAD"},
+     &handle_feed},
+    {Route::feed,
+     [](std::string_view p, std::string_view& a) { return match_feed_file(p, a, ".html"); },
+     {"GET", "HEAD"},
+     &handle_agenda},
     {Route::index,
      [](std::string_view p, std::string_view& a) { return match_exact(p, a, "/"); },
      {"GET", "HEAD"},

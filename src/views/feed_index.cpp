@@ -101,6 +101,16 @@ std::optional<long long> wall_seconds(std::string_view v) {
     return std::chrono::sys_days(ymd).time_since_epoch().count() * 86400LL + h * 3600LL + mi * 60LL + s;
 }
 
+/** The TZID parameter of a property line, or empty. */
+std::string_view tzid_of(std::string_view line) {
+    auto const head = line.substr(0, line.find(':'));
+    auto at = head.find(";TZID=");
+    if (at == std::string_view::npos)
+        return {};
+    auto v = head.substr(at + 6);
+    return v.substr(0, v.find(';'));
+}
+
 /** CATEGORIES is a comma-separated list of TEXT values: split on unescaped commas, unescape each. */
 void add_categories(std::string_view value, std::vector<std::string>& out) {
     std::string item;
@@ -138,10 +148,25 @@ std::string ascii_lower(std::string_view s) {
     return out;
 }
 
+std::string unescape_text(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (value[i] == '\\' && i + 1 < value.size()) {
+            char const n = value[++i];
+            out += (n == 'n' || n == 'N') ? '\n' : n;
+        } else {
+            out += value[i];
+        }
+    }
+    return out;
+}
+
 std::size_t FeedIndex::bytes() const {
     std::size_t n = sizeof(FeedIndex) + items.capacity() * sizeof(IndexedItem);
     for (auto const& it : items) {
-        n += it.summary_value.capacity() + it.alarms.capacity() * sizeof(Span) +
+        n += it.summary_value.capacity() + it.location_value.capacity() + it.url_value.capacity() +
+             it.start_tzid.capacity() + it.end_tzid.capacity() + it.alarms.capacity() * sizeof(Span) +
              it.busy_lines.capacity() * sizeof(Span);
         for (auto const& c : it.categories)
             n += sizeof(std::string) + c.capacity();
@@ -210,12 +235,19 @@ std::optional<FeedIndex> index_calendar(std::string_view body) {
                 *t += 86400;
             // DTEND ends an event, DUE a to-do; an item has at most one of them.
             (name == "DTSTART" ? item->start : item->end) = t;
+            (name == "DTSTART" ? item->start_tzid : item->end_tzid) = std::string(tzid_of(raw));
+            if (name == "DTSTART")
+                item->all_day = value.size() == 8;
         } else if (name == "CATEGORIES") {
             add_categories(value_of(unfold(raw)), item->categories);
         } else if (name == "STATUS") {
             item->cancelled = value_of(raw) == "CANCELLED";
         } else if (name == "SUMMARY") {
             item->summary_value = std::string(value_of(unfold(raw)));
+        } else if (name == "LOCATION") {
+            item->location_value = std::string(value_of(unfold(raw)));
+        } else if (name == "URL") {
+            item->url_value = std::string(value_of(unfold(raw)));
         }
     }
     return std::nullopt;

@@ -27,10 +27,13 @@ struct IndexedItem {
     /// Wall-clock seconds since 1970-01-01T00:00 in the item's own zone (UTC for `...Z` times, midnight
     /// for DATE values): views select by the date a subscriber in that zone sees.
     std::optional<long long> start, end;
-    std::vector<std::string> categories; ///< CATEGORIES items, unescaped and lower-cased
-    std::string summary_value;           ///< SUMMARY's value as written (escaped, unfolded)
-    std::vector<Span> alarms;            ///< VALARM sub-components
-    std::vector<Span> busy_lines;        ///< UID, DTSTAMP, DTSTART, DTEND, DUE, TRANSP (as written, folded)
+    std::vector<std::string> categories;   ///< CATEGORIES items, unescaped and lower-cased
+    std::string start_tzid, end_tzid;      ///< TZID of DTSTART / DTEND or DUE; empty: UTC or a DATE
+    bool all_day = false;                  ///< DTSTART is a DATE
+    std::string location_value, url_value; ///< LOCATION and URL as written (escaped, unfolded)
+    std::string summary_value;             ///< SUMMARY's value as written (escaped, unfolded)
+    std::vector<Span> alarms;              ///< VALARM sub-components
+    std::vector<Span> busy_lines;          ///< UID, DTSTAMP, DTSTART, DTEND, DUE, TRANSP (as written, folded)
 };
 
 /** @brief The calendar cut into header (with VTIMEZONEs), items and footer. */
@@ -40,6 +43,10 @@ struct FeedIndex {
     Span footer;                    ///< END:VCALENDAR
     std::size_t bytes() const;      ///< approximate memory held, for the cache's accounting
 };
+
+/** @brief A TEXT value unescaped (RFC 5545 3.3.11): `\\n` is a line break, `\\,` `\\;` `\\\\` the character.
+ */
+std::string unescape_text(std::string_view value);
 
 /** @brief A-Z to a-z; category names are compared this way (they are mostly ASCII words). */
 std::string ascii_lower(std::string_view s);

@@ -52,6 +52,9 @@ ViewCache::index_of(std::string_view feed, Snapshot const& snap) {
     auto index = std::make_shared<views::FeedIndex const>(std::move(*built));
     std::lock_guard lock(mtx_);
     auto& st = feeds_[std::string(feed)];
+    // Another request (the agenda page does not take the build lock) may have indexed it meanwhile.
+    if (st.etag == snap.etag && st.index)
+        return st.index;
     // A new snapshot: its views replace the old ones, which no request can ask for any more.
     drop_feed_locked(std::string(feed));
     bytes_ -= st.index_bytes;

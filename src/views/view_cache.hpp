@@ -51,6 +51,9 @@ class ViewCache {
 
     ViewCacheStats stats() const;
 
+    /** @brief The index of the feed's snapshot `snap`, built once per snapshot (also for the agenda page). */
+    Result<std::shared_ptr<views::FeedIndex const>> index_of(std::string_view feed, Snapshot const& snap);
+
   private:
     struct Entry {
         std::string feed;
@@ -67,7 +70,6 @@ class ViewCache {
     using Lru = std::list<Entry>; ///< most recently used first
 
     std::shared_ptr<Snapshot const> lookup(std::string const& key);
-    Result<std::shared_ptr<views::FeedIndex const>> index_of(std::string_view feed, Snapshot const& snap);
     void insert(Entry e);
     void drop_feed_locked(std::string const& feed);
     void erase_locked(Lru::iterator it);

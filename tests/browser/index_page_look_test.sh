@@ -11,9 +11,8 @@ bin=$1
 fake=$2
 src=$3
 out=$4
-chromium=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
 . "$src/tests/support/sh/run_fixtures.sh"
+need_chromium
 
 init_work
 fail() {
@@ -30,14 +29,7 @@ listen = "127.0.0.1:0"
 public_url = "https://calendar.example.org"
 [storage]
 dir = "$work/state"
-[sources.eb]
-type = "events"
-base_url = "$upstream"
-token = "demo-events-token"
-[sources.jobs]
-type = "jobs"
-base_url = "$upstream"
-api_key = "demo-jobs-key"
+$(fake_sources_toml "$upstream")
 [feeds.my-events]
 source = "eb"
 select = "organizer"
@@ -53,12 +45,7 @@ select = "organizer"
 token = "look-test-token-do-not-show"
 TOML
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
-for f in my-events design-jobs; do
-    for _ in $(seq 1 100); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$f.ics")" = 200 ] && break
-        sleep 0.1
-    done
-done
+wait_for_feeds my-events.ics design-jobs.ics
 
 shot() { # shot NAME WIDTH HEIGHT
     timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \

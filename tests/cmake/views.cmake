@@ -26,3 +26,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/screens"
 )
 set_tests_properties(server.index_page_look PROPERTIES LABELS "server;browser" TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+add_test(
+    NAME server.agenda_page_browser
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/browser/agenda_page_test.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/screens"
+)
+set_tests_properties(server.agenda_page_browser PROPERTIES LABELS "server;browser" TIMEOUT 180 SKIP_RETURN_CODE 77)

@@ -2,7 +2,8 @@
 # File: views_e2e.sh
 # Subscriber views served by the real `icsbridge serve` (fed by the fake upstream binary): every view
 # parameter, their combinations with a token, 304 per view (If-None-Match and If-Modified-Since), HEAD,
-# gzip, the 400s, unknown parameters ignored, the cache in /metrics. Expected counts are computed here
+# gzip, the 400s, unknown parameters ignored, the cache in /metrics, and a feed-level `filter` giving the
+# same items as the matching category view. Expected counts are computed here
 # from the plain feed with python3-icalendar, independently of the C++ view builder.
 #   views_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
@@ -44,6 +45,12 @@ select = "organizer"
 alarm = "1h"
 refresh = "1h"
 
+[feeds.music]
+source = "eb"
+select = "organizer"
+refresh = "1h"
+filter = { categories = ["music"], exclude_keywords = ["NO-SUCH-WORD"] }
+
 [feeds.tok]
 source = "eb"
 select = "organizer"
@@ -62,6 +69,16 @@ for feed in "pub.ics" "tok.ics?token=view-secret-token-1"; do
     [ "$code" = 200 ] || fail "feed $feed not served (last status $code)"
 done
 curl -s -o "$work/plain.ics" "$base/feeds/pub.ics"
+
+# The feed-level filter (config) publishes what the category view selects, as its own feed.
+for _ in $(seq 1 100); do
+    [ "$(curl -s -o "$work/music.ics" -w '%{http_code}' "$base/feeds/music.ics")" = 200 ] && break
+    sleep 0.1
+done
+curl -s -o "$work/music_view.ics" "$base/feeds/pub.ics?category=Music"
+[ "$(grep -c '^UID:' "$work/music.ics")" -gt 0 ] || fail "the filtered feed is empty"
+cmp -s <(grep '^UID:' "$work/music.ics") <(grep '^UID:' "$work/music_view.ics") ||
+    fail "filter = { categories = [\"music\"] } publishes other items than ?category=Music"
 
 # get NAME QUERY: fetches /feeds/NAME.ics?QUERY into $work/out.ics (headers in $work/out.h); prints the status
 get() {

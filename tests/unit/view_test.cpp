@@ -2,6 +2,7 @@
 // The view builder on the golden calendars: exact item and reminder counts per parameter and their
 // combinations, busy-only contents, bad parameters; each view is also written out (with what it must
 // hold) for python.check_views, which parses it with python3-icalendar and vobject.
+#include "server/agenda_page.hpp"
 #include "support/server_fixtures.hpp"
 #include "views/view.hpp"
 #include "views/view_cache.hpp"
@@ -233,6 +234,39 @@ BOOST_AUTO_TEST_CASE(the_cache_builds_once_and_stays_bounded) {
     // Not a calendar: no view, an error.
     auto bad = make_snapshot("garbage", 0, sys_days{2026y / November / 2}, sys_days{2026y / November / 2});
     BOOST_TEST(!cache.get("x", bad, *params("alarm=none"), true));
+}
+
+BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
+    auto org = golden("organizer.ics");
+    auto at = org.find("STATUS:CONFIRMED", org.find("Rust & Systems"));
+    org.replace(at, 16, "STATUS:CANCELLED");
+    auto idx = views::index_calendar(org);
+    BOOST_REQUIRE(idx);
+    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300};
+    auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(html);
+    // The first event runs until 2027-01-06, so all 33 are still coming on 2026-12-01.
+    BOOST_TEST(count(*html, "<li") == 33u + 3u); // + the three subscribe links
+    BOOST_TEST(count(*html, "<li class=\"cancelled\">") == 1u);
+    auto const cancelled = html->find("(cancelled)");
+    BOOST_TEST((cancelled != std::string::npos && cancelled > html->find("Rust &amp; Systems")));
+    BOOST_TEST(html->find("My &lt;events&gt;") != std::string::npos);
+    BOOST_TEST(html->find("Times in America/Los_Angeles") != std::string::npos);
+    BOOST_TEST(html->find("Thursday, 3 December 2026") != std::string::npos);
+    BOOST_TEST(html->find("18:30–21:00") != std::string::npos); // Rust & Systems night, local time
+    BOOST_TEST(html->find("<script") == std::string::npos);
+    // Later: fewer coming; in Tokyo the same evening is the next morning.
+    BOOST_TEST(count(*agenda_page(*idx, page, sys_days{2027y / April / 1}), "<li") < 36u);
+    page.tz = "Asia/Tokyo";
+    auto tokyo = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(tokyo);
+    BOOST_TEST(tokyo->find("Friday, 4 December 2026") != std::string::npos);
+    BOOST_TEST(tokyo->find("11:30–14:00") != std::string::npos);
+    for (std::string bad : {"Mars/Olympus", "../../etc/passwd", "Europe/Berlin;x"}) {
+        page.tz = bad;
+        auto r = agenda_page(*idx, page, sys_days{2026y / December / 1});
+        BOOST_TEST(!r, bad);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

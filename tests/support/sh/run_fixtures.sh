@@ -44,3 +44,26 @@ stop_and_clean() {
     done
     rm -rf "$work"
 }
+
+# fake_sources_toml UPSTREAM: the [sources.eb] (events) and [sources.jobs] tables for the fake upstream.
+fake_sources_toml() {
+    printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\ntoken = "demo-events-token"\n' "$1"
+    printf '[sources.jobs]\ntype = "jobs"\nbase_url = "%s"\napi_key = "demo-jobs-key"\n' "$1"
+}
+
+# wait_for_feeds PATH...: waits (up to 10 s each) until $base/feeds/PATH answers 200.
+wait_for_feeds() {
+    local f
+    for f in "$@"; do
+        for _ in $(seq 1 100); do
+            [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$f")" = 200 ] && break
+            sleep 0.1
+        done
+    done
+}
+
+# need_chromium: sets chromium, or exits 77 (CTest skip) when it is not installed.
+need_chromium() {
+    chromium=$(command -v chromium || command -v chromium-browser || true)
+    [ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
+}

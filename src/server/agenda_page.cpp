@@ -1,0 +1,213 @@
+// File: agenda_page.cpp
+// agenda_page(): coming items -> days in the page's zone -> HTML. Zone arithmetic goes through libical's
+// system zones (the ones the calendar itself was written with), one caller at a time.
+#include "server/agenda_page.hpp"
+
+#include "server/index_page.hpp"
+#include "server/pages.hpp"
+
+#include <libical/ical.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+namespace icsbridge {
+
+namespace {
+
+namespace chr = std::chrono;
+
+// libical's zone cache is process-wide; the refresher uses it too, so HTTP threads take turns here.
+std::mutex zone_mutex;
+
+icaltimezone* find_zone(std::string const& name) {
+    if (name.empty() || name == "UTC")
+        return icaltimezone_get_utc_timezone();
+    // Area/City names only: the lookup reads files under the system's zoneinfo.
+    if (name.find("..") != std::string::npos ||
+        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
+            std::string::npos)
+        return nullptr;
+    return icaltimezone_get_builtin_timezone(name.c_str());
+}
+
+/** Wall-clock seconds in `zone` -> the UTC instant. */
+long long to_utc(long long wall, icaltimezone* zone) {
+    icaltimetype t =
+        icaltime_from_timet_with_zone(static_cast<time_t>(wall), 0, icaltimezone_get_utc_timezone());
+    t.zone = nullptr;
+    return icaltime_as_timet_with_zone(t, zone);
+}
+
+/** The UTC instant -> wall-clock seconds in `zone`. */
+long long to_wall(long long utc, icaltimezone* zone) {
+    icaltimetype t = icaltime_from_timet_with_zone(static_cast<time_t>(utc), 0, zone);
+    t.zone = nullptr;
+    return icaltime_as_timet_with_zone(t, icaltimezone_get_utc_timezone());
+}
+
+struct Row {
+    long long key = 0; ///< sort key: wall seconds in the page's zone
+    std::string when;  ///< "18:30–21:00", "all day", "due"
+    views::IndexedItem const* item = nullptr;
+};
+
+std::string hhmm(long long wall) {
+    long long const s = ((wall % 86400) + 86400) % 86400;
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", s / 3600, s % 3600 / 60);
+    return buf;
+}
+
+std::string day_heading(long long wall) {
+    static char const* const days[] =
+        {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+    static char const* const months[] = {
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December"};
+    chr::sys_days const d{chr::days(wall >= 0 ? wall / 86400 : (wall - 86399) / 86400)};
+    chr::year_month_day const ymd(d);
+    return std::string(days[chr::weekday(d).c_encoding()]) + ", " + std::to_string(unsigned(ymd.day())) +
+           " " + months[unsigned(ymd.month()) - 1] + " " + std::to_string(static_cast<int>(ymd.year()));
+}
+
+std::string percent_encode(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+/** The zone most items start in: the calendar's own zone for an agenda that did not ask for one. */
+std::string usual_zone(views::FeedIndex const& index) {
+    std::map<std::string_view, int> count;
+    for (auto const& it : index.items)
+        if (!it.start_tzid.empty())
+            ++count[it.start_tzid];
+    auto best = std::max_element(count.begin(), count.end(), [](auto const& a, auto const& b) {
+        return a.second < b.second;
+    });
+    return best == count.end() ? std::string("UTC") : std::string(best->first);
+}
+
+void append_item(std::string& out, Row const& r) {
+    auto const& it = *r.item;
+    std::string const title = views::unescape_text(it.summary_value);
+    std::string const url = views::unescape_text(it.url_value);
+    std::string const place = views::unescape_text(it.location_value);
+    out += it.cancelled ? "<li class=\"cancelled\">" : "<li>";
+    out += "<span class=\"when\">" + html_escape(r.when) + "</span> ";
+    // Only web links become links: a calendar may carry any URI scheme.
+    bool const web = url.starts_with("https://") || url.starts_with("http://");
+    out += web ? "<a class=\"title\" href=\"" + html_escape(url) + "\">" + html_escape(title) + "</a>"
+               : "<span class=\"title\">" + html_escape(title) + "</span>";
+    if (it.cancelled)
+        out += " <span class=\"muted\">(cancelled)</span>";
+    if (!place.empty())
+        out += "<br><span class=\"muted\">" + html_escape(place) + "</span>";
+    out += "</li>\n";
+}
+
+} // namespace
+
+Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const& page, chr::sys_seconds now) {
+    std::string const tz = page.tz.empty() ? usual_zone(index) : page.tz;
+    std::vector<Row> rows;
+    {
+        std::lock_guard lock(zone_mutex);
+        icaltimezone* shown = find_zone(tz);
+        if (!shown)
+            return fail(errc::usage, "invalid tz: expected a time zone name like Europe/Berlin");
+        long long const now_s = now.time_since_epoch().count();
+        long long const today = to_wall(now_s, shown) / 86400 * 86400;
+        for (auto const& it : index.items) {
+            if (!it.start)
+                continue;
+            Row r{0, {}, &it};
+            if (!it.is_event) {
+                // A to-do is listed on its due date (the index keeps DUE as the end of that day).
+                long long const due = it.end ? *it.end - 86400 : *it.start;
+                if (due < today)
+                    continue;
+                r.key = due;
+                r.when = "due";
+            } else if (it.all_day) {
+                long long const end = it.end ? *it.end : *it.start + 86400;
+                if (end <= today)
+                    continue;
+                r.key = std::max(*it.start, today);
+                r.when = "all day";
+            } else {
+                icaltimezone* z = find_zone(it.start_tzid);
+                icaltimezone* ze = find_zone(it.end_tzid.empty() ? it.start_tzid : it.end_tzid);
+                long long const start = to_utc(*it.start, z ? z : icaltimezone_get_utc_timezone());
+                long long const end =
+                    it.end ? to_utc(*it.end, ze ? ze : icaltimezone_get_utc_timezone()) : start;
+                if (std::max(start, end) < now_s)
+                    continue;
+                r.key = to_wall(start, shown);
+                r.when = hhmm(r.key) + (end > start ? "–" + hhmm(to_wall(end, shown)) : std::string());
+            }
+            rows.push_back(std::move(r));
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](Row const& a, Row const& b) { return a.key < b.key; });
+    if (rows.size() > page.limit)
+        rows.resize(page.limit);
+
+    std::string const webcal = webcal_url(page.https_url);
+    std::string const google = "https://calendar.google.com/calendar/r?cid=" + percent_encode(webcal);
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                      "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
+                      html_escape(page.title) + "</title><style>";
+    out.append(page_style);
+    out +=
+        ".agenda{list-style:none;padding:0;margin:0 0 1.25rem}.agenda li{padding:.5rem 0;border-top:1px "
+        "solid var(--line)}.when{display:inline-block;min-width:7.5rem;font-variant-numeric:tabular-nums;"
+        "color:var(--muted)}h2.day{font-size:1.05rem;margin:1.25rem 0 .25rem}</style></head>\n<body><main>\n";
+    out += "<h1>" + html_escape(page.title) + "</h1>\n<ul class=\"links\"><li><a class=\"primary\" href=\"" +
+           html_escape(webcal) + "\">Subscribe</a></li><li><a href=\"" + html_escape(page.https_url) +
+           "\">https link</a></li><li><a href=\"" + html_escape(google) +
+           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">Times in " + html_escape(tz) +
+           ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
+    long long day = 0;
+    bool open = false;
+    for (auto const& r : rows) {
+        long long const d = (r.key >= 0 ? r.key : r.key - 86399) / 86400;
+        if (!open || d != day) {
+            if (open)
+                out += "</ul>\n";
+            out += "<h2 class=\"day\">" + day_heading(d * 86400) + "</h2>\n<ul class=\"agenda\">\n";
+            day = d;
+            open = true;
+        }
+        append_item(out, r);
+    }
+    if (open)
+        out += "</ul>\n";
+    else
+        out += "<p class=\"muted\">Nothing coming up.</p>\n";
+    return out + "</main></body></html>\n";
+}
+
+} // namespace icsbridge

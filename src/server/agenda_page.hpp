@@ -1,0 +1,31 @@
+// File: agenda_page.hpp
+// The agenda page of a feed (`/feeds/NAME.html`): its coming items grouped by day in one time zone,
+// built from the snapshot's index (no script, every text escaped, nothing but what the calendar holds).
+#pragma once
+
+#include "views/feed_index.hpp"
+#include <icsbridge/error.hpp>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace icsbridge {
+
+/** @brief What the page shows besides the items. */
+struct AgendaPage {
+    std::string title;       ///< the feed's calendar name
+    std::string https_url;   ///< the feed's URL, with `?token=` when the request had one
+    std::string tz;          ///< `?tz=` of the request; empty: the zone most items are written in (else UTC)
+    std::size_t limit = 300; ///< at most this many items (the soonest)
+};
+
+/**
+ * @brief The HTML page. Items that have not ended by `now` (to-dos: whose due date is not past) are
+ * listed by start (to-dos: by due date) in the page's zone, cancelled ones struck through.
+ * @return errc::usage "invalid tz: ..." for a zone name the system does not know
+ */
+Result<std::string>
+agenda_page(views::FeedIndex const& index, AgendaPage const& page, std::chrono::sys_seconds now);
+
+} // namespace icsbridge
