@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,8 +118,22 @@ inline constexpr std::array<double, 10> duration_buckets = {0.05, 0.1, 0.25, 0.5
  * @brief Upstream HTTP requests (every attempt, retries included) by source and status class, as a
  * histogram of their durations. Thread-safe.
  */
+/** @brief A source's call budget as /metrics and /healthz show it (see sources' RateBudget). */
+struct BudgetGauge {
+    std::string source;
+    std::size_t limit = 0;
+    long long period_seconds = 0;
+    std::size_t used = 0;
+    std::size_t left = 0;
+    long long waiting_seconds = 0; ///< > 0: a refresh waits this long for room in the budget
+};
+
 class UpstreamMetrics {
   public:
+    /** @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. */
+    void set_budget_source(std::function<std::vector<BudgetGauge>()> source);
+    std::vector<BudgetGauge> budgets() const;
+
     /** @brief One attempt; status 0 means no response arrived (network error or timeout). */
     void record(std::string_view source, unsigned status, std::chrono::duration<double> took);
 
@@ -138,6 +153,7 @@ class UpstreamMetrics {
     };
     mutable std::mutex mtx_;
     std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
+    std::function<std::vector<BudgetGauge>()> budget_source_;        ///< guarded by mtx_
 };
 
 struct SubscriberStatus {

@@ -144,6 +144,21 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
     }
     root["ok"] = all_ok;
     root["details"] = details;
+    // Why a refresh may be late: a source whose call budget is spent waits for room.
+    json::array budgets;
+    for (auto const& b : store.upstream_metrics().budgets()) {
+        json::object o{
+            {"source", b.source},
+            {"limit", b.limit},
+            {"period_seconds", b.period_seconds},
+            {"used", b.used},
+            {"left", b.left}};
+        if (b.waiting_seconds > 0)
+            o["waiting"] =
+                "the call budget is spent: refreshes wait " + std::to_string(b.waiting_seconds) + "s";
+        budgets.push_back(std::move(o));
+    }
+    root["budgets"] = std::move(budgets);
     root["feeds"] = std::move(feeds);
     return json::serialize(root) + "\n";
 }
@@ -209,6 +224,30 @@ std::string metrics_text(FeedStore const& store, bool details) {
             s.sum
         );
     append_view_cache_metrics(out, store.views().stats());
+    auto const budgets = store.upstream_metrics().budgets();
+    if (!budgets.empty()) {
+        out += "# HELP icsbridge_upstream_budget_calls Calls a source may start per budget period.\n"
+               "# TYPE icsbridge_upstream_budget_calls gauge\n";
+        for (auto const& b : budgets)
+            out += "icsbridge_upstream_budget_calls{source=\"" + label(b.source) + "\",period_seconds=\"" +
+                   std::to_string(b.period_seconds) + "\"} " + std::to_string(b.limit) + "\n";
+        out += "# HELP icsbridge_upstream_budget_used Calls started in the last budget period (retries "
+               "included).\n# TYPE icsbridge_upstream_budget_used gauge\n";
+        for (auto const& b : budgets)
+            out += "icsbridge_upstream_budget_used{source=\"" + label(b.source) + "\"} " +
+                   std::to_string(b.used) + "\n";
+        out += "# HELP icsbridge_upstream_budget_left Calls left in the current budget period.\n"
+               "# TYPE icsbridge_upstream_budget_left gauge\n";
+        for (auto const& b : budgets)
+            out += "icsbridge_upstream_budget_left{source=\"" + label(b.source) + "\"} " +
+                   std::to_string(b.left) + "\n";
+        out +=
+            "# HELP icsbridge_upstream_budget_wait_seconds How long a refresh waits for room in the budget "
+            "(0: none waits).\n# TYPE icsbridge_upstream_budget_wait_seconds gauge\n";
+        for (auto const& b : budgets)
+            out += "icsbridge_upstream_budget_wait_seconds{source=\"" + label(b.source) + "\"} " +
+                   std::to_string(b.waiting_seconds) + "\n";
+    }
     return out;
 }
 

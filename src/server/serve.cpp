@@ -130,6 +130,23 @@ int serve_command(Config const& cfg, Logger const& log) {
             store.upstream_metrics().record(source, status, took);
         }
     );
+    store.upstream_metrics().set_budget_source([p = pipeline.get()] {
+        std::vector<BudgetGauge> out;
+        for (auto const& b : p->budgets())
+            out.push_back(BudgetGauge{
+                b.source,
+                b.budget.calls,
+                static_cast<long long>(b.budget.period.count()),
+                b.used,
+                b.left,
+                b.waiting_for ? static_cast<long long>(b.waiting_for->count()) : 0});
+        return out;
+    });
+    // The Pipeline goes before the store: nothing may read its budgets after that.
+    struct BudgetSourceReset {
+        UpstreamMetrics& m;
+        ~BudgetSourceReset() { m.set_budget_source({}); }
+    } budget_source_reset{store.upstream_metrics()};
 
     net::signal_set signals(ioc, SIGINT, SIGTERM);
     signals.async_wait([&](boost::system::error_code const& e, int sig) {

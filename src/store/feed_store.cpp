@@ -58,6 +58,20 @@ std::shared_ptr<Snapshot const> make_snapshot(
 
 // ---- metrics ----
 
+void UpstreamMetrics::set_budget_source(std::function<std::vector<BudgetGauge>()> source) {
+    std::lock_guard lock(mtx_);
+    budget_source_ = std::move(source);
+}
+
+std::vector<BudgetGauge> UpstreamMetrics::budgets() const {
+    std::function<std::vector<BudgetGauge>()> source;
+    {
+        std::lock_guard lock(mtx_);
+        source = budget_source_;
+    }
+    return source ? source() : std::vector<BudgetGauge>{};
+}
+
 void UpstreamMetrics::record(std::string_view source, unsigned status, std::chrono::duration<double> took) {
     std::string code = status >= 100 && status < 600 ? std::to_string(status / 100) + "xx" : "error";
     double s = took.count();

@@ -324,4 +324,26 @@ BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
         BOOST_TEST(text.find(line) != std::string::npos, line);
 }
 
+BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_show_each_sources_call_budget, Fixture) {
+    // No budget source: no budget series, an empty list in /healthz.
+    BOOST_TEST(std::string(get("/metrics").body()).find("icsbridge_upstream_budget") == std::string::npos);
+    store.upstream_metrics().set_budget_source([] {
+        return std::vector<BudgetGauge>{{"eb", 20, 60, 20, 0, 42}, {"jobs", 100, 3600, 7, 93, 0}};
+    });
+    auto text = std::string(get("/metrics").body());
+    for (auto line : {
+             "# TYPE icsbridge_upstream_budget_used gauge\n",
+             "icsbridge_upstream_budget_calls{source=\"eb\",period_seconds=\"60\"} 20\n",
+             "icsbridge_upstream_budget_used{source=\"eb\"} 20\n",
+             "icsbridge_upstream_budget_left{source=\"jobs\"} 93\n",
+             "icsbridge_upstream_budget_wait_seconds{source=\"eb\"} 42\n",
+             "icsbridge_upstream_budget_wait_seconds{source=\"jobs\"} 0\n",
+         })
+        BOOST_TEST(text.find(line) != std::string::npos, line);
+    auto health = std::string(get("/healthz").body());
+    BOOST_TEST(health.find("\"the call budget is spent: refreshes wait 42s\"") != std::string::npos, health);
+    BOOST_TEST(health.find("\"source\":\"jobs\"") != std::string::npos);
+    store.upstream_metrics().set_budget_source({});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
