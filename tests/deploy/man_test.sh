@@ -4,7 +4,7 @@
 #   man_test.sh render   SRC BUILD BIN  both pages render at 80 columns without a warning (man -l, and the
 #                                       stricter run lintian makes)
 #   man_test.sh keys     SRC BUILD BIN  every key the config reader accepts (the check_keys() lists of
-#                                       src/config/load_config.cpp) is in icsbridge.toml(5), and every key the
+#                                       src/config/*.cpp) is in icsbridge.toml(5), and every key the
 #                                       page lists is accepted: neither can drift from the code
 #   man_test.sh synopsis SRC BUILD BIN  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
 #   man_test.sh readme   SRC BUILD BIN  README.md's key table is what docs/man/config-keys.tsv generates
@@ -42,7 +42,7 @@ keys)
     # source or feed, so they are keys of the reader too).
     read -r -d '' extract <<'PY' || true
 import re, sys
-code = open(sys.argv[1]).read()
+code = "".join(open(f).read() for f in sys.argv[1:])
 tables, keys = set(), set()
 for call in re.finditer(r"check_keys\(\s*(\w+)\s*,\s*([^,]+?)\s*,\s*((?:\{[^{}]*\}\s*,?\s*)+)\)", code):
     words = set(re.findall(r'"([A-Za-z0-9_.-]+)"', call.group(3)))
@@ -52,11 +52,11 @@ for t in sorted(tables):
 for k in sorted(keys):
     print("key", k)
 PY
-    found=$(python3 -c "$extract" "$src/src/config/load_config.cpp")
+    found=$(python3 -c "$extract" "$src"/src/config/*.cpp)
     n_keys=$(grep -c '^key ' <<<"$found" || true)
     # A broken extraction must not pass as "nothing to check".
     [ "$n_keys" -ge 25 ] && grep -q '^key listen$' <<<"$found" && grep -q '^table feeds$' <<<"$found" ||
-        fail "could not extract the accepted keys from load_config.cpp (got: $found)"
+        fail "could not extract the accepted keys from src/config/*.cpp (got: $found)"
     # The page's keys: the bold words of each .TP tag line (the line after .TP), e.g. "\fBtoken\fR, \fBtoken_env\fR (default: ...)".
     page_keys=$(awk 'prev == ".TP" { line = $0; sub(/ \(default:.*/, "", line); print line } { prev = $0 }' "$page" |
         grep -o '\\fB[^\\]*\\fR' | sed 's/^\\fB//; s/\\fR$//; s/\\-/-/g' | sort -u)

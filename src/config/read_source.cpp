@@ -1,0 +1,112 @@
+// File: read_source.cpp
+// [sources.NAME]: type, base URL, the secret (inline or from the environment), timeouts, concurrency, CA
+// file and call budget, each mistake reported at its FILE:LINE:COL.
+#include "config/reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace icsbridge::config_detail {
+
+void Reader::read_source(std::string const& name, toml::table const& t, SourceConfig& s) {
+    std::string const where = "[sources." + name + "]";
+    if (!t.contains("type")) {
+        fail_at(t.source(), where + " needs type = \"events\" or \"jobs\"");
+        return;
+    }
+    auto type = choice<SourceType>(t, "type", {{"events", SourceType::events}, {"jobs", SourceType::jobs}});
+    if (!type)
+        return;
+    s.type = *type;
+    bool const events = s.type == SourceType::events;
+    note_ = events ? " (an events source takes token or token_env)"
+                   : " (a jobs source takes api_key or api_key_env)";
+    bool ok = events ? check_keys(
+                           t,
+                           where,
+                           {"type",
+                            "base_url",
+                            "token",
+                            "token_env",
+                            "user_agent",
+                            "timeout",
+                            "max_concurrency",
+                            "ca_file",
+                            "budget"},
+                           {"api_key", "api_key_env"}
+                       )
+                     : check_keys(
+                           t,
+                           where,
+                           {"type",
+                            "base_url",
+                            "api_key",
+                            "api_key_env",
+                            "user_agent",
+                            "timeout",
+                            "max_concurrency",
+                            "ca_file",
+                            "budget"},
+                           {"token", "token_env"}
+                       );
+    note_.clear();
+    if (!ok)
+        return;
+
+    if (!t.contains("base_url")) {
+        fail_at(
+            t.source(),
+            where + " needs base_url (e.g. \"https://" + std::string(events ? "events" : "jobs") +
+                ".example.com\")"
+        );
+        return;
+    }
+    if (auto url = str(t, "base_url")) {
+        auto checked = check_http_url(*url);
+        if (!checked) {
+            fail_at(t.get("base_url")->source(), "base_url " + checked.error().message);
+            return;
+        }
+        s.base_url = *checked;
+    }
+    if (failed())
+        return;
+    if (auto sec = secret(t, events ? "token" : "api_key", where))
+        s.secret = std::move(*sec);
+    if (failed())
+        return;
+    if (auto ua = str(t, "user_agent"))
+        s.user_agent = *ua;
+    if (auto d = duration(t, "timeout"))
+        s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    if (auto c = integer(t, "max_concurrency", 1, 64))
+        s.max_concurrency = static_cast<int>(*c);
+    if (events)
+        s.budget = default_events_budget;
+    if (auto b = str(t, "budget")) {
+        if (auto parsed = parse_budget(*b)) {
+            s.budget = *parsed;
+        } else {
+            fail_at(
+                t.get("budget")->source(),
+                "budget = \"" + *b +
+                    "\" is not a call budget: use calls/period, e.g. \"2000/h\" or \"100/15m\""
+            );
+            return;
+        }
+    }
+    if (auto ca = str(t, "ca_file")) {
+        std::ifstream in(*ca);
+        if (!in) {
+            fail_at(
+                t.get("ca_file")->source(),
+                "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
+            );
+            return;
+        }
+        s.ca_file = *ca;
+    }
+}
+
+} // namespace icsbridge::config_detail

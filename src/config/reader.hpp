@@ -1,0 +1,239 @@
+// File: reader.hpp
+// The config loader's insides, shared by its files: the TOML helpers that turn every mistake into
+// `FILE:LINE:COL: what is wrong`, and the Reader that fills a Config (load_config.cpp: the document,
+// [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]). Private to src/config/.
+#pragma once
+
+#include "config/suggest.hpp"
+#include <icsbridge/config.hpp>
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace icsbridge::config_detail {
+
+using Keys = std::initializer_list<std::string_view>;
+
+/** "0s", "0m", "0h0m": a well-formed duration of zero length, which only some keys (keep_past) accept. */
+bool is_zero_duration(std::string_view text);
+/** "a table", "a string", ... for messages. */
+std::string_view type_name(toml::node_type t);
+/** "a, b, c". */
+std::string join(std::vector<std::string_view> const& names);
+/** [A-Za-z0-9._-]+ */
+bool valid_feed_name(std::string_view s);
+/** Parses "host:port" ("[::1]:8080" for IPv6); the host is returned without brackets. */
+std::optional<std::pair<std::string, std::uint16_t>> parse_listen(std::string_view s);
+/** An http(s) base URL without query, fragment or user info, trailing slashes removed; else what is wrong. */
+Result<std::string> check_http_url(std::string_view text);
+/** The entries of a table in the order they were written (toml++ keeps its keys sorted). */
+std::vector<std::pair<toml::key const*, toml::node const*>> in_file_order(toml::table const& t);
+
+/** Reads one config document, remembering only the first mistake (that is what the user fixes first). */
+class Reader {
+  public:
+    Reader(std::string path, EnvLookup const& env)
+        : path_(std::move(path))
+        , env_(env) {}
+
+    std::optional<Error> const& error() const { return error_; }
+    bool failed() const { return error_.has_value(); }
+    /** @brief True once a secret was read from the file itself rather than the environment. */
+    bool inline_secret() const { return inline_secret_; }
+
+    bool fail_at(toml::source_region const& where, std::string const& msg) {
+        if (!error_) {
+            auto const line = where.begin.line ? where.begin.line : 1;
+            auto const col = where.begin.column ? where.begin.column : 1;
+            error_ = Error{
+                errc::config_invalid,
+                path_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg};
+        }
+        return false;
+    }
+
+    void read(toml::table const& root, Config& cfg);
+
+  private:
+    /** Where a key of `t` was written (its key, not its value); the table's own position if absent. */
+    static toml::source_region const& key_pos(toml::table const& t, std::string_view key) {
+        auto it = t.find(key);
+        return it == t.end() ? t.source() : it->first.source();
+    }
+
+    bool check_keys(toml::table const& t, std::string const& where, Keys allowed, Keys elsewhere = {}) {
+        std::vector<std::string_view> const names(allowed);
+        for (auto const& [k, v] : t) {
+            std::string_view const key = k.str();
+            if (std::find(names.begin(), names.end(), key) != names.end())
+                continue;
+            if (std::find(elsewhere.begin(), elsewhere.end(), key) != elsewhere.end())
+                return fail_at(k.source(), "'" + std::string(key) + "' is not valid in " + where + note_);
+            std::string msg = "unknown key '" + std::string(key) + "' in " + where;
+            if (auto best = closest_match(key, names); !best.empty())
+                msg += "; did you mean '" + best + "'?";
+            else
+                msg += " (valid keys: " + join(names) + ")";
+            return fail_at(k.source(), msg);
+        }
+        return true;
+    }
+
+    toml::node const* typed(toml::table const& t, std::string_view key, toml::node_type want) {
+        toml::node const* n = t.get(key);
+        if (!n)
+            return nullptr;
+        if (n->type() != want) {
+            fail_at(
+                n->source(),
+                std::string(key) + " must be " + std::string(type_name(want)) + ", not " +
+                    std::string(type_name(n->type()))
+            );
+            return nullptr;
+        }
+        return n;
+    }
+
+    std::optional<std::string> str(toml::table const& t, std::string_view key, bool allow_empty = false) {
+        auto const* n = typed(t, key, toml::node_type::string);
+        if (!n)
+            return std::nullopt;
+        std::string v = n->as_string()->get();
+        if (v.empty() && !allow_empty) {
+            fail_at(n->source(), std::string(key) + " must not be empty");
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    std::optional<bool> boolean(toml::table const& t, std::string_view key) {
+        auto const* n = typed(t, key, toml::node_type::boolean);
+        return n ? std::optional<bool>(n->as_boolean()->get()) : std::nullopt;
+    }
+
+    std::optional<std::int64_t>
+    integer(toml::table const& t, std::string_view key, std::int64_t lo, std::int64_t hi) {
+        auto const* n = typed(t, key, toml::node_type::integer);
+        if (!n)
+            return std::nullopt;
+        std::int64_t const v = n->as_integer()->get();
+        if (v < lo || v > hi) {
+            fail_at(
+                n->source(),
+                std::string(key) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                    ", not " + std::to_string(v)
+            );
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    std::optional<std::chrono::seconds>
+    duration(toml::table const& t, std::string_view key, bool allow_zero = false) {
+        toml::node const* n = t.get(key);
+        if (!n)
+            return std::nullopt;
+        if (!n->is_string()) {
+            fail_at(
+                n->source(),
+                std::string(key) +
+                    " must be a duration string such as \"90s\", \"15m\", \"6h\" or \"30d\", not " +
+                    std::string(type_name(n->type()))
+            );
+            return std::nullopt;
+        }
+        std::string const& text = n->as_string()->get();
+        auto d = parse_duration(text);
+        if (!d && allow_zero && is_zero_duration(text))
+            return std::chrono::seconds(0);
+        if (!d)
+            fail_at(
+                n->source(),
+                std::string(key) + " = \"" + text +
+                    "\" is not a duration: use a positive number and a unit (s, m, h, d), e.g. \"15m\" or "
+                    "\"1h30m\""
+            );
+        return d;
+    }
+
+    template <class Enum>
+    std::optional<Enum> choice(
+        toml::table const& t,
+        std::string_view key,
+        std::initializer_list<std::pair<std::string_view, Enum>> options
+    ) {
+        auto const* n = typed(t, key, toml::node_type::string);
+        if (!n)
+            return std::nullopt;
+        std::string const& v = n->as_string()->get();
+        std::vector<std::string_view> names;
+        for (auto const& [name, value] : options) {
+            if (name == v)
+                return value;
+            names.push_back(name);
+        }
+        fail_at(n->source(), std::string(key) + " = \"" + v + "\" is not one of: " + join(names));
+        return std::nullopt;
+    }
+
+    /** A secret given inline (`key`) or through an environment variable (`key_env`): exactly one of them. */
+    std::optional<std::string>
+    secret(toml::table const& t, std::string const& key, std::string const& where) {
+        std::string const env_key = key + "_env";
+        bool const inline_given = t.contains(key);
+        bool const env_given = t.contains(env_key);
+        if (inline_given && env_given) {
+            fail_at(
+                key_pos(t, env_key),
+                "give either " + key + " or " + env_key + " in " + where + ", not both"
+            );
+            return std::nullopt;
+        }
+        if (!inline_given && !env_given) {
+            fail_at(t.source(), where + " needs " + key + " or " + env_key);
+            return std::nullopt;
+        }
+        if (inline_given) {
+            inline_secret_ = true;
+            // Never echo the value: a type or emptiness complaint is all the user needs.
+            return str(t, key);
+        }
+        auto var = str(t, env_key);
+        if (!var)
+            return std::nullopt;
+        auto value = env_(*var);
+        if (!value || value->empty()) {
+            fail_at(
+                t.get(env_key)->source(),
+                "environment variable " + *var + " (" + env_key + " of " + where + ") is " +
+                    (value ? "empty" : "not set")
+            );
+            return std::nullopt;
+        }
+        return value;
+    }
+
+    void read_server(toml::table const& t, ServerConfig& s);
+    void read_storage(toml::table const& t, StorageConfig& s);
+    void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
+    void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
+    void read_params(toml::table const& t, FeedConfig& f);
+    void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);
+    void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
+
+    std::string path_;
+    EnvLookup const& env_;
+    std::optional<Error> error_;
+    bool inline_secret_ = false;
+    std::string note_; ///< appended to "not valid in" messages: why a key belongs elsewhere
+};
+
+} // namespace icsbridge::config_detail
