@@ -3,23 +3,15 @@
 // and completes events (expansions, ticket classes) with concurrent requests. Parsing: events_json.cpp.
 #include "sources/events_json.hpp"
 #include "sources/json_read.hpp"
-#include "sources/paging.hpp"
+#include "sources/page_follower.hpp"
 #include "sources/upstream_call.hpp"
 #include <icsbridge/sources.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
-#include <deque>
-#include <exception>
-#include <memory>
 #include <unordered_set>
 
 namespace icsbridge {
@@ -29,25 +21,6 @@ namespace net = boost::asio;
 namespace {
 
 constexpr char const* expansions = "venue,ticket_availability,organizer";
-
-// Runs all tasks at once and returns their results in task order; HttpClient bounds the requests in flight.
-template <class T>
-net::awaitable<std::vector<T>> all_of(std::vector<net::awaitable<T>> tasks) {
-    if (tasks.empty())
-        co_return std::vector<T>{};
-    auto ex = co_await net::this_coro::executor;
-    using Op = decltype(net::co_spawn(ex, std::declval<net::awaitable<T>>(), net::deferred));
-    std::vector<Op> ops;
-    ops.reserve(tasks.size());
-    for (auto& t : tasks)
-        ops.push_back(net::co_spawn(ex, std::move(t), net::deferred));
-    auto [order, errors, results] = co_await net::experimental::make_parallel_group(std::move(ops))
-                                        .async_wait(net::experimental::wait_for_all(), net::use_awaitable);
-    for (auto const& e : errors)
-        if (e)
-            std::rethrow_exception(e);
-    co_return std::move(results);
-}
 
 // Pass-through params (empty values omitted, file order kept), the date window and the expansions.
 Query search_query(FeedConfig const& feed, sys_seconds now) {
@@ -80,15 +53,6 @@ struct Listing {
     std::vector<bool> incomplete;
     std::unordered_set<std::string> seen; // every id listed, kept or not
     int pages = 0;
-};
-
-enum class Paging { sequential, parallel };
-
-// What a page handler tells the paging loop.
-struct PageStep {
-    std::size_t items = 0; // entries on the page
-    std::size_t fresh = 0; // of which not seen before
-    bool enough = false; // the rest of the list cannot matter (past list, ordered, wholly before the cutoff)
 };
 
 // A list ordered by start, newest first, whose pages lie wholly before `cutoff` from some page on: paging
@@ -196,140 +160,6 @@ class EventsClient {
         co_return co_await list_events(path, past, feed, keep, &cutoff, progress, listing);
     }
 
-    // Follows a paged list (page numbers or continuation tokens, UPSTREAM.md 1.8) with PageCursor's guards,
-    // handing each parsed page to on_page, which returns a PageStep. Once page 1 has announced a page count,
-    // the following pages are requested a window at a time (HttpClient keeps max_concurrency in flight) and
-    // handed over in page order, so the result is the same as reading them one by one. A continuation list,
-    // or one that may stop early (`Paging::sequential`), is read one page at a time.
-    template <class Page, class OnPage>
-    net::awaitable<Result<int>> follow(
-        std::string const& path,
-        Query const& base,
-        Result<Page> (*parse)(std::string_view),
-        OnPage on_page,
-        Paging paging = Paging::parallel
-    ) const {
-        PageCursor cursor;
-        // One answer, in page order: true to go on.
-        auto handle = [&](Result<HttpResponse> const& resp) -> Result<bool> {
-            if (!resp)
-                return resp.error();
-            if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
-                auto end = cursor.bad_page();
-                if (!end)
-                    return call_.in_context(end.error(), path);
-                return false;
-            }
-            auto body = call_.body(*resp, path);
-            if (!body)
-                return body.error();
-            auto page = parse(*body);
-            if (!page)
-                return call_.in_context(page.error(), path);
-            Result<PageStep> step = on_page(*page, cursor.pages() + 1);
-            if (!step)
-                return call_.in_context(step.error(), path);
-            auto more = cursor.arrived(page->pagination, step->items, step->fresh);
-            if (!more)
-                return call_.in_context(more.error(), path);
-            return *more && !step->enough;
-        };
-        for (;;) {
-            PageRequest const next = cursor.next();
-            if (paging == Paging::parallel && next.page && cursor.page_count() &&
-                *next.page < *cursor.page_count()) {
-                auto finished = co_await follow_counted(path, base, cursor, handle);
-                if (!finished)
-                    co_return finished.error();
-                if (*finished)
-                    co_return cursor.pages();
-                continue; // the count grew while paging: go on from where the cursor is
-            }
-            Query q = base;
-            if (next.continuation)
-                q.emplace_back("continuation", *next.continuation);
-            else if (next.page)
-                q.emplace_back("page", std::to_string(*next.page));
-            auto go = handle(co_await call_.get(path, q));
-            if (!go)
-                co_return go.error();
-            if (!*go)
-                co_return cursor.pages();
-        }
-    }
-
-    // One page request started now and awaited later (in page order).
-    struct Pending {
-        std::optional<Result<HttpResponse>> result;
-        net::steady_timer ready; // cancelled when the result is in
-        explicit Pending(net::any_io_executor const& ex)
-            : ready(ex, net::steady_timer::time_point::max()) {}
-    };
-
-    std::shared_ptr<Pending> start(net::any_io_executor const& ex, std::string const& path, Query q) const {
-        auto p = std::make_shared<Pending>(ex);
-        net::co_spawn(
-            ex,
-            [this, &path, p, q = std::move(q)]() -> net::awaitable<void> {
-                try {
-                    p->result.emplace(co_await call_.get(path, q));
-                } catch (std::exception const& e) {
-                    p->result.emplace(fail(errc::upstream_io, std::string("page request failed: ") + e.what())
-                    );
-                }
-                p->ready.cancel();
-            },
-            net::detached
-        );
-        return p;
-    }
-
-    static net::awaitable<Result<HttpResponse>> finish(Pending& p) {
-        while (!p.result)
-            co_await p.ready.async_wait(net::as_tuple(net::use_awaitable));
-        co_return std::move(*p.result);
-    }
-
-    // The pages after the first of a counted list: up to 2 x max_concurrency requests ahead of the page being
-    // handled (HttpClient keeps max_concurrency of them on the wire), each handed over in page order. Every
-    // request started is awaited before returning, also on an error: they refer to this client.
-    // Returns true when the list is complete, false when the count grew while paging.
-    template <class Handle>
-    net::awaitable<Result<bool>>
-    follow_counted(std::string const& path, Query const& base, PageCursor& cursor, Handle& handle) const {
-        auto const ex = co_await net::this_coro::executor;
-        int const ahead = std::max(2, 2 * call_.max_concurrency());
-        int next_page = *cursor.next().page;
-        std::deque<std::shared_ptr<Pending>> in_flight;
-        auto top_up = [&] {
-            while (static_cast<int>(in_flight.size()) < ahead && next_page <= cursor.page_count().value_or(0)
-            ) {
-                Query q = base;
-                q.emplace_back("page", std::to_string(next_page++));
-                in_flight.push_back(start(ex, path, std::move(q)));
-            }
-        };
-        Result<bool> outcome = true;
-        bool done = false;
-        top_up();
-        while (!in_flight.empty()) {
-            auto answer = co_await finish(*in_flight.front());
-            in_flight.pop_front();
-            if (done)
-                continue; // draining after the end or an error
-            auto go = handle(answer);
-            if (!go || !*go) {
-                outcome = go ? Result<bool>(true) : Result<bool>(go.error());
-                done = true;
-                continue;
-            }
-            top_up();
-        }
-        if (!done)
-            co_return false;
-        co_return outcome;
-    }
-
     template <class Keep>
     net::awaitable<Result<void>> list_events(
         std::string const& path,
@@ -343,7 +173,7 @@ class EventsClient {
         // New to this list: the repeat guard is per list, since an upstream that ignores time_filter
         // answers the past list with the very events the current one listed.
         std::unordered_set<std::string> listed;
-        auto pages = co_await follow<EventsPage>(
+        auto pages = co_await pages_.follow<EventsPage>(
             path,
             query,
             parse_events_page,
@@ -441,7 +271,7 @@ class EventsClient {
         std::vector<TicketClass> out;
         std::unordered_set<std::string> seen;
         Query const no_query;
-        auto pages = co_await follow<TicketClassesPage>(
+        auto pages = co_await pages_.follow<TicketClassesPage>(
             path,
             no_query,
             parse_ticket_classes_page,
@@ -487,6 +317,7 @@ class EventsClient {
     }
 
     UpstreamCall call_;
+    PageFollower pages_{call_};
 };
 
 } // namespace
