@@ -13,10 +13,11 @@ build_pkgs=(
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)
 # Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
-# lintian, man-db (man -l) and fakeroot (dpkg into a throwaway root as non-root) check the package.
+# lintian, man-db (man -l) and fakeroot (dpkg into a throwaway root as non-root) check the package; wrk loads
+# the server while the reload test sends SIGHUP.
 test_pkgs=(
     python3 python3-icalendar python3-vobject openssl clang-14 libclang-rt-14-dev chromium nginx-light
-    lintian man-db fakeroot
+    lintian man-db fakeroot wrk
 )
 # Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).
 bench_pkgs=(wrk nginx-light procps linux-perf)

@@ -3,12 +3,16 @@
 #include "cli/commands.hpp"
 #include <icsbridge/calendar.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
 int main(int argc, char** argv) {
     // libical keeps process-wide settings (error fatality, TZID prefix): set them once, before any thread.
     icsbridge::init_libical();
+    // sendfile() has no MSG_NOSIGNAL: a client hanging up in the middle of a body would otherwise end the
+    // whole process with SIGPIPE. Servers ignore it (nginx does); the write then fails with EPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         return icsbridge::cli::dispatch(argc, argv);
     } catch (std::exception const& e) {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +50,9 @@ struct SourceConfig {
     int max_concurrency = 4;
     std::string ca_file; ///< extra trust anchor (PEM) for self-hosted upstreams; empty: system store only
     Budget budget;       ///< every upstream call of the source counts; events default: default_events_budget
+    /// Events sources: the last path segment of POST /hooks/NAME/SECRET; empty: no webhooks. Never print it.
+    std::string webhook_secret;
+    friend bool operator==(SourceConfig const&, SourceConfig const&) = default;
 };
 
 /** @brief `filter = { ... }` of a feed: which fetched items it publishes (all, when empty). */
@@ -58,6 +63,7 @@ struct FeedFilter {
     std::optional<bool> online;                ///< keep only online (true) or only in-person (false) items
 
     bool empty() const { return categories.empty() && keywords.empty() && exclude_keywords.empty() && !online; }
+    friend bool operator==(FeedFilter const&, FeedFilter const&) = default;
 };
 
 /** @brief One feed, `[feeds.NAME]`. */
@@ -89,6 +95,7 @@ struct FeedConfig {
     int line = 0;                              ///< where the feed's table starts in the file (for messages)
 
     bool is_public() const { return token.empty() && tokens.empty(); }
+    friend bool operator==(FeedConfig const&, FeedConfig const&) = default;
 };
 
 struct ServerConfig {
@@ -119,6 +126,21 @@ struct Config {
 
     FeedConfig const* find_feed(std::string_view name) const;
     SourceConfig const* find_source(std::string_view name) const;
+};
+
+/**
+ * @brief The config in force, replaced whole by a reload. A reader keeps the one it got for as long as it
+ * uses it (one request, one refresh), so it never sees half of one config and half of the next.
+ */
+class LiveConfig {
+  public:
+    explicit LiveConfig(std::shared_ptr<Config const> cfg)
+        : cfg_(std::move(cfg)) {}
+    std::shared_ptr<Config const> get() const { return cfg_.load(std::memory_order_acquire); }
+    void set(std::shared_ptr<Config const> cfg) { cfg_.store(std::move(cfg), std::memory_order_release); }
+
+  private:
+    std::atomic<std::shared_ptr<Config const>> cfg_;
 };
 
 /**

@@ -49,12 +49,16 @@ class Pipeline {
     using RequestObserver =
         std::function<void(std::string_view source, unsigned status, std::chrono::duration<double> took)>;
 
-    /** @brief `cfg` must outlive the pipeline. */
+    /**
+     * @brief `cfg` must outlive the pipeline. With `previous` (the pipeline of the config before a reload),
+     * a source whose budget is unchanged goes on counting in the same window: a reload never resets it.
+     */
     Pipeline(
         Config const& cfg,
         boost::asio::any_io_executor ex,
         Logger log = null_logger(),
-        RequestObserver observe = {}
+        RequestObserver observe = {},
+        Pipeline const* previous = nullptr
     );
     ~Pipeline();
     Pipeline(Pipeline const&) = delete;

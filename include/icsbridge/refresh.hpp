@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ struct RefreshOptions {
     std::chrono::milliseconds stagger{std::chrono::seconds(2)}; ///< between the groups' first refreshes
     double jitter = 0.1;                                        ///< each interval is refresh x (1 +- jitter)
     std::size_t shrink_min_items = 10; ///< a drop below half is suspicious only from this many items on
+    /// A webhook's refresh waits this long, so that the hooks of one change (created, published, …) are one
+    /// refresh; and begins at least hook_gap after the group's previous refresh began, so that a burst of
+    /// hooks is at most two refreshes. The sum bounds how stale a hooked change can be (5 s promised).
+    std::chrono::milliseconds hook_delay{500};
+    std::chrono::milliseconds hook_gap{std::chrono::seconds(3)};
+    /// When it gives a wait for a group, its first refresh comes after that wait instead of at start
+    /// (staggered): a reload hands in the rest of the interval of feeds whose calendar it keeps.
+    std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)> first_wait;
 };
 
 /**
@@ -85,6 +94,9 @@ class Refreshers {
      * @return true if every feed of the group was refreshed
      */
     boost::asio::awaitable<bool> refresh_once(std::size_t group);
+
+    /** @brief Thread-safe: a webhook of `source` arrived; its feeds refresh within seconds (see hook_delay). */
+    void poke(std::string const& source);
 
     /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */
     void stop();

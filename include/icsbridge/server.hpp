@@ -12,6 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,8 @@ struct ServerRequest {
     std::optional<std::string_view> if_modified_since;
     std::string_view accept_encoding;
     std::string_view authorization; ///< the Authorization header ("Bearer T" unlocks /healthz, /metrics)
+    std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
+    bool body_too_large = false;    ///< a hook body over the limit, left unread
 };
 
 /** @brief A response; the body of a feed is a view into the shared, immutable snapshot (never copied). */
@@ -40,6 +43,9 @@ struct ServerResponse {
     std::shared_ptr<Snapshot const> snapshot;                      ///< set for a feed body
     bool gzip = false;                                             ///< body is snapshot->gzip_body
     bool head = false; ///< send the headers only (Content-Length still of the body)
+    /// An accepted webhook: the source whose feeds are to be refreshed now, and the hook's action.
+    std::string hook_source;
+    std::string hook_action;
 
     /** @brief The body GET would send. */
     std::string_view body() const {
@@ -52,12 +58,15 @@ struct ServerResponse {
 };
 
 /**
- * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /healthz, /metrics, /;
- * 404 for other paths, 405 + Allow for other methods, 400 for an unparsable target. Pure apart
+ * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
+ * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an unparsable target. Pure apart
  * from counting subscriber fetches in the store.
  */
 ServerResponse
 handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now);
+
+/** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
+using HookSink = std::function<void(std::string const& source)>;
 
 /**
  * @brief The HTTP listener. Usage: `listen()` (port 0 picks a free port), co_spawn `run()`, and
@@ -75,7 +84,17 @@ class Server {
         Config const& cfg,
         FeedStore const& store,
         Logger log,
-        std::vector<boost::asio::any_io_executor> workers = {}
+        std::vector<boost::asio::any_io_executor> workers = {},
+        HookSink on_hook = {}
+    );
+    /** @brief Same, answering each request from the config in force (a reload replaces it). */
+    Server(
+        boost::asio::any_io_executor ex,
+        std::shared_ptr<LiveConfig const> live,
+        FeedStore const& store,
+        Logger log,
+        std::vector<boost::asio::any_io_executor> workers = {},
+        HookSink on_hook = {}
     );
     ~Server();
     Server(Server const&) = delete;

@@ -95,20 +95,27 @@ Result<std::shared_ptr<Snapshot const>>
 load_snapshot(std::string const& dir, std::string const& name, bool gzip = true);
 
 /** @brief Route label used for the request counter of /metrics. */
-enum class Route { index, feed, healthz, metrics, other };
-inline constexpr std::size_t route_count = 5;
+enum class Route { index, feed, healthz, metrics, hooks, other };
+inline constexpr std::size_t route_count = 6;
 /** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 9> counted_statuses = {200, 304, 400, 404, 405, 413, 500, 503, 0};
+inline constexpr std::array<unsigned, 10> counted_statuses = {200, 202, 304, 400, 404, 405, 413, 500, 503, 0};
+
+/** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
+enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
+inline constexpr std::size_t hook_outcome_count = 5;
 
 /** @brief Lock-free request counters (hot path). */
 class HttpMetrics {
   public:
     void count(Route r, unsigned status) noexcept;
     std::uint64_t get(Route r, unsigned status) const noexcept;
+    void count_hook(HookOutcome o) noexcept;
+    std::uint64_t hooks(HookOutcome o) const noexcept;
 
   private:
     static std::size_t status_index(unsigned status) noexcept;
     std::array<std::array<std::atomic<std::uint64_t>, counted_statuses.size()>, route_count> counts_{};
+    std::array<std::atomic<std::uint64_t>, hook_outcome_count> hooks_{};
 };
 
 /** @brief Upper bounds (seconds) of the upstream duration histogram buckets; +Inf is implicit. */
@@ -130,7 +137,10 @@ struct BudgetGauge {
 
 class UpstreamMetrics {
   public:
-    /** @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. */
+    /**
+     * @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. Once it
+     * returns, the source it replaced is no longer called.
+     */
     void set_budget_source(std::function<std::vector<BudgetGauge>()> source);
     std::vector<BudgetGauge> budgets() const;
 
@@ -153,7 +163,8 @@ class UpstreamMetrics {
     };
     mutable std::mutex mtx_;
     std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
-    std::function<std::vector<BudgetGauge>()> budget_source_;        ///< guarded by mtx_
+    mutable std::mutex budget_mtx_;
+    std::function<std::vector<BudgetGauge>()> budget_source_; ///< guarded by budget_mtx_
 };
 
 struct SubscriberStatus {
@@ -181,15 +192,43 @@ struct FeedStatus {
     bool stale(sys_seconds now) const;
 };
 
+/** @brief The outcome of the last config reload (SIGHUP), for /healthz. */
+struct ReloadStatus {
+    sys_seconds at{};
+    bool ok = true;
+    std::string error; ///< FILE:LINE:COL: … of a config that was refused (never holds a secret)
+};
+
 /** @brief Who a feed request was authorised as. */
 struct Access {
     bool allowed = false;
     int subscriber = -1; ///< index into the feed's subscribers for `tokens` feeds
 };
 
+/** @brief A feed's serving settings from the config in force; a reload replaces them whole. */
+struct FeedSettings {
+    std::string title;
+    bool is_public = true;
+    std::chrono::seconds refresh{0};
+    std::vector<std::string> subscribers;
+    std::vector<std::pair<std::array<unsigned char, 32>, int>>
+        digests; ///< token digest -> subscriber index (-1: the single `token`)
+    /// Each subscriber's last fetch (seconds since the epoch), written lock-free by requests
+    std::unique_ptr<std::atomic<std::int64_t>[]> subscriber_last;
+};
+
+/** @brief Everything one feed request needs, from one lookup under the store's lock. */
+struct FeedLookup {
+    Access access;
+    std::shared_ptr<Snapshot const> snapshot;      ///< null: never fetched, or access refused
+    std::shared_ptr<FeedSettings const> settings; ///< null: no such feed
+    /** @brief Notes that the authorised `tokens` subscriber fetched the feed (lock-free). */
+    void record_fetch(sys_seconds now) const;
+};
+
 /**
  * @brief All feeds' snapshots and status. Readers copy a shared_ptr under a mutex and never wait for a
- * refresh; publishing swaps the pointer. Feeds are fixed at construction (from the config).
+ * refresh; publishing swaps the pointer. Feeds come from the config, and change with reconfigure().
  */
 class FeedStore {
   public:
@@ -197,6 +236,17 @@ class FeedStore {
     ~FeedStore();
     FeedStore(FeedStore const&) = delete;
     FeedStore& operator=(FeedStore const&) = delete;
+
+    /**
+     * @brief Takes the feeds of a new config: new ones start empty, removed ones are forgotten (their files
+     * stay on disk), the others keep snapshot and status and take the new settings (tokens, title…).
+     */
+    void reconfigure(Config const& cfg);
+
+    /**
+     * @brief One feed request's lookup: the token checked (as authorize()), the snapshot and the settings.
+     */
+    FeedLookup lookup(std::string_view name, std::string_view presented) const;
 
     /** @brief The current snapshot; nullptr for an unknown feed or one never fetched. */
     std::shared_ptr<Snapshot const> get(std::string_view name) const;
@@ -230,6 +280,9 @@ class FeedStore {
     std::size_t load_dir(std::string const& dir, Logger const& log);
 
     std::vector<FeedStatus> status() const;
+    void record_reload(ReloadStatus r);
+    /** @brief nullopt until the first reload. */
+    std::optional<ReloadStatus> last_reload() const;
     HttpMetrics& http_metrics() const { return *http_; }
     UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */
@@ -240,11 +293,13 @@ class FeedStore {
 
   private:
     struct Entry;
-    Entry* find(std::string_view name) const;
+    std::shared_ptr<Entry> find(std::string_view name) const;
+    std::shared_ptr<Entry> find_locked(std::string_view name) const;
 
     bool gzip_;
     mutable std::mutex mtx_;
-    std::vector<std::unique_ptr<Entry>> entries_;
+    std::vector<std::shared_ptr<Entry>> entries_; ///< guarded by mtx_
+    std::optional<ReloadStatus> reload_;          ///< guarded by mtx_
     std::unique_ptr<HttpMetrics> http_;
     std::unique_ptr<UpstreamMetrics> upstream_;
     std::unique_ptr<ViewCache> views_;

@@ -6,7 +6,7 @@
 #include "cli/args.hpp"
 #include "cli/output_file.hpp"
 #include "cli/terminal_text.hpp"
-#include "server/serve.hpp"
+#include "cli/serve.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
@@ -206,6 +206,15 @@ int check_command(Config const& cfg) {
         cfg.server.port,
         cfg.server.public_url.c_str()
     );
+    // The hook URL is the secret itself: show where it goes, never what it is.
+    for (auto const& [name, src] : cfg.sources)
+        if (!src.webhook_secret.empty())
+            std::printf(
+                "webhook: source %s: POST %s/hooks/%s/*** (*** = its webhook_secret)\n",
+                name.c_str(),
+                cfg.server.public_url.c_str(),
+                name.c_str()
+            );
     for (auto const& f : cfg.feeds) {
         SourceConfig const* src = cfg.find_source(f.source);
         // Feed tokens are secrets: show that one is needed, never its value.

@@ -21,7 +21,7 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
     s.type = *type;
     bool const events = s.type == SourceType::events;
     note_ = events ? " (an events source takes token or token_env)"
-                   : " (a jobs source takes api_key or api_key_env)";
+                   : " (a jobs source takes api_key or api_key_env; only events sources send webhooks)";
     bool ok = events ? check_keys(
                            t,
                            where,
@@ -33,7 +33,9 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
                             "timeout",
                             "max_concurrency",
                             "ca_file",
-                            "budget"},
+                            "budget",
+                            "webhook_secret",
+                            "webhook_secret_env"},
                            {"api_key", "api_key_env"}
                        )
                      : check_keys(
@@ -48,7 +50,7 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
                             "max_concurrency",
                             "ca_file",
                             "budget"},
-                           {"token", "token_env"}
+                           {"token", "token_env", "webhook_secret", "webhook_secret_env"}
                        );
     note_.clear();
     if (!ok)
@@ -96,6 +98,10 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
             return;
         }
     }
+    if (events && (t.contains("webhook_secret") || t.contains("webhook_secret_env")))
+        read_webhook_secret(t, where, s);
+    if (failed())
+        return;
     if (auto ca = str(t, "ca_file")) {
         std::ifstream in(*ca);
         if (!in) {
@@ -107,6 +113,38 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         }
         s.ca_file = *ca;
     }
+}
+
+void Reader::read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s) {
+    auto value = secret(t, "webhook_secret", where);
+    if (!value)
+        return;
+    auto const key = t.contains("webhook_secret") ? "webhook_secret" : "webhook_secret_env";
+    // It is the whole credential of the hook URL, and it travels as a path segment: long enough not to be
+    // guessed, and nothing a proxy or a client would percent-encode or normalise differently.
+    constexpr std::size_t min_length = 16;
+    if (value->size() < min_length) {
+        fail_at(
+            t.get(key)->source(),
+            "the webhook secret of " + where + " is shorter than " + std::to_string(min_length) +
+                " characters; make one with `openssl rand -hex 16`"
+        );
+        return;
+    }
+    for (char c : *value) {
+        bool const safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                          c == '-' || c == '_' || c == '.' || c == '~';
+        if (!safe) {
+            fail_at(
+                t.get(key)->source(),
+                "the webhook secret of " + where +
+                    " may hold only letters, digits and - _ . ~ (it is a URL path segment); make one with "
+                    "`openssl rand -hex 16`"
+            );
+            return;
+        }
+    }
+    s.webhook_secret = std::move(*value);
 }
 
 } // namespace icsbridge::config_detail

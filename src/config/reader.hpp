@@ -224,6 +224,7 @@ class Reader {
     void read_server(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
+    void read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s);
     void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
     void read_params(toml::table const& t, FeedConfig& f);
     void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);

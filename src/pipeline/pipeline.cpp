@@ -31,7 +31,7 @@ struct Pipeline::Impl {
     struct Upstream {
         SourceConfig const* config = nullptr;
         std::unique_ptr<HttpClient> http;
-        std::unique_ptr<RateBudget> budget; // shared by every feed of the source
+        std::shared_ptr<RateBudget> budget; // shared by every feed of the source (and across a reload)
         std::unique_ptr<EventsSource> events;
         std::unique_ptr<JobsSource> jobs;
         std::string uid_domain;
@@ -42,7 +42,13 @@ struct Pipeline::Impl {
     std::map<std::string, Upstream, std::less<>> upstreams;
     std::map<std::string, RenderCache, std::less<>> caches;
 
-    Impl(Config const& c, net::any_io_executor ex, Logger l, RequestObserver const& observe)
+    Impl(
+        Config const& c,
+        net::any_io_executor ex,
+        Logger l,
+        RequestObserver const& observe,
+        Impl const* previous
+    )
         : cfg(c)
         , log(std::move(l)) {
         for (auto const& [name, src] : cfg.sources) {
@@ -55,8 +61,15 @@ struct Pipeline::Impl {
                     observe(source, status, took);
                 };
             u.http = std::make_unique<HttpClient>(ex, std::move(opts), log);
-            if (src.budget.calls > 0)
-                u.budget = std::make_unique<RateBudget>(src.budget);
+            if (src.budget.calls > 0) {
+                if (previous)
+                    if (auto it = previous->upstreams.find(name); it != previous->upstreams.end() &&
+                                                                  it->second.budget &&
+                                                                  it->second.budget->spec() == src.budget)
+                        u.budget = it->second.budget;
+                if (!u.budget)
+                    u.budget = std::make_shared<RateBudget>(src.budget);
+            }
             if (src.type == SourceType::events)
                 u.events = std::make_unique<EventsSource>(src, *u.http, log, u.budget.get());
             else
@@ -76,8 +89,12 @@ struct Pipeline::Impl {
     }
 };
 
-Pipeline::Pipeline(Config const& cfg, net::any_io_executor ex, Logger log, RequestObserver observe)
-    : impl_(std::make_unique<Impl>(cfg, std::move(ex), std::move(log), observe)) {}
+Pipeline::Pipeline(
+    Config const& cfg, net::any_io_executor ex, Logger log, RequestObserver observe, Pipeline const* previous
+)
+    : impl_(std::make_unique<Impl>(
+          cfg, std::move(ex), std::move(log), observe, previous ? previous->impl_.get() : nullptr
+      )) {}
 
 Pipeline::~Pipeline() = default;
 

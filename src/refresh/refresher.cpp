@@ -105,6 +105,13 @@ struct Refreshers::Impl {
     std::set<net::steady_timer*> timers;
     net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
     std::size_t running = 0; ///< loops not yet ended
+    /// Per group: a webhook's refresh not started yet, when the last refresh started, the loop's wait.
+    struct Wake {
+        std::optional<std::chrono::steady_clock::time_point> hook_due;
+        std::chrono::steady_clock::time_point last_start{};
+        net::steady_timer* sleeper = nullptr;
+    };
+    std::vector<Wake> wake = std::vector<Wake>(groups.size());
     net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
 
     /** @brief Waits `d`; false if stop() came first. */
@@ -116,6 +123,45 @@ struct Refreshers::Impl {
         co_await t.async_wait(use_tuple);
         timers.erase(&t);
         co_return !stopped;
+    }
+
+    /**
+     * @brief The loop's wait between refreshes: `d`, or less when a webhook asks for a refresh sooner.
+     * @return false if stop() came first
+     */
+    net::awaitable<bool> nap(std::size_t gi, std::chrono::steady_clock::duration d) {
+        auto const until = std::chrono::steady_clock::now() + d;
+        while (!stopped) {
+            auto& w = wake[gi];
+            auto const target = w.hook_due ? std::min(until, *w.hook_due) : until;
+            if (std::chrono::steady_clock::now() >= target)
+                co_return true;
+            net::steady_timer t(strand, target);
+            timers.insert(&t);
+            wake[gi].sleeper = &t;
+            co_await t.async_wait(use_tuple); // poke() cancels it to move the target
+            wake[gi].sleeper = nullptr;
+            timers.erase(&t);
+        }
+        co_return false;
+    }
+
+    /**
+     * @brief A webhook for `source`: each of its groups refreshes after hook_delay (so a burst is one
+     * refresh), and at least hook_gap after its last refresh began (a longer burst: one more, at most).
+     */
+    void poke(std::string const& source) {
+        auto const now = std::chrono::steady_clock::now();
+        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+            if (groups[gi].feeds.front()->source != source)
+                continue;
+            auto& w = wake[gi];
+            if (w.hook_due)
+                continue; // already coming, and it will see this change too
+            w.hook_due = std::max(now + opts.hook_delay, w.last_start + opts.hook_gap);
+            if (w.sleeper)
+                w.sleeper->cancel();
+        }
     }
 
     /** @brief Completes on stop() (or when cancelled, e.g. by the other side of an `||`). */
@@ -208,6 +254,9 @@ struct Refreshers::Impl {
 
     net::awaitable<bool> refresh_once(std::size_t gi) {
         auto const& g = groups.at(gi);
+        // Whatever started this refresh, it reads the upstream after every hook received so far.
+        wake.at(gi).hook_due.reset();
+        wake.at(gi).last_start = std::chrono::steady_clock::now();
         auto results = co_await fetch_group(g);
         if (!results)
             co_return false;
@@ -239,7 +288,11 @@ struct Refreshers::Impl {
     net::awaitable<void> loop(std::size_t gi) {
         auto refresh = std::chrono::duration_cast<std::chrono::milliseconds>(groups[gi].refresh);
         auto backoff = opts.retry_initial;
-        bool const started = co_await sleep(opts.stagger * static_cast<int>(gi));
+        std::chrono::steady_clock::duration first = opts.stagger * static_cast<int>(gi);
+        if (opts.first_wait)
+            if (auto w = opts.first_wait(groups[gi]))
+                first = *w;
+        bool const started = co_await nap(gi, first);
         if (!started)
             co_return;
         while (!stopped) {
@@ -254,7 +307,7 @@ struct Refreshers::Impl {
                 wait = std::min(backoff, refresh);
                 backoff = std::min(backoff * 2, refresh);
             }
-            bool const awake = co_await sleep(wait);
+            bool const awake = co_await nap(gi, wait);
             if (!awake)
                 break;
         }
@@ -314,6 +367,11 @@ net::awaitable<void> Refreshers::run() {
 net::awaitable<bool> Refreshers::refresh_once(std::size_t group) {
     auto impl = impl_;
     co_return co_await net::co_spawn(impl->strand, impl->refresh_once(group), net::use_awaitable);
+}
+
+void Refreshers::poke(std::string const& source) {
+    auto impl = impl_;
+    net::post(impl->strand, [impl, source] { impl->poke(source); });
 }
 
 void Refreshers::stop() {

@@ -3,6 +3,7 @@
 // session coroutine per connection on its own strand or single-threaded worker (keep-alive, header/body/time
 // limits, access log). Everything a response contains comes from handle_request(); the bytes move in
 // session_io.cpp.
+#include "server/hooks.hpp"
 #include "server/session_io.hpp"
 #include "store/etag.hpp"
 #include <icsbridge/server.hpp>
@@ -16,10 +17,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -30,7 +31,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -65,7 +65,7 @@ std::string printable(std::string_view s) {
  * @brief True unless the request has a Transfer-Encoding other than exactly `chunked` (`identity`,
  * `gzip, chunked`, `chunked, chunked`, or an empty one): those are refused, never guessed at.
  */
-bool plain_chunked_or_absent(http::request<http::empty_body> const& req) {
+bool plain_chunked_or_absent(http::request<http::string_body> const& req) {
     int codings = 0;
     bool chunked_only = true;
     auto [first, last] = req.equal_range(http::field::transfer_encoding);
@@ -99,19 +99,22 @@ bool is_parse_error(beast::error_code const& ec) {
 struct Server::Impl {
     Impl(
         net::any_io_executor e,
-        Config const& c,
+        std::shared_ptr<LiveConfig const> c,
         FeedStore const& s,
         Logger l,
-        std::vector<net::any_io_executor> w
+        std::vector<net::any_io_executor> w,
+        HookSink h
     )
         : ex(e)
         , workers(std::move(w))
         , strand(net::make_strand(e))
-        , cfg(c)
+        , live(std::move(c))
+        , cfg(live->get())
         , store(s)
         , log(std::move(l))
+        , on_hook(std::move(h))
         , acceptor(strand)
-        , max_connections(c.server.max_connections) {}
+        , max_connections(cfg->server.max_connections) {}
 
     ~Impl() {
         if (spare_fd >= 0)
@@ -122,9 +125,12 @@ struct Server::Impl {
     std::vector<net::any_io_executor> workers; ///< single-threaded; empty: strands on ex
     std::size_t next_worker = 0;               ///< touched by the accept loop only
     net::strand<net::any_io_executor> strand;  ///< the acceptor's
-    Config const& cfg;
+    std::shared_ptr<LiveConfig const> live;    ///< each request is answered from the config in force
+    /// The config at start: what only a restart changes (listen address, limits, timeouts)
+    std::shared_ptr<Config const> cfg;
     FeedStore const& store;
     Logger log;
+    HookSink on_hook;
     tcp::acceptor acceptor;
     std::uint16_t port = 0;
     /// cfg.server.max_connections, lowered by listen() to fit the open-file limit with a reserve
@@ -165,7 +171,7 @@ net::awaitable<void> send_error(SessionState& st, unsigned status, Impl& impl) {
 }
 
 net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<SessionState> st) {
-    auto const& sc = impl->cfg.server;
+    auto const& sc = impl->cfg->server;
     beast::flat_buffer buffer;
     beast::error_code nb;
     st->socket.non_blocking(true, nb); // synchronous reads return would_block instead of waiting
@@ -198,9 +204,10 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
                 break;
             buffer.commit(n);
         }
-        http::request_parser<http::empty_body> parser;
+        http::request_parser<http::string_body> parser;
         parser.header_limit(header_limit);
-        parser.body_limit(boost::none); // read_request stops at the header: a body is refused, never read
+        // read_request stops at the header; only a hook's body is read, under its own limit (below).
+        parser.body_limit(boost::none);
         // Every request gets its own deadline, the second on a keep-alive connection too.
         st->expires_after(sc.request_timeout);
         if (auto ec = co_await server_detail::read_request(*st, buffer, parser)) {
@@ -220,8 +227,24 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
             linger = true;
             break;
         }
-        // No endpoint takes a body. On GET/HEAD it is refused as too large; other methods get their 405
-        // from the router below, then the connection closes, since the body was not read.
+        // Only a webhook has a body, and only a small one: read it (announced too large: leave it unread and
+        // answer 413). Any other body is refused: on GET/HEAD as too large; other methods get their 405 from
+        // the router below, then the connection closes, since the body was not read.
+        bool body_too_large = false;
+        if (req.method() == http::verb::post && req.target().starts_with("/hooks/") && !parser.is_done()) {
+            auto announced = parser.content_length();
+            body_too_large = announced && *announced > hook_body_limit;
+            if (!body_too_large) {
+                parser.body_limit(hook_body_limit);
+                auto bec = co_await server_detail::read_body(*st, buffer, parser);
+                body_too_large = bec == http::error::body_limit;
+                if (bec && !body_too_large) {
+                    if (is_parse_error(bec) && bec != http::error::partial_message)
+                        co_await send_error(*st, 400, *impl);
+                    break;
+                }
+            }
+        }
         bool const body_unread = !parser.is_done();
         if (body_unread && (req.method() == http::verb::get || req.method() == http::verb::head)) {
             co_await send_error(*st, 413, *impl);
@@ -239,21 +262,31 @@ net::awaitable<void> run_session(std::shared_ptr<Impl> impl, std::shared_ptr<Ses
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
         sreq.authorization = req[http::field::authorization];
+        sreq.body = req.body();
+        sreq.body_too_large = body_too_large;
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-        ServerResponse res = handle_request(sreq, impl->store, impl->cfg, now);
+        ServerResponse res = handle_request(sreq, impl->store, *impl->live->get(), now);
         bool keep = req.keep_alive() && !impl->stopping && !body_unread;
         auto wec =
             co_await server_detail::send(*st, req.version(), res, server_detail::date_header(now), keep);
         impl->store.http_metrics().count(res.route, res.status);
+        if (!res.hook_source.empty()) {
+            impl->log.info(
+                "hook for source " + res.hook_source + " (" + res.hook_action + "): refreshing its feeds"
+            );
+            if (impl->on_hook)
+                impl->on_hook(res.hook_source);
+        }
         // Build the access-log line only when it will be written: this is the hot path.
         if (impl->log.sink && impl->log.min <= LogLevel::info) {
             auto ms = std::chrono::duration<double, std::milli>(steady::now() - started).count();
             char took[32];
             std::snprintf(took, sizeof took, "%.1fms", ms);
             impl->log.info(
-                std::string(sreq.method) + " " + redact_url(sreq.target) + " " + std::to_string(res.status) +
-                " " + std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took +
-                " \"" + printable(req[http::field::user_agent]) + "\""
+                std::string(sreq.method) + " " + redact_url(redact_hook_target(sreq.target)) + " " +
+                std::to_string(res.status) + " " +
+                std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took + " \"" +
+                printable(req[http::field::user_agent]) + "\""
             );
         }
         if (wec || !keep) {
@@ -378,25 +411,45 @@ Server::Server(
     Config const& cfg,
     FeedStore const& store,
     Logger log,
-    std::vector<net::any_io_executor> workers
+    std::vector<net::any_io_executor> workers,
+    HookSink on_hook
 )
-    : impl_(std::make_shared<Impl>(ex, cfg, store, std::move(log), std::move(workers))) {
-    // sendfile() has no MSG_NOSIGNAL: a client hanging up in the middle of a body would otherwise end the
-    // whole process with SIGPIPE. Servers ignore it (nginx does); the write then fails with EPIPE.
-    ::signal(SIGPIPE, SIG_IGN);
+    // The caller keeps `cfg` alive for the server's life: no ownership taken.
+    : Server(
+          ex,
+          std::make_shared<LiveConfig const>(std::shared_ptr<Config const>(&cfg, [](Config const*) {})),
+          store,
+          std::move(log),
+          std::move(workers),
+          std::move(on_hook)
+      ) {}
+
+Server::Server(
+    net::any_io_executor ex,
+    std::shared_ptr<LiveConfig const> live,
+    FeedStore const& store,
+    Logger log,
+    std::vector<net::any_io_executor> workers,
+    HookSink on_hook
+)
+    : impl_(std::make_shared<Impl>(
+          ex, std::move(live), store, std::move(log), std::move(workers), std::move(on_hook)
+      )) {
+    // SIGPIPE is main()'s to ignore (a process-wide setting): a write to a closed socket then fails with
+    // EPIPE.
 }
 
 Server::~Server() = default;
 
 Result<std::uint16_t> Server::listen() {
-    auto const& sc = impl_->cfg.server;
+    auto const& sc = impl_->cfg->server;
     // Connections must never use up the descriptors that snapshot writes, upstream requests and the 503
     // path need: keep a reserve below the open-file limit (serve raises it to the hard limit first).
     impl_->max_connections = sc.max_connections;
     rlimit lim{};
     if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
         std::size_t reserve = 64;
-        for (auto const& [name, src] : impl_->cfg.sources)
+        for (auto const& [name, src] : impl_->cfg->sources)
             reserve += static_cast<std::size_t>(src.max_concurrency);
         auto const fit = lim.rlim_cur > reserve * 2 ? static_cast<std::size_t>(lim.rlim_cur) - reserve
                                                     : static_cast<std::size_t>(lim.rlim_cur) / 2;

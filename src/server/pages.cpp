@@ -47,6 +47,8 @@ std::string_view route_name(Route r) {
         return "healthz";
     case Route::metrics:
         return "metrics";
+    case Route::hooks:
+        return "hooks";
     case Route::other:
         return "other";
     }
@@ -159,6 +161,14 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
         budgets.push_back(std::move(o));
     }
     root["budgets"] = std::move(budgets);
+    // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)
+    // only to the admin.
+    if (auto r = store.last_reload()) {
+        json::object reload{{"at", time_or_null(r->at)}, {"ok", r->ok}};
+        if (!r->ok && details)
+            reload["error"] = r->error;
+        root["last_reload"] = std::move(reload);
+    }
     root["feeds"] = std::move(feeds);
     return json::serialize(root) + "\n";
 }
@@ -178,6 +188,19 @@ std::string metrics_text(FeedStore const& store, bool details) {
                    std::to_string(n) + "\n";
         }
     }
+    out += "# HELP icsbridge_hooks_total Incoming webhooks, by outcome (refused: the 404 of an unknown "
+           "hook URL; foreign_url: api_url not on the source's host).\n"
+           "# TYPE icsbridge_hooks_total counter\n";
+    static constexpr std::array<std::pair<HookOutcome, std::string_view>, hook_outcome_count> outcomes = {{
+        {HookOutcome::accepted, "accepted"},
+        {HookOutcome::refused, "refused"},
+        {HookOutcome::malformed, "malformed"},
+        {HookOutcome::foreign_url, "foreign_url"},
+        {HookOutcome::too_large, "too_large"},
+    }};
+    for (auto const& [o, name] : outcomes)
+        out += "icsbridge_hooks_total{outcome=\"" + std::string(name) + "\"} " +
+               std::to_string(http.hooks(o)) + "\n";
     auto statuses = store.status();
     // Token feeds are not to be discovered: their series only for the admin.
     if (!details)

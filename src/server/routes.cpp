@@ -3,6 +3,7 @@
 // validators and negotiation, and the one mapping from a failure to a response.
 #include "server/agenda_page.hpp"
 #include "server/conditional.hpp"
+#include "server/hooks.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "store/etag.hpp"
@@ -46,9 +47,9 @@ ServerResponse not_found() {
     return text_response(404, "not found\n");
 }
 
-ServerResponse method_not_allowed() {
+ServerResponse method_not_allowed(std::string allow = "GET, HEAD") {
     auto r = text_response(405, "method not allowed\n");
-    r.headers.emplace_back("Allow", "GET, HEAD");
+    r.headers.emplace_back("Allow", std::move(allow));
     return r;
 }
 
@@ -67,14 +68,15 @@ ServerResponse not_fetched_yet() {
 
 ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     std::string const token = presented_token(c);
-    Access access = c.store.authorize(name, token);
-    if (!access.allowed)
+    // One lookup: access, snapshot and the feed's settings from the same moment, whatever a reload does.
+    FeedLookup feed = c.store.lookup(name, token);
+    if (!feed.access.allowed)
         return not_found();
     // Checked before the snapshot: a wrong parameter is wrong whether or not the feed was fetched yet.
     auto view = views::parse_view_params(c.url.params(), std::chrono::floor<std::chrono::days>(c.now));
     if (!view)
         return text_response(400, view.error().message + "\n");
-    auto snap = c.store.get(name);
+    auto snap = std::move(feed.snapshot);
     if (!snap)
         return not_fetched_yet();
     if (!view->empty()) {
@@ -84,11 +86,9 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
             return text_response(500, built.error().message + "\n");
         snap = std::move(*built);
     }
-    if (access.subscriber >= 0)
-        c.store.record_subscriber_fetch(name, access.subscriber, c.now);
-    FeedConfig const* feed = c.cfg.find_feed(name);
-    auto max_age = std::to_string(feed ? feed->refresh.count() : 900);
-    bool is_public = feed && feed->is_public();
+    feed.record_fetch(c.now);
+    auto max_age = std::to_string(feed.settings->refresh.count());
+    bool const is_public = feed.settings->is_public;
 
     ServerResponse r;
     r.headers.reserve(8); // all of them: growing the vector would cost more allocations than the strings
@@ -124,9 +124,10 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
 ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
     std::string const token = presented_token(c);
     FeedConfig const* feed = c.cfg.find_feed(name);
-    if (!feed || !c.store.authorize(name, token).allowed)
+    FeedLookup found = c.store.lookup(name, token);
+    if (!feed || !found.access.allowed)
         return not_found();
-    auto snap = c.store.get(name);
+    auto snap = std::move(found.snapshot);
     if (!snap)
         return not_fetched_yet();
     auto index = c.store.views().index_of(name, *snap);
@@ -210,6 +211,31 @@ ServerResponse handle_metrics(Ctx const& c, std::string_view) {
     return r;
 }
 
+// A hook is answered at once; the refresh it asks for runs in the background (the listener wakes it).
+ServerResponse handle_hook(Ctx const& c, std::string_view rest) {
+    std::string_view source;
+    std::string_view secret;
+    HookVerdict v;
+    if (split_hook_path(rest, source, secret))
+        v = judge_hook(c.cfg, source, secret, c.req.body, c.req.body_too_large);
+    c.store.http_metrics().count_hook(v.outcome);
+    if (v.outcome == HookOutcome::refused)
+        return not_found();
+    auto r = text_response(v.status, v.message + "\n");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    r.hook_source = std::move(v.source);
+    r.hook_action = std::move(v.action);
+    return r;
+}
+
+bool match_hook(std::string_view path, std::string_view& arg) {
+    constexpr std::string_view prefix = "/hooks/";
+    if (path.size() <= prefix.size() || path.substr(0, prefix.size()) != prefix)
+        return false;
+    arg = path.substr(prefix.size());
+    return true;
+}
+
 /** @brief Matches /feeds/NAME + suffix, where NAME is a config feed name ([A-Za-z0-9._-]+). */
 template <std::size_t N>
 bool match_feed_file(std::string_view path, std::string_view& arg, char const (&want)[N]) {
@@ -235,7 +261,7 @@ struct RouteEntry {
     ServerResponse (*handler)(Ctx const&, std::string_view arg);
 };
 
-std::array<RouteEntry, 5> const routes = {{
+std::array<RouteEntry, 6> const routes = {{
     {Route::feed,
      [](std::string_view p, std::string_view& a) { return match_feed_file(p, a, ".ics"); },
      {"GET", "HEAD"},
@@ -256,6 +282,7 @@ std::array<RouteEntry, 5> const routes = {{
      [](std::string_view p, std::string_view& a) { return match_exact(p, a, "/metrics"); },
      {"GET", "HEAD"},
      &handle_metrics},
+    {Route::hooks, &match_hook, {"POST", ""}, &handle_hook},
 }};
 
 } // namespace
@@ -288,9 +315,13 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
             continue;
         bool allowed = false;
         for (auto m : route.methods)
-            allowed = allowed || m == req.method;
+            allowed = allowed || (!m.empty() && m == req.method);
         if (!allowed) {
-            auto r = method_not_allowed();
+            std::string allow;
+            for (auto m : route.methods)
+                if (!m.empty())
+                    allow += (allow.empty() ? "" : ", ") + std::string(m);
+            auto r = method_not_allowed(std::move(allow));
             r.route = route.route;
             return r;
         }

@@ -11,8 +11,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include <chrono>
 #include <memory>
@@ -65,7 +65,17 @@ std::string const& date_header(std::chrono::sys_seconds now);
 boost::asio::awaitable<boost::beast::error_code> read_request(
     SessionState& st,
     boost::beast::flat_buffer& buffer,
-    boost::beast::http::request_parser<boost::beast::http::empty_body>& parser
+    boost::beast::http::request_parser<boost::beast::http::string_body>& parser
+);
+
+/**
+ * @brief Reads the rest of a request whose header read_request() parsed: its body, up to the parser's
+ * body_limit (error body_limit past it, with the rest left unread).
+ */
+boost::asio::awaitable<boost::beast::error_code> read_body(
+    SessionState& st,
+    boost::beast::flat_buffer& buffer,
+    boost::beast::http::request_parser<boost::beast::http::string_body>& parser
 );
 
 /**

@@ -1,5 +1,6 @@
 // File: feed_store.cpp
 // FeedStore: the mutex-guarded table of immutable snapshots, per-feed refresh status and token digests.
+#include "store/duration_bucket.hpp"
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
 #include "views/view_cache.hpp"
@@ -14,16 +15,9 @@ namespace icsbridge {
 
 namespace {
 
+using store_detail::duration_bucket;
 using Digest = std::array<unsigned char, 32>;
 constexpr std::int64_t never = std::numeric_limits<std::int64_t>::min();
-
-/** @brief The histogram bucket of a duration: the first whose upper bound holds it, else +Inf. */
-std::size_t duration_bucket(double seconds) {
-    std::size_t i = 0;
-    while (i < duration_buckets.size() && seconds > duration_buckets[i])
-        ++i;
-    return i;
-}
 
 std::shared_ptr<Snapshot const> build_snapshot(
     std::string body,
@@ -56,54 +50,6 @@ std::shared_ptr<Snapshot const> make_snapshot(
     return build_snapshot(std::move(body), std::move(etag), items, changed_at, fetched_at, gzip);
 }
 
-// ---- metrics ----
-
-void UpstreamMetrics::set_budget_source(std::function<std::vector<BudgetGauge>()> source) {
-    std::lock_guard lock(mtx_);
-    budget_source_ = std::move(source);
-}
-
-std::vector<BudgetGauge> UpstreamMetrics::budgets() const {
-    std::function<std::vector<BudgetGauge>()> source;
-    {
-        std::lock_guard lock(mtx_);
-        source = budget_source_;
-    }
-    return source ? source() : std::vector<BudgetGauge>{};
-}
-
-void UpstreamMetrics::record(std::string_view source, unsigned status, std::chrono::duration<double> took) {
-    std::string code = status >= 100 && status < 600 ? std::to_string(status / 100) + "xx" : "error";
-    double s = took.count();
-    std::lock_guard lock(mtx_);
-    auto& h = series_[{std::string(source), std::move(code)}];
-    ++h.counts[duration_bucket(s)];
-    h.sum += s;
-}
-
-std::vector<UpstreamMetrics::Series> UpstreamMetrics::series() const {
-    std::lock_guard lock(mtx_);
-    std::vector<Series> out;
-    for (auto const& [key, h] : series_)
-        out.push_back(Series{key.first, key.second, h.counts, h.sum});
-    return out;
-}
-
-std::size_t HttpMetrics::status_index(unsigned status) noexcept {
-    for (std::size_t i = 0; i + 1 < counted_statuses.size(); ++i)
-        if (counted_statuses[i] == status)
-            return i;
-    return counted_statuses.size() - 1;
-}
-
-void HttpMetrics::count(Route r, unsigned status) noexcept {
-    counts_[static_cast<std::size_t>(r)][status_index(status)].fetch_add(1, std::memory_order_relaxed);
-}
-
-std::uint64_t HttpMetrics::get(Route r, unsigned status) const noexcept {
-    return counts_[static_cast<std::size_t>(r)][status_index(status)].load(std::memory_order_relaxed);
-}
-
 bool FeedStatus::stale(sys_seconds now) const {
     if (!last_success)
         return true;
@@ -113,17 +59,10 @@ bool FeedStatus::stale(sys_seconds now) const {
 // ---- the store ----
 
 struct FeedStore::Entry {
-    // Fixed at construction: read without the lock.
-    std::string name;
-    std::string title;
-    bool is_public = true;
-    std::chrono::seconds refresh{0};
-    std::vector<std::string> subscribers;
-    std::vector<std::pair<Digest, int>>
-        digests; ///< token digest -> subscriber index (-1: the single `token`)
-    std::unique_ptr<std::atomic<std::int64_t>[]> subscriber_last;
+    std::string name; // fixed
 
-    // Guarded by FeedStore::mtx_.
+    // Guarded by FeedStore::mtx_. A reload replaces `settings` whole; everything else outlives it.
+    std::shared_ptr<FeedSettings const> settings;
     std::shared_ptr<Snapshot const> snap;
     std::optional<sys_seconds> last_success, last_failure;
     std::string last_error;
@@ -132,40 +71,89 @@ struct FeedStore::Entry {
     double duration_sum = 0;
 };
 
+namespace {
+
+/** @brief A feed's serving settings; a subscriber's last fetch carries over from `before` by name. */
+std::shared_ptr<FeedSettings const> make_settings(FeedConfig const& f, FeedSettings const* before) {
+    auto s = std::make_shared<FeedSettings>();
+    s->title = f.title.empty() ? f.name : f.title;
+    s->is_public = f.is_public();
+    s->refresh = f.refresh;
+    if (!f.token.empty())
+        s->digests.emplace_back(sha256(f.token), -1);
+    for (auto const& [who, secret] : f.tokens) {
+        s->digests.emplace_back(sha256(secret), static_cast<int>(s->subscribers.size()));
+        s->subscribers.push_back(who);
+    }
+    s->subscriber_last = std::make_unique<std::atomic<std::int64_t>[]>(s->subscribers.size());
+    for (std::size_t i = 0; i < s->subscribers.size(); ++i) {
+        std::int64_t last = never;
+        for (std::size_t j = 0; before && j < before->subscribers.size(); ++j)
+            if (before->subscribers[j] == s->subscribers[i])
+                last = before->subscriber_last[j].load(std::memory_order_relaxed);
+        s->subscriber_last[i].store(last);
+    }
+    return s;
+}
+
+} // namespace
+
 FeedStore::FeedStore(Config const& cfg)
     : gzip_(cfg.server.gzip)
     , http_(std::make_unique<HttpMetrics>())
     , upstream_(std::make_unique<UpstreamMetrics>())
     , views_(std::make_unique<ViewCache>()) {
-    for (auto const& f : cfg.feeds) {
-        auto e = std::make_unique<Entry>();
-        e->name = f.name;
-        e->title = f.title.empty() ? f.name : f.title;
-        e->is_public = f.is_public();
-        e->refresh = f.refresh;
-        if (!f.token.empty())
-            e->digests.emplace_back(sha256(f.token), -1);
-        for (auto const& [who, secret] : f.tokens) {
-            e->digests.emplace_back(sha256(secret), static_cast<int>(e->subscribers.size()));
-            e->subscribers.push_back(who);
-        }
-        e->subscriber_last = std::make_unique<std::atomic<std::int64_t>[]>(e->subscribers.size());
-        for (std::size_t i = 0; i < e->subscribers.size(); ++i)
-            e->subscriber_last[i].store(never);
-        entries_.push_back(std::move(e));
-    }
+    reconfigure(cfg);
 }
 
 FeedStore::~FeedStore() = default;
 
-FeedStore::Entry* FeedStore::find(std::string_view name) const {
+void FeedStore::reconfigure(Config const& cfg) {
+    // Settings are built outside the lock (hashing every token); then one swap.
+    std::vector<std::shared_ptr<Entry>> next;
+    std::vector<std::shared_ptr<FeedSettings const>> settings;
+    std::vector<std::shared_ptr<Entry>> current;
+    {
+        std::lock_guard lock(mtx_);
+        current = entries_;
+    }
+    for (auto const& f : cfg.feeds) {
+        std::shared_ptr<Entry> e;
+        for (auto const& c : current)
+            if (c->name == f.name)
+                e = c;
+        if (!e) {
+            e = std::make_shared<Entry>();
+            e->name = f.name;
+        }
+        std::shared_ptr<FeedSettings const> before;
+        {
+            std::lock_guard lock(mtx_);
+            before = e->settings;
+        }
+        settings.push_back(make_settings(f, before.get()));
+        next.push_back(std::move(e));
+    }
+    std::lock_guard lock(mtx_);
+    for (std::size_t i = 0; i < next.size(); ++i)
+        next[i]->settings = std::move(settings[i]);
+    entries_ = std::move(next);
+}
+
+std::shared_ptr<FeedStore::Entry> FeedStore::find(std::string_view name) const {
+    std::lock_guard lock(mtx_);
+    return find_locked(name);
+}
+
+std::shared_ptr<FeedStore::Entry> FeedStore::find_locked(std::string_view name) const {
     for (auto const& e : entries_)
         if (e->name == name)
-            return e.get();
+            return e;
     return nullptr;
 }
 
 std::vector<std::string> FeedStore::names() const {
+    std::lock_guard lock(mtx_);
     std::vector<std::string> out;
     for (auto const& e : entries_)
         out.push_back(e->name);
@@ -173,21 +161,23 @@ std::vector<std::string> FeedStore::names() const {
 }
 
 std::shared_ptr<Snapshot const> FeedStore::get(std::string_view name) const {
-    auto* e = find(name);
-    if (!e)
-        return nullptr;
     std::lock_guard lock(mtx_);
-    return e->snap;
+    auto e = find_locked(name);
+    return e ? e->snap : nullptr;
 }
 
 std::pair<std::shared_ptr<Snapshot const>, bool>
 FeedStore::publish(std::string_view name, std::string body, std::size_t items, sys_seconds now) {
-    auto* e = find(name);
+    auto e = find(name);
     if (!e)
         return {nullptr, false};
     // Hash and compress outside the lock: readers must never wait for this.
     auto etag = make_etag(body);
-    std::shared_ptr<Snapshot const> current = get(name);
+    std::shared_ptr<Snapshot const> current;
+    {
+        std::lock_guard lock(mtx_);
+        current = e->snap;
+    }
     bool changed = !current || current->etag != etag || current->items != items;
     std::shared_ptr<Snapshot const> next =
         changed ? build_snapshot(std::move(body), std::move(etag), items, now, now, gzip_) : current;
@@ -200,58 +190,96 @@ FeedStore::publish(std::string_view name, std::string body, std::size_t items, s
 }
 
 void FeedStore::record_failure(std::string_view name, Error const& err, sys_seconds now) {
-    auto* e = find(name);
+    std::lock_guard lock(mtx_);
+    auto e = find_locked(name);
     if (!e)
         return;
-    std::lock_guard lock(mtx_);
     e->last_failure = now;
     e->last_error = err.message.empty() ? std::string(to_string(err.code)) : err.message;
     ++e->failed;
 }
 
 void FeedStore::record_fetch_duration(std::string_view name, std::chrono::duration<double> d) {
-    auto* e = find(name);
-    if (!e)
-        return;
     double s = d.count();
     std::size_t i = duration_bucket(s);
     std::lock_guard lock(mtx_);
+    auto e = find_locked(name);
+    if (!e)
+        return;
     ++e->buckets[i];
     e->duration_sum += s;
 }
 
-Access FeedStore::authorize(std::string_view name, std::string_view presented) const {
-    auto* e = find(name);
-    if (!e)
-        return {};
-    if (e->is_public)
+namespace {
+
+/** @brief Every secret's digest compared, without an early exit: the time shows neither length nor place. */
+Access check_token(FeedSettings const& s, Digest const& presented, bool empty) {
+    if (s.is_public)
         return {true, -1};
-    // Compare fixed-size digests of every secret, without an early exit, so neither the length nor
-    // the position of a secret shows in the response time.
-    Digest d = sha256(presented);
     int match = -2;
-    for (auto const& [digest, who] : e->digests) {
-        bool same = CRYPTO_memcmp(digest.data(), d.data(), d.size()) == 0;
+    for (auto const& [digest, who] : s.digests) {
+        bool same = CRYPTO_memcmp(digest.data(), presented.data(), presented.size()) == 0;
         match = same ? who : match;
     }
-    if (presented.empty() || match == -2)
+    if (empty || match == -2)
         return {};
     return {true, match};
 }
 
-void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const {
-    auto* e = find(name);
-    if (!e || subscriber < 0 || static_cast<std::size_t>(subscriber) >= e->subscribers.size())
+} // namespace
+
+FeedLookup FeedStore::lookup(std::string_view name, std::string_view presented) const {
+    Digest const d = sha256(presented); // outside the lock
+    FeedLookup out;
+    {
+        std::lock_guard lock(mtx_);
+        auto e = find_locked(name);
+        if (!e)
+            return out;
+        out.settings = e->settings;
+        out.snapshot = e->snap;
+    }
+    out.access = check_token(*out.settings, d, presented.empty());
+    if (!out.access.allowed)
+        out.snapshot.reset();
+    return out;
+}
+
+Access FeedStore::authorize(std::string_view name, std::string_view presented) const {
+    return lookup(name, presented).access;
+}
+
+void FeedLookup::record_fetch(sys_seconds now) const {
+    if (!settings || access.subscriber < 0 ||
+        static_cast<std::size_t>(access.subscriber) >= settings->subscribers.size())
         return;
-    e->subscriber_last[static_cast<std::size_t>(subscriber)].store(
+    settings->subscriber_last[static_cast<std::size_t>(access.subscriber)].store(
         now.time_since_epoch().count(),
         std::memory_order_relaxed
     );
 }
 
+void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const {
+    FeedLookup l;
+    {
+        std::lock_guard lock(mtx_);
+        auto e = find_locked(name);
+        if (!e)
+            return;
+        l.settings = e->settings;
+    }
+    l.access = {true, subscriber};
+    l.record_fetch(now);
+}
+
 std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
     std::size_t loaded = 0;
-    for (auto const& e : entries_) {
+    std::vector<std::shared_ptr<Entry>> entries;
+    {
+        std::lock_guard lock(mtx_);
+        entries = entries_;
+    }
+    for (auto const& e : entries) {
         // A missing file is normal on first start; anything else is worth a warning.
         std::error_code ec;
         if (!std::filesystem::exists(dir + "/" + e->name + ".snapshot", ec))
@@ -277,9 +305,9 @@ std::vector<FeedStatus> FeedStore::status() const {
     for (auto const& e : entries_) {
         FeedStatus s;
         s.name = e->name;
-        s.title = e->title;
-        s.is_public = e->is_public;
-        s.refresh = e->refresh;
+        s.title = e->settings->title;
+        s.is_public = e->settings->is_public;
+        s.refresh = e->settings->refresh;
         s.last_success = e->last_success;
         s.last_failure = e->last_failure;
         s.last_error = e->last_error;
@@ -288,9 +316,10 @@ std::vector<FeedStatus> FeedStore::status() const {
         s.duration_counts = e->buckets;
         s.duration_sum = e->duration_sum;
         s.snapshot = e->snap;
-        for (std::size_t i = 0; i < e->subscribers.size(); ++i) {
-            auto v = e->subscriber_last[i].load(std::memory_order_relaxed);
-            SubscriberStatus sub{e->subscribers[i], std::nullopt};
+        auto const& set = *e->settings;
+        for (std::size_t i = 0; i < set.subscribers.size(); ++i) {
+            auto v = set.subscriber_last[i].load(std::memory_order_relaxed);
+            SubscriberStatus sub{set.subscribers[i], std::nullopt};
             if (v != never)
                 sub.last_fetch = sys_seconds{std::chrono::seconds{v}};
             s.subscribers.push_back(std::move(sub));
@@ -298,6 +327,16 @@ std::vector<FeedStatus> FeedStore::status() const {
         out.push_back(std::move(s));
     }
     return out;
+}
+
+void FeedStore::record_reload(ReloadStatus r) {
+    std::lock_guard lock(mtx_);
+    reload_ = std::move(r);
+}
+
+std::optional<ReloadStatus> FeedStore::last_reload() const {
+    std::lock_guard lock(mtx_);
+    return reload_;
 }
 
 } // namespace icsbridge

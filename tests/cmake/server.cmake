@@ -15,3 +15,19 @@ set_tests_properties(server.index_page_browser PROPERTIES LABELS "server;browser
 add_test(NAME server.fd_limit COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/fd_limit_test.sh"
                                           $<TARGET_FILE:icsbridge> "${CMAKE_SOURCE_DIR}")
 set_tests_properties(server.fd_limit PROPERTIES LABELS server TIMEOUT 120)
+
+# Incoming webhooks (issue 12): latency, bursts, refusals without upstream requests, secrecy, the budget.
+add_test(
+    NAME server.hooks_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/hooks_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.hooks_e2e PROPERTIES LABELS server TIMEOUT 180)
+
+# SIGHUP reload under wrk load (issue 12): added, revoked, kept, removed, refused.
+add_test(
+    NAME server.reload_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/reload_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.reload_e2e PROPERTIES LABELS server TIMEOUT 180 SKIP_RETURN_CODE 77)

@@ -22,6 +22,7 @@ fail() {
 }
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 token=nginx-test-feed-token-5b1d
+hook_secret=nginx-test-hook-secret-77c2
 
 # icsbridge with one token feed, served from a snapshot (its upstream is a dead port).
 ib_port=$(free_port)
@@ -44,6 +45,7 @@ threads = 1
 [storage]
 dir = "$work/state"
 $(offline_source)
+webhook_secret = "$hook_secret"
 $(offline_feed team organizer)
 token = "$token"
 TOML
@@ -114,9 +116,16 @@ case "$(cat "$work/s")" in
     "301 https://calendar.example.org"*"/feeds/team.ics?token=$token") ;;
     *) fail "http gave '$(sed "s/$token/***/g" "$work/s")', not a 301 to https" ;;
 esac
-# 6. The token is in no nginx log line (icsbridge's own log redacts it too).
+# 6. A webhook goes through, and its secret (the last path segment) is logged as ***.
+"${c[@]}" -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data '{"api_url": "http://127.0.0.1:9/v3/events/1/", "config": {"action": "event.updated"}}' \
+    "https://calendar.example.org:$https_port/hooks/eb/$hook_secret" >"$work/s"
+[ "$(cat "$work/s")" = 202 ] || fail "a hook through nginx gave $(cat "$work/s"), not 202"
+# 7. The token and the hook secret are in no nginx log line (icsbridge's own log redacts them too).
 kill -HUP "${pids[1]}" 2>/dev/null; sleep 0.3
 [ -s "$work/nginx/access.log" ] || fail "nginx wrote no access log"
 if grep -q "$token" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the feed token reached a log"; fi
+if grep -q "$hook_secret" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the hook secret reached a log"; fi
+grep -q '"POST /hooks/eb/\*\*\*" 202' "$work/nginx/access.log" || fail "the access log lacks the redacted hook line"
 grep -q '"GET /feeds/team.ics" 200' "$work/nginx/access.log" || fail "the access log lacks the request line"
 echo "nginx_test: ok"

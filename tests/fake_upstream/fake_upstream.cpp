@@ -4,6 +4,7 @@
 #include "fake_upstream/fake_upstream.hpp"
 
 #include "fake_upstream/fake_api.hpp"
+#include "fake_upstream/hook_sender.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -216,6 +217,20 @@ struct FakeUpstream::Impl {
             std::lock_guard lock(mtx);
             ignore_expand = on == "1" || on == "true";
             return ok(json::object{{"ignore_expand", ignore_expand}});
+        }
+        // The service's side of a webhook: POST its hook body for an event to the subscriber's URL, as the
+        // real service does when an organizer edits an event (api_url names this server's API).
+        if (path == "/__control/send_hook" && post) {
+            auto to = param("to");
+            if (!to)
+                return bad("to (the hook URL) is required");
+            auto body = hook_body(
+                "http://127.0.0.1:" + std::to_string(port),
+                param("action").value_or("event.updated"),
+                param("event").value_or("788216780592")
+            );
+            auto status = send_hook(*to, body, std::chrono::seconds(5));
+            return ok(json::object{{"status", status}});
         }
         if (path == "/__control/requests" && req.method() == http::verb::get) {
             json::array out;

@@ -18,7 +18,8 @@ constexpr char const* usage =
     "KIND: latency status500 status503 status429 hang reset truncate malformed_json\n"
     "Control: POST /__control/fault?kind=KIND&latency_ms=N&retry_after=S&count=N, POST "
     "/__control/reload?dir=PATH,\n"
-    "         GET /__control/requests, POST /__control/clear_requests, POST /__control/ignore_expand?on=1\n";
+    "         GET /__control/requests, POST /__control/clear_requests, POST /__control/ignore_expand?on=1,\n"
+    "         POST /__control/send_hook?to=URL&action=event.updated&event=ID (sends the service's webhook)\n";
 
 int fail(std::string const& msg) {
     std::cerr << "icsbridge-fake-upstream: " << msg << "\n" << usage;

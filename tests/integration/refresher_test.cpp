@@ -341,4 +341,54 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
     BOOST_TEST(logs.joined().find("demo-events-token") == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_hook_refreshes_its_sources_feeds_soon_and_a_burst_at_most_twice) {
+    auto cfg = one_feed();
+    FeedConfig other = cfg.feeds.front();
+    other.name = "other";
+    other.source = "jobs";
+    cfg.feeds.push_back(other);
+    FeedStore store(cfg);
+    int eb_calls = 0;
+    int jobs_calls = 0;
+    GroupFetch fetch = [&](FeedGroup const& g,
+                           sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+        ++(g.feeds.front()->source == "eb" ? eb_calls : jobs_calls);
+        co_return std::vector<Result<FeedOutput>>(g.feeds.size(), ok(1));
+    };
+    auto opts = fast();
+    opts.hook_delay = std::chrono::milliseconds(100);
+    opts.hook_gap = std::chrono::milliseconds(600);
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        // Refreshes are an hour apart: every later one is a hook's.
+        for (auto& f : cfg.feeds)
+            f.refresh = std::chrono::hours(1);
+        Refreshers r(ex, cfg, store, fetch, null_logger(), opts);
+        net::co_spawn(ex, r.run(), net::detached);
+        net::steady_timer t(ex);
+        auto pause = [&](int ms) {
+            t.expires_after(std::chrono::milliseconds(ms));
+            return t.async_wait(net::use_awaitable);
+        };
+        while (eb_calls < 1 || jobs_calls < 1)
+            co_await pause(5);
+        // One hook: one refresh, soon.
+        r.poke("eb");
+        for (int i = 0; i < 200 && eb_calls < 2; ++i)
+            co_await pause(10);
+        BOOST_TEST(eb_calls == 2);
+        // A burst, spread over longer than hook_delay: at most two more.
+        co_await pause(700); // past the gap of the refresh above
+        for (int round = 0; round < 5; ++round) {
+            for (int i = 0; i < 10; ++i)
+                r.poke("eb");
+            co_await pause(60);
+        }
+        co_await pause(1500);
+        BOOST_TEST(eb_calls >= 3);
+        BOOST_TEST(eb_calls <= 4);
+        BOOST_TEST(jobs_calls == 1); // another source's hooks are not this one's
+        r.stop();
+    });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

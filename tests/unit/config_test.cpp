@@ -393,4 +393,56 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_mistakes_point_at_the_value) {
     );
 }
 
+BOOST_AUTO_TEST_CASE(webhook_secret_of_an_events_source_inline_or_from_the_environment) {
+    std::string const head =
+        "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n";
+    auto none = parse_config(head, "h.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(none.has_value(), (none ? "" : none.error().message));
+    BOOST_TEST(none->sources.at("eb").webhook_secret.empty());
+
+    auto inline_secret =
+        parse_config(head + "webhook_secret = \"0123456789abcdef_-.~X\"\n", "h.toml", fake_env({}));
+    BOOST_TEST_REQUIRE(inline_secret.has_value(), (inline_secret ? "" : inline_secret.error().message));
+    BOOST_TEST(inline_secret->sources.at("eb").webhook_secret == "0123456789abcdef_-.~X");
+
+    auto env = parse_config(
+        head + "webhook_secret_env = \"HOOK\"\n",
+        "h.toml",
+        fake_env({{"HOOK", "fedcba9876543210fedcba"}})
+    );
+    BOOST_TEST_REQUIRE(env.has_value(), (env ? "" : env.error().message));
+    BOOST_TEST(env->sources.at("eb").webhook_secret == "fedcba9876543210fedcba");
+
+    struct Case {
+        std::string text;
+        char const* position;
+        char const* says;
+    };
+    std::vector<Case> const cases = {
+        {head + "webhook_secret = \"short-secret\"\n", "h.toml:5:18", "shorter than 16 characters"},
+        {head + "webhook_secret = \"0123456789abcdef/x\"\n",
+         "h.toml:5:18",
+         "only letters, digits and - _ . ~"},
+        {head + "webhook_secret = \"0123456789abcdef0\"\nwebhook_secret_env = \"HOOK\"\n",
+         "h.toml:6:1",
+         "give either webhook_secret or webhook_secret_env"},
+        {head + "webhook_secret_env = \"UNSET_HOOK\"\n", "h.toml:5:22", "UNSET_HOOK"},
+        {"[sources.j]\ntype = \"jobs\"\nbase_url = \"https://j.example\"\napi_key = \"k\"\n"
+         "webhook_secret = \"0123456789abcdef0\"\n",
+         "h.toml:5:1",
+         "only events sources send webhooks"},
+    };
+    for (auto const& c : cases) {
+        auto r = parse_config(c.text, "h.toml", fake_env({}));
+        BOOST_TEST_CONTEXT(c.text) {
+            BOOST_TEST_REQUIRE(!r.has_value());
+            BOOST_TEST(r.error().message.find(c.position) != std::string::npos, r.error().message);
+            BOOST_TEST(r.error().message.find(c.says) != std::string::npos, r.error().message);
+            // The value itself is never echoed.
+            BOOST_TEST(r.error().message.find("0123456789abcdef") == std::string::npos, r.error().message);
+            BOOST_TEST(r.error().message.find("short-secret") == std::string::npos, r.error().message);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,10 +45,33 @@ stop_and_clean() {
     rm -rf "$work"
 }
 
+# server_toml STATE_DIR LISTEN [LINE...]: the [server] table (two threads, extra key lines) and [storage].
+server_toml() {
+    printf '[server]\nlisten = "%s"\npublic_url = "http://127.0.0.1:8080"\nthreads = 2\n' "$2"
+    [ $# -le 2 ] || printf '%s\n' "${@:3}"
+    printf '\n[storage]\ndir = "%s"\n' "$1"
+}
+
+# events_source_toml UPSTREAM [LINE...]: the [sources.eb] (events) table for the fake upstream, with extra
+# key lines (e.g. 'budget = "20/m"').
+events_source_toml() {
+    printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\ntoken = "demo-events-token"\n' "$1"
+    shift
+    [ $# -eq 0 ] || printf '%s\n' "$@"
+}
+
 # fake_sources_toml UPSTREAM: the [sources.eb] (events) and [sources.jobs] tables for the fake upstream.
 fake_sources_toml() {
-    printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\ntoken = "demo-events-token"\n' "$1"
+    events_source_toml "$1"
     printf '[sources.jobs]\ntype = "jobs"\nbase_url = "%s"\napi_key = "demo-jobs-key"\n' "$1"
+}
+
+# organizer_feed_toml NAME [LINE...]: a feed of the events source's organizer list, refreshed hourly and
+# keeping every past fixture event, with extra key lines.
+organizer_feed_toml() {
+    printf '[feeds.%s]\nsource = "eb"\nselect = "organizer"\nrefresh = "1h"\nkeep_past = "3650d"\n' "$1"
+    shift
+    [ $# -eq 0 ] || printf '%s\n' "$@"
 }
 
 # wait_for_feeds PATH...: waits (up to 10 s each) until $base/feeds/PATH answers 200.

@@ -1,0 +1,80 @@
+// File: generation.cpp
+// Building one generation of the refreshing half of `serve`.
+#include "cli/generation.hpp"
+
+#include <boost/asio/strand.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace icsbridge {
+
+std::shared_ptr<Generation> make_generation(
+    std::shared_ptr<Config const> cfg,
+    boost::asio::any_io_executor ex,
+    FeedStore& store,
+    Logger const& log,
+    RefreshOptions opts,
+    Generation const* previous
+) {
+    auto gen = std::make_shared<Generation>();
+    gen->cfg = cfg;
+    // The pipeline's HTTP clients and the refreshers that call them share one strand, made first.
+    auto strand = boost::asio::make_strand(ex);
+    gen->pipeline = std::make_shared<Pipeline>(
+        *cfg,
+        strand,
+        log,
+        [&store](std::string_view source, unsigned status, std::chrono::duration<double> took) {
+            store.upstream_metrics().record(source, status, took);
+        },
+        previous ? previous->pipeline.get() : nullptr
+    );
+    // The fetch function owns what it reads: a refresh still running after a reload keeps its config and
+    // pipeline alive until it ends.
+    GroupFetch fetch = [cfg, pipeline = gen->pipeline](FeedGroup const& g, sys_seconds now) {
+        return pipeline_fetch(*pipeline)(g, now);
+    };
+    gen->refreshers =
+        std::make_unique<Refreshers>(strand, *cfg, store, std::move(fetch), log, std::move(opts));
+    return gen;
+}
+
+std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
+resume_kept(ReloadPlan const& plan, FeedStore const& store) {
+    std::set<std::string> kept(plan.kept.begin(), plan.kept.end());
+    std::map<std::string, sys_seconds> last_success;
+    for (auto const& s : store.status())
+        if (s.last_success && s.snapshot && kept.count(s.name))
+            last_success.emplace(s.name, *s.last_success);
+    return [last_success](FeedGroup const& g) -> std::optional<std::chrono::steady_clock::duration> {
+        std::optional<sys_seconds> oldest;
+        for (auto const* f : g.feeds) {
+            auto it = last_success.find(f->name);
+            if (it == last_success.end())
+                return std::nullopt; // new, changed or never fetched: at once
+            oldest = oldest ? std::min(*oldest, it->second) : it->second;
+        }
+        auto const now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+        auto const left = *oldest + g.refresh - now;
+        return std::chrono::steady_clock::duration(std::max(left, std::chrono::seconds(0)));
+    };
+}
+
+void show_budgets(FeedStore& store, Pipeline const& pipeline) {
+    store.upstream_metrics().set_budget_source([p = &pipeline] {
+        std::vector<BudgetGauge> out;
+        for (auto const& b : p->budgets())
+            out.push_back(BudgetGauge{
+                b.source,
+                b.budget.calls,
+                static_cast<long long>(b.budget.period.count()),
+                b.used,
+                b.left,
+                b.waiting_for ? static_cast<long long>(b.waiting_for->count()) : 0});
+        return out;
+    });
+}
+
+} // namespace icsbridge

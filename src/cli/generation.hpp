@@ -1,0 +1,46 @@
+// File: generation.hpp
+// The refreshing half of `serve` for one config: its Pipeline and Refreshers, built in order on one
+// strand. A reload builds the next generation and retires the previous one once its refreshes have ended.
+#pragma once
+
+#include "cli/reload_plan.hpp"
+#include <icsbridge/pipeline.hpp>
+#include <icsbridge/refresh.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <memory>
+
+namespace icsbridge {
+
+struct Generation {
+    std::shared_ptr<Config const> cfg;
+    std::shared_ptr<Pipeline> pipeline;
+    std::unique_ptr<Refreshers> refreshers;
+};
+
+/**
+ * @brief Builds the pipeline and the refreshers of `cfg` on `ex` (one thread). With `previous`, unchanged
+ * budgets go on counting in the same window.
+ */
+std::shared_ptr<Generation> make_generation(
+    std::shared_ptr<Config const> cfg,
+    boost::asio::any_io_executor ex,
+    FeedStore& store,
+    Logger const& log,
+    RefreshOptions opts,
+    Generation const* previous = nullptr
+);
+
+/**
+ * @brief For a reload: groups made only of kept feeds wait out the rest of their interval (from each
+ * feed's last success) before their first refresh; any other group refreshes at once.
+ */
+std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
+resume_kept(ReloadPlan const& plan, FeedStore const& store);
+
+/** @brief The store's budget gauges read from this generation's pipeline (see set_budget_source). */
+void show_budgets(FeedStore& store, Pipeline const& pipeline);
+
+} // namespace icsbridge

@@ -1,0 +1,129 @@
+// File: hooks.cpp
+// Judging an incoming webhook: the secret (constant time), the body's shape, the api_url's host.
+#include "server/hooks.hpp"
+
+#include "store/etag.hpp"
+
+#include <boost/algorithm/string/predicate.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+#include <boost/url/parse.hpp>
+
+#include <openssl/crypto.h>
+
+namespace icsbridge {
+
+namespace {
+
+constexpr std::string_view prefix = "/hooks/";
+
+HookVerdict verdict(HookOutcome outcome, unsigned status, std::string message) {
+    HookVerdict v;
+    v.outcome = outcome;
+    v.status = status;
+    v.message = std::move(message);
+    return v;
+}
+
+/** @brief What may go into a log line of a value an anonymous sender chose. */
+std::string printable(std::string_view s) {
+    std::string out(s.substr(0, 64));
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || static_cast<unsigned char>(c) >= 0x7f)
+            c = '?';
+    return out;
+}
+
+/** @brief The host of an absolute http(s) URL, lowercased; empty if it is none. */
+std::string http_host(std::string_view url) {
+    auto u = boost::urls::parse_absolute_uri(url);
+    if (!u || !u->has_authority())
+        return {};
+    auto scheme = u->scheme();
+    if (!boost::algorithm::iequals(scheme, "http") && !boost::algorithm::iequals(scheme, "https"))
+        return {};
+    std::string host = u->host();
+    for (char& c : host)
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+    return host;
+}
+
+/** @brief Secret and source checked together, every byte compared, so timing shows neither. */
+bool secret_matches(SourceConfig const* src, std::string_view presented) {
+    // An unknown source or one without a secret still costs the same two digests.
+    std::string_view const want =
+        src && !src->webhook_secret.empty() ? std::string_view(src->webhook_secret) : std::string_view();
+    auto a = sha256(want);
+    auto b = sha256(presented);
+    bool const same = CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+    return same && !want.empty();
+}
+
+} // namespace
+
+bool split_hook_path(std::string_view rest, std::string_view& source, std::string_view& secret) {
+    auto slash = rest.find('/');
+    if (slash == std::string_view::npos || slash == 0 || slash + 1 == rest.size())
+        return false;
+    source = rest.substr(0, slash);
+    secret = rest.substr(slash + 1);
+    return secret.find('/') == std::string_view::npos;
+}
+
+HookVerdict judge_hook(
+    Config const& cfg,
+    std::string_view source,
+    std::string_view secret,
+    std::string_view body,
+    bool body_too_large
+) {
+    SourceConfig const* src = cfg.find_source(source);
+    if (!secret_matches(src, secret) || src->type != SourceType::events)
+        return verdict(HookOutcome::refused, 404, "not found");
+    if (body_too_large)
+        return verdict(
+            HookOutcome::too_large,
+            413,
+            "a hook body is at most " + std::to_string(hook_body_limit / 1024) + " KiB"
+        );
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(body, ec);
+    auto const* root = ec ? nullptr : doc.if_object();
+    auto const* api_url = root ? root->if_contains("api_url") : nullptr;
+    auto const* conf = root ? root->if_contains("config") : nullptr;
+    auto const* action = conf && conf->is_object() ? conf->as_object().if_contains("action") : nullptr;
+    if (!api_url || !api_url->is_string() || !action || !action->is_string())
+        return verdict(
+            HookOutcome::malformed,
+            400,
+            "expected the events service's hook body: {\"api_url\": \"https://…\", \"config\": {\"action\": "
+            "…}}"
+        );
+    // The body is anyone's words: a host other than the source's is refused, and api_url is never
+    // fetched at all (the source's own feeds are refreshed instead), so no request goes where a hook says.
+    auto const host = http_host(api_url->as_string());
+    if (host.empty() || host != http_host(src->base_url))
+        return verdict(
+            HookOutcome::foreign_url,
+            400,
+            "api_url is not on the host of [sources." + src->name + "]"
+        );
+    auto v = verdict(HookOutcome::accepted, 202, "accepted");
+    v.source = src->name;
+    v.action = printable(action->as_string());
+    return v;
+}
+
+std::string redact_hook_target(std::string_view target) {
+    if (target.substr(0, prefix.size()) != prefix)
+        return std::string(target);
+    auto rest = target.substr(prefix.size());
+    auto slash = rest.find('/');
+    if (slash == std::string_view::npos)
+        return std::string(target);
+    // Everything after the source: the secret, and whatever a sender appended to it.
+    return std::string(target.substr(0, prefix.size() + slash + 1)) + "***";
+}
+
+} // namespace icsbridge

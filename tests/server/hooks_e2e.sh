@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# File: hooks_e2e.sh
+# Incoming webhooks with the real `icsbridge serve` and the fake upstream: a change upstream plus one hook
+# is served (new ETag, new text) within 5 s; a burst of 50 hooks in 2 s is at most 2 refreshes; a wrong
+# secret, a foreign api_url, a huge or malformed body and a GET get their answers and cause no upstream
+# request; the secret shows in no log, page or metric; a budget of 20 calls/min holds under hooks.
+#   hooks_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
+
+fail() {
+    echo "FAIL [hooks_e2e]: $*" >&2
+    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
+    exit 1
+}
+
+secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+cp -r "$src/tests/fixtures/upstream" "$work/changed"
+sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' \
+    "$work/changed/events/events.json"
+start_fake_upstream "$fake" "$work" "$work/data"
+
+# write_config BUDGET: the service with one hooked events source
+write_config() {
+    cat >"$work/serve.toml" <<TOML
+$(server_toml "$work/state" "127.0.0.1:0" "admin_token = \"$admin\"")
+
+$(events_source_toml "$upstream" 'timeout = "5s"' "budget = \"$1\"" 'webhook_secret_env = "TEST_HOOK_SECRET"')
+
+$(organizer_feed_toml pub)
+TOML
+}
+
+# hook [SECRET [BODY_FILE]]: POSTs a hook as the events service does; prints the status
+hook() {
+    local s=${1:-$secret} body=${2:-$work/hook.json}
+    curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "@$body" \
+        "$base/hooks/eb/$s"
+}
+upstream_requests() { curl -s "$upstream/__control/requests" | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+clear_requests() { curl -s -X POST "$upstream/__control/clear_requests" >/dev/null; }
+etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+refreshes_ok() {
+    curl -s "$base/metrics" | grep '^icsbridge_refreshes_total{feed="pub",result="ok"}' | awk '{print $2}'
+}
+
+cat >"$work/hook.json" <<JSON
+{"api_url": "$upstream/v3/events/788216780592/",
+ "config": {"action": "event.updated", "user_id": "1296715565", "webhook_id": "4411", "endpoint_url": "x"}}
+JSON
+
+export TEST_HOOK_SECRET=$secret
+write_config "2000/h"
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
+wait_for_feeds pub.ics
+before=$(etag)
+[ -n "$before" ] || fail "the feed was not served"
+"$bin" check --config "$work/serve.toml" >"$work/check.out" 2>&1 || fail "check failed"
+grep -q "POST http://127.0.0.1:8080/hooks/eb/\*\*\*" "$work/check.out" || fail "check does not show the hook URL"
+
+# 1. A change upstream, and the service sends its hook (the fake upstream POSTs it as the real one does):
+# served within 5 s.
+curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+started=$(date +%s%N)
+sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
+[ "$sent" = '{"status":202}' ] || fail "the service's hook was not accepted: $sent"
+after=$before
+while [ "$after" = "$before" ] && [ $(( ($(date +%s%N) - started) / 1000000 )) -lt 8000 ]; do
+    sleep 0.1
+    after=$(etag)
+done
+took_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+[ "$after" != "$before" ] || fail "the hook did not change the feed within 8 s"
+[ "$took_ms" -le 5000 ] || fail "the hooked change took ${took_ms} ms (over 5 s)"
+curl -s "$base/feeds/pub.ics" | grep -q "MOVED" || fail "the new ETag does not serve the new text"
+echo "hook -> new ETag in ${took_ms} ms"
+
+# 2. A burst of 50 hooks in 2 s: at most 2 refreshes.
+sleep 3.5 # past the previous refresh's gap
+n0=$(refreshes_ok)
+burst_pids=()
+for _ in $(seq 1 50); do
+    hook >/dev/null &
+    burst_pids+=($!)
+    sleep 0.04
+done
+wait "${burst_pids[@]}"
+sleep 6
+n1=$(refreshes_ok)
+burst=$((n1 - n0))
+[ "$burst" -ge 1 ] && [ "$burst" -le 2 ] || fail "a burst of 50 hooks gave $burst refreshes (want 1 or 2)"
+echo "burst of 50 hooks -> $burst refresh(es)"
+
+# 3. Refusals: their answers, and not one upstream request.
+clear_requests
+printf '{"api_url": "https://evil.example.org/v3/events/1/", "config": {"action": "event.updated"}}' >"$work/foreign.json"
+printf '{"api_url": "%s/v3/events/1/", "config": ' "$upstream" >"$work/broken.json"
+head -c 70000 /dev/zero | tr '\0' 'x' >"$work/huge.json"
+[ "$(hook wrong-secret-0123456789)" = 404 ] || fail "a wrong secret was not 404"
+[ "$(hook "$secret" "$work/foreign.json")" = 400 ] || fail "a foreign api_url was not 400"
+[ "$(hook "$secret" "$work/broken.json")" = 400 ] || fail "a malformed body was not 400"
+[ "$(hook "$secret" "$work/huge.json")" = 413 ] || fail "a 70 KB body was not 413"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary "@$work/huge.json" \
+    "$base/hooks/eb/$secret")
+[ "$code" = 413 ] || fail "a chunked 70 KB body was $code, not 413"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/hooks/eb/$secret")
+[ "$code" = 405 ] || fail "GET on the hook URL was $code, not 405"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/nope.ics")
+[ "$code" = 404 ] || fail "an unknown feed was $code"
+sleep 1.5
+[ "$(upstream_requests)" = 0 ] || fail "a refused hook caused an upstream request"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/pub.ics")" = 200 ] || fail "the feed stopped serving"
+
+# 4. Counted, and the secret nowhere.
+curl -s -H "Authorization: Bearer $admin" "$base/metrics" >"$work/metrics.txt"
+curl -s -H "Authorization: Bearer $admin" "$base/healthz" >"$work/healthz.json"
+grep -q '^icsbridge_hooks_total{outcome="accepted"} 5[01]$' "$work/metrics.txt" ||
+    fail "accepted hooks not counted: $(grep hooks_total "$work/metrics.txt")"
+grep -q '^icsbridge_hooks_total{outcome="refused"} 1$' "$work/metrics.txt" || fail "refused hook not counted"
+grep -q '^icsbridge_hooks_total{outcome="foreign_url"} 1$' "$work/metrics.txt" || fail "foreign hook not counted"
+grep -q '^icsbridge_hooks_total{outcome="too_large"} 2$' "$work/metrics.txt" || fail "large hooks not counted"
+grep -q 'POST /hooks/eb/\*\*\* 202' "$work/serve.log" || fail "the access log does not show the redacted hook"
+for f in "$work/serve.log" "$work/metrics.txt" "$work/healthz.json" "$work/check.out"; do
+    grep -q "$secret" "$f" && fail "the webhook secret leaked into $(basename "$f")"
+done
+
+# 5. A budget of 20 calls a minute holds under hooks: the refreshes they ask for wait.
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+write_config "20/m"
+clear_requests
+phase_start=$(date +%s)
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve2.log"
+for _ in $(seq 1 8); do
+    hook >/dev/null
+    sleep 2
+done
+calls=$(upstream_requests)
+elapsed=$(($(date +%s) - phase_start))
+[ "$calls" -le 20 ] || fail "$calls upstream calls in ${elapsed}s under a budget of 20/min"
+[ "$calls" -ge 10 ] || fail "only $calls upstream calls: the hooks did not refresh"
+curl -s -H "Authorization: Bearer $admin" "$base/healthz" | grep -q 'the call budget is spent' ||
+    fail "/healthz does not say the refresh waits for the budget"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/pub.ics")" = 200 ] ||
+    fail "the feed does not serve its snapshot while waiting for the budget"
+echo "budget 20/min under 8 hooks in ${elapsed}s: $calls upstream calls"
+echo "PASS [hooks_e2e]"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# File: reload_e2e.sh
+# SIGHUP re-reads the config while wrk loads the server (0 errors): a feed added is served once fetched, a
+# subscriber removed from `tokens` is refused at once, unchanged feeds keep their ETag without a refetch,
+# a removed feed answers 404 (its snapshot stays on disk), a broken config is refused with FILE:LINE:COL
+# and shown in /healthz while the old one keeps running, a changed listen is logged as needing a restart.
+#   reload_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
+command -v wrk >/dev/null || { echo "wrk not installed: skipping"; exit 77; }
+
+fail() {
+    echo "FAIL [reload_e2e]: $*" >&2
+    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
+    exit 1
+}
+
+admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
+
+# write_config [EXTRA_FEED] [BOB] [LISTEN]: the config, with or without the feed `extra` and subscriber bob
+write_config() {
+    cat >"$work/serve.toml" <<TOML
+$(server_toml "$work/state" "${3:-127.0.0.1:0}" "admin_token = \"$admin\"")
+
+$(fake_sources_toml "$upstream")
+
+$(organizer_feed_toml pub)
+
+$(organizer_feed_toml team 'title = "Team"')
+tokens = { alice = "alice-reload-secret-1"$( [ "${2:-bob}" = bob ] && echo ', bob = "bob-reload-secret-2"' ) }
+TOML
+    if [ "${1:-}" = extra ]; then
+        printf '\n[feeds.extra]\nsource = "jobs"\nselect = "recent"\nrefresh = "1h"\n' >>"$work/serve.toml"
+    fi
+}
+status() { curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$1"; }
+etag() { curl -s -D - -o /dev/null "$base/feeds/$1" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+requests_to() {
+    curl -s "$upstream/__control/requests" |
+        /usr/bin/python3 -c 'import json,sys; print(sum(1 for r in json.load(sys.stdin) if sys.argv[1] in r.get("target", r.get("path", ""))))' "$1"
+}
+hup_and_wait() { # waits for the n-th "reloaded"/"reload refused" line
+    local want=$1
+    kill -HUP "$serve_pid"
+    for _ in $(seq 1 100); do
+        [ "$(grep -c 'reloaded:\|reload refused' "$work/serve.log")" -ge "$want" ] && return 0
+        sleep 0.1
+    done
+    fail "no reload logged after SIGHUP"
+}
+
+write_config "" bob
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
+wait_for_feeds pub.ics "team.ics?token=alice-reload-secret-1"
+[ "$(status "team.ics?token=bob-reload-secret-2")" = 200 ] || fail "bob is not served before the reload"
+[ "$(status extra.ics)" = 404 ] || fail "extra exists before it is configured"
+pub_etag=$(etag pub.ics)
+team_etag=$(etag "team.ics?token=alice-reload-secret-1")
+
+# Load for the whole sequence of reloads: not one request may fail.
+wrk -t1 -c8 -d14s "$base/feeds/pub.ics" >"$work/wrk.out" 2>&1 &
+wrk_pid=$!
+sleep 1
+
+# 1. Add a feed, revoke bob.
+curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
+write_config extra nobob
+hup_and_wait 1
+[ "$(status "team.ics?token=bob-reload-secret-2")" = 404 ] || fail "bob still served after the reload"
+[ "$(status "team.ics?token=alice-reload-secret-1")" = 200 ] || fail "alice lost her feed in the reload"
+code=
+for _ in $(seq 1 100); do
+    code=$(status extra.ics)
+    [ "$code" = 200 ] && break
+    sleep 0.1
+done
+[ "$code" = 200 ] || fail "the added feed was not served after the reload (last $code)"
+grep -q 'reloaded: 1 feed(s) added, 0 removed, 0 changed (fetched again now), 2 kept' "$work/serve.log" ||
+    fail "the reload summary is wrong: $(grep reloaded: "$work/serve.log")"
+[ "$(etag pub.ics)" = "$pub_etag" ] || fail "an unchanged feed changed its ETag"
+[ "$(etag "team.ics?token=alice-reload-secret-1")" = "$team_etag" ] || fail "the token change refetched the team feed"
+sleep 1
+[ "$(requests_to /users/me/events)" = 0 ] || fail "unchanged feeds were fetched again after the reload"
+
+# 2. A broken config: refused, logged with FILE:LINE:COL, shown in /healthz; the old one keeps serving.
+cp "$work/serve.toml" "$work/good.toml"
+printf '\n[feeds.broken]\nsource = "eb"\nselect = "organiser"\n' >>"$work/serve.toml"
+hup_and_wait 2
+grep -q "reload refused, the running config stays: $work/serve.toml:[0-9]*:[0-9]*: " "$work/serve.log" ||
+    fail "the refused reload does not name FILE:LINE:COL"
+curl -s -H "Authorization: Bearer $admin" "$base/healthz" >"$work/healthz.json"
+/usr/bin/python3 - "$work/healthz.json" <<'PY' || fail "/healthz does not show the failed reload"
+import json, sys
+r = json.load(open(sys.argv[1]))["last_reload"]
+assert r["ok"] is False and "serve.toml:" in r["error"], r
+PY
+curl -s "$base/healthz" | grep -q '"error"' && fail "the public /healthz shows the reload error"
+[ "$(status extra.ics)" = 200 ] || fail "the running config was dropped by a broken one"
+[ "$(status "team.ics?token=alice-reload-secret-1")" = 200 ] || fail "alice lost her feed to a broken config"
+
+# 3. Remove the feed again: 404, its snapshot stays on disk; a changed listen needs a restart.
+write_config "" nobob 127.0.0.1:1
+hup_and_wait 3
+[ "$(status extra.ics)" = 404 ] || fail "a removed feed is still served"
+[ -s "$work/state/extra.snapshot" ] || fail "the removed feed's snapshot was deleted"
+grep -q "reload: listen changed; it takes effect only after a restart" "$work/serve.log" ||
+    fail "a changed listen is not reported as needing a restart"
+curl -s -H "Authorization: Bearer $admin" "$base/healthz" >"$work/healthz.json"
+/usr/bin/python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["last_reload"]; assert r["ok"] is True and r["at"], r' \
+    "$work/healthz.json" || fail "/healthz does not show the good reload"
+
+wait "$wrk_pid"
+grep -q "requests in" "$work/wrk.out" || { cat "$work/wrk.out" >&2; fail "wrk did not run"; }
+if grep -q "Socket errors\|Non-2xx" "$work/wrk.out"; then
+    cat "$work/wrk.out" >&2
+    fail "requests failed during the reloads"
+fi
+kill -0 "$serve_pid" 2>/dev/null || fail "serve died"
+echo "$(grep 'requests in' "$work/wrk.out" | sed 's/^ *//') across 3 reloads, 0 errors"
+echo "PASS [reload_e2e]"
