@@ -18,9 +18,9 @@ namespace icsbridge {
 
 /** @brief Calendar-level properties. */
 struct CalendarMeta {
-    std::string feed_name;   ///< used when title is empty
-    std::string title;       ///< NAME / X-WR-CALNAME
-    std::string description; ///< X-WR-CALDESC (empty: a generated one)
+    std::string feed_name;                                  ///< used when title is empty
+    std::string title;                                      ///< NAME / X-WR-CALNAME
+    std::string description;                                ///< X-WR-CALDESC (empty: a generated one)
     std::chrono::seconds refresh{std::chrono::minutes(15)}; ///< REFRESH-INTERVAL / X-PUBLISHED-TTL
     std::string uid_domain = "icsbridge"; ///< right-hand side of every UID (the upstream's host)
 };
@@ -40,7 +40,7 @@ struct JobRenderOptions {
  * where little changed reuses blocks instead of rebuilding them. One per feed; not thread-safe.
  */
 class RenderCache {
-public:
+  public:
     RenderCache();
     ~RenderCache();
     RenderCache(RenderCache&&) noexcept;
@@ -49,11 +49,12 @@ public:
     struct Impl;
     Impl& impl() { return *impl_; }
 
-private:
+  private:
     std::unique_ptr<Impl> impl_;
 };
 
-/** @brief A VCALENDAR of VEVENTs (with one VTIMEZONE per zone used). errc::render_failed if libical refuses. */
+/** @brief A VCALENDAR of VEVENTs (with one VTIMEZONE per zone used). errc::render_failed if libical refuses.
+ */
 Result<std::string> render_events(
     CalendarMeta const& meta,
     std::span<Event const> events,
@@ -69,7 +70,29 @@ Result<std::string> render_jobs(
     RenderCache* cache = nullptr
 );
 
-/** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded. */
+/** @brief One part of a merged calendar: the feed's name (for messages) and the calendar it published. */
+struct CalendarPart {
+    std::string_view feed;
+    std::string_view ics;
+};
+
+/** @brief A merged calendar and how many VEVENTs and VTODOs it holds. */
+struct MergedCalendar {
+    std::string ics;
+    std::size_t items = 0;
+};
+
+/**
+ * @brief The VEVENTs and VTODOs of `parts` in one calendar with `meta`'s properties: in part order, each
+ * item as its part published it (own UID; an item whose UID an earlier part already gave is left out),
+ * one VTIMEZONE per TZID (rebuilt to cover every item when parts carry different ranges of one zone).
+ * Pure: the same parts give the same bytes.
+ * @return errc::render_failed naming the part when its calendar cannot be read
+ */
+Result<MergedCalendar> merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts);
+
+/** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded.
+ */
 std::string html_to_text(std::string_view html);
 
 /**
