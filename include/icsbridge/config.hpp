@@ -39,7 +39,8 @@ std::optional<Budget> parse_budget(std::string_view text);
 /** @brief The budget of an events source without a `budget` key: the service's documented 2,000 an hour. */
 inline constexpr Budget default_events_budget{2000, std::chrono::hours(1)};
 
-/** @brief One upstream, `[sources.NAME]`. The secret is resolved (from `token`/`api_key` or the `*_env` variable). */
+/** @brief One upstream, `[sources.NAME]`. The secret is resolved (from `token`/`api_key` or the `*_env`
+ * variable). */
 struct SourceConfig {
     std::string name;
     SourceType type = SourceType::events;
@@ -86,16 +87,21 @@ struct FeedConfig {
     std::chrono::seconds keep_past{std::chrono::days(30)};
     /// Most items a refresh may publish; over it the refresh fails (never a truncated calendar).
     std::size_t max_items = 100000;
-    std::vector<std::pair<std::string, std::string>> params; ///< passed through as query parameters, in file order
+    std::vector<std::pair<std::string, std::string>>
+        params; ///< passed through as query parameters, in file order
     std::chrono::seconds due_after{std::chrono::days(30)};
     JobsAs jobs_as = JobsAs::vtodo;
     std::string token;                         ///< single feed secret; empty: none
     std::map<std::string, std::string> tokens; ///< subscriber name -> secret
     FeedFilter filter;                         ///< applied to the fetched items before rendering
-    int line = 0;                              ///< where the feed's table starts in the file (for messages)
+    /// `merge = ["a", "b"]`: the feed is made of these feeds' published items and is never fetched
+    /// (no source, select or fetch keys; `refresh` is the shortest of its parts'). Parts are never merges.
+    std::vector<std::string> merge;
+    int line = 0; ///< where the feed's table starts in the file (for messages)
 
     bool is_public() const { return token.empty() && tokens.empty(); }
     friend bool operator==(FeedConfig const&, FeedConfig const&) = default;
+    bool is_merged() const { return !merge.empty(); }
 };
 
 struct ServerConfig {

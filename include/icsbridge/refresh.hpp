@@ -34,7 +34,8 @@ struct FeedGroup {
  * ticket_classes. */
 std::string fetch_key(FeedConfig const& feed);
 
-/** @brief Groups the config's feeds by fetch_key, in config order of each group's first feed. */
+/** @brief Groups the config's fetched feeds by fetch_key, in config order of each group's first feed
+ * (merged feeds are never fetched: they are left out). */
 std::vector<FeedGroup> group_feeds(Config const& cfg);
 
 /** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */

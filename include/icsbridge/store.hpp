@@ -186,6 +186,7 @@ struct FeedStatus {
     std::array<std::uint64_t, duration_buckets.size() + 1> duration_counts{}; ///< non-cumulative, last = +Inf
     double duration_sum = 0;
     std::vector<SubscriberStatus> subscribers;
+    std::vector<std::string> merge; ///< a merged feed's parts (see merge.hpp); empty for a fetched feed
     std::shared_ptr<Snapshot const> snapshot;
 
     /** @brief No success within 2 x refresh + 5 min (or never). */
@@ -210,6 +211,7 @@ struct FeedSettings {
     std::string title;
     bool is_public = true;
     std::chrono::seconds refresh{0};
+    std::vector<std::string> merge; ///< a merged feed's parts; empty for a fetched feed
     std::vector<std::string> subscribers;
     std::vector<std::pair<std::array<unsigned char, 32>, int>>
         digests; ///< token digest -> subscriber index (-1: the single `token`)
@@ -259,6 +261,11 @@ class FeedStore {
     std::pair<std::shared_ptr<Snapshot const>, bool>
     publish(std::string_view name, std::string body, std::size_t items, sys_seconds now);
 
+    /** @brief Told the feed's name after every publish(), changed or not, outside the store's lock. */
+    using PublishListener = std::function<void(std::string_view feed)>;
+    /** @brief Sets (or, with an empty function, clears) the one listener; merged feeds rebuild from it. */
+    void set_publish_listener(PublishListener listener);
+
     /** @brief Records a failed refresh; the snapshot is left alone. */
     void record_failure(std::string_view name, Error const& err, sys_seconds now);
 
@@ -300,6 +307,7 @@ class FeedStore {
     mutable std::mutex mtx_;
     std::vector<std::shared_ptr<Entry>> entries_; ///< guarded by mtx_
     std::optional<ReloadStatus> reload_;          ///< guarded by mtx_
+    PublishListener on_publish_; ///< guarded by mtx_
     std::unique_ptr<HttpMetrics> http_;
     std::unique_ptr<UpstreamMetrics> upstream_;
     std::unique_ptr<ViewCache> views_;

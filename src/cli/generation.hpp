@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cli/reload_plan.hpp"
+#include <icsbridge/merge.hpp>
 #include <icsbridge/pipeline.hpp>
 #include <icsbridge/refresh.hpp>
 #include <icsbridge/store.hpp>
@@ -18,11 +19,15 @@ struct Generation {
     std::shared_ptr<Config const> cfg;
     std::shared_ptr<Pipeline> pipeline;
     std::unique_ptr<Refreshers> refreshers;
+    /// Rebuilds the merged feeds whenever a part publishes; the store has one listener, so a reload
+    /// drops the previous generation's before it builds this one.
+    std::unique_ptr<MergedFeeds> merged;
 };
 
 /**
- * @brief Builds the pipeline and the refreshers of `cfg` on `ex` (one thread). With `previous`, unchanged
- * budgets go on counting in the same window.
+ * @brief Builds the pipeline and the refreshers of `cfg` on `ex` (one thread), and builds its merged feeds
+ * from the store's snapshots (call after load_dir). With `previous`, unchanged budgets go on counting in
+ * the same window.
  */
 std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,

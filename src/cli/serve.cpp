@@ -99,6 +99,7 @@ struct Control {
         opts_next.first_wait = resume_kept(plan, store);
         store.reconfigure(*cfg);
         live.set(cfg);
+        current->merged.reset(); // the store's one publish listener goes to the new generation
         auto fresh = make_generation(cfg, ioc.get_executor(), store, log, opts_next, current.get());
         show_budgets(store, *fresh->pipeline);
         auto old = std::exchange(current, fresh);

@@ -110,6 +110,8 @@ void Reader::read(toml::table const& root, Config& cfg) {
                 return;
             cfg.feeds.push_back(std::move(feed));
         }
+        // A merge may name a feed written after it, so its parts are checked once every feed is read.
+        check_merges(*feeds, cfg);
     }
 }
 

@@ -11,10 +11,17 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
     std::string const where = "[feeds." + name + "]";
     f.line = static_cast<int>(t.source().begin.line);
     f.title = name;
+    if (t.contains("merge")) {
+        read_merged_feed(name, t, f);
+        return;
+    }
 
     // The source decides which keys make sense, so it is read first.
     if (!t.contains("source")) {
-        fail_at(t.source(), where + " needs source = \"NAME\" (one of the [sources.NAME] tables)");
+        fail_at(
+            t.source(),
+            where + " needs source = \"NAME\" (one of the [sources.NAME] tables), or merge = [\"FEED\", ...]"
+        );
         return;
     }
     auto src_name = str(t, "source");

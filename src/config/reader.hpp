@@ -1,7 +1,8 @@
 // File: reader.hpp
 // The config loader's insides, shared by its files: the TOML helpers that turn every mistake into
 // `FILE:LINE:COL: what is wrong`, and the Reader that fills a Config (load_config.cpp: the document,
-// [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]). Private to src/config/.
+// [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]; read_merge.cpp: merged
+// feeds). Private to src/config/.
 #pragma once
 
 #include "config/suggest.hpp"
@@ -229,6 +230,8 @@ class Reader {
     void read_params(toml::table const& t, FeedConfig& f);
     void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);
     void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
+    void read_merged_feed(std::string const& name, toml::table const& t, FeedConfig& f);
+    void check_merges(toml::table const& feeds, Config& cfg);
 
     std::string path_;
     EnvLookup const& env_;

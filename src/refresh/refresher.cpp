@@ -45,6 +45,9 @@ std::vector<FeedGroup> group_feeds(Config const& cfg) {
     std::vector<FeedGroup> groups;
     std::map<std::string, std::size_t> index;
     for (auto const& f : cfg.feeds) {
+        // Never fetched: built from its parts' snapshots (include/icsbridge/merge.hpp).
+        if (f.is_merged())
+            continue;
         auto key = fetch_key(f);
         auto [it, fresh] = index.emplace(key, groups.size());
         if (fresh)

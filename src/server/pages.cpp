@@ -136,6 +136,8 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
         f["items"] = s.snapshot ? s.snapshot->items : 0;
         f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
         f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
+        if (!s.merge.empty())
+            f["merge"] = json::array(s.merge.begin(), s.merge.end());
         if (!s.subscribers.empty()) {
             json::object subs;
             for (auto const& sub : s.subscribers)

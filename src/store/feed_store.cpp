@@ -79,6 +79,7 @@ std::shared_ptr<FeedSettings const> make_settings(FeedConfig const& f, FeedSetti
     s->title = f.title.empty() ? f.name : f.title;
     s->is_public = f.is_public();
     s->refresh = f.refresh;
+    s->merge = f.merge;
     if (!f.token.empty())
         s->digests.emplace_back(sha256(f.token), -1);
     for (auto const& [who, secret] : f.tokens) {
@@ -181,12 +182,24 @@ FeedStore::publish(std::string_view name, std::string body, std::size_t items, s
     bool changed = !current || current->etag != etag || current->items != items;
     std::shared_ptr<Snapshot const> next =
         changed ? build_snapshot(std::move(body), std::move(etag), items, now, now, gzip_) : current;
-    std::lock_guard lock(mtx_);
-    e->snap = next;
-    e->last_success = now;
-    e->last_error.clear();
-    ++e->ok;
+    PublishListener notify;
+    {
+        std::lock_guard lock(mtx_);
+        e->snap = next;
+        e->last_success = now;
+        e->last_error.clear();
+        ++e->ok;
+        notify = on_publish_;
+    }
+    // Outside the lock: the listener reads the store (and may publish a merged feed) itself.
+    if (notify)
+        notify(name);
     return {next, changed};
+}
+
+void FeedStore::set_publish_listener(PublishListener listener) {
+    std::lock_guard lock(mtx_);
+    on_publish_ = std::move(listener);
 }
 
 void FeedStore::record_failure(std::string_view name, Error const& err, sys_seconds now) {
@@ -316,6 +329,7 @@ std::vector<FeedStatus> FeedStore::status() const {
         s.duration_counts = e->buckets;
         s.duration_sum = e->duration_sum;
         s.snapshot = e->snap;
+        s.merge = e->settings->merge;
         auto const& set = *e->settings;
         for (std::size_t i = 0; i < set.subscribers.size(); ++i) {
             auto v = set.subscriber_last[i].load(std::memory_order_relaxed);

@@ -116,15 +116,16 @@ usage_errors)
 check_example)
     EVENTS_TOKEN=example-env-bearer-secret JOBS_API_KEY=example-env-api-key-secret \
         run 0 check --config "$src/config/example.toml"
-    expect_out "OK \(2 sources, 4 feeds\)"
+    expect_out "OK \(2 sources, 5 feeds\)"
     expect_out "^  url: +http://127.0.0.1:8080/feeds/my-events.ics\?token=\*\*\*$"
     expect_out "^  url: +http://127.0.0.1:8080/feeds/sf-tech.ics$"
     expect_out "subscribers: alice, phone"
     expect_out "^feed org-events$"
-    [ "$(awk '$1 == "feed" {print $2}' "$work/out" | tr '\n' ' ')" = "my-events org-events sf-tech design-jobs " ] || fail "feed lines"
+    [ "$(awk '$1 == "feed" {print $2}' "$work/out" | tr '\n' ' ')" = "my-events org-events sf-tech design-jobs everything " ] || fail "feed lines"
+    expect_out "^  merge: +my-events, design-jobs$"
     expect_out "^  select: +organization$"
     expect_out "^  refresh: +15m$"
-    no_secret example-env-bearer-secret example-env-api-key-secret change-me-feed-secret change-me-1 change-me-2
+    no_secret example-env-bearer-secret example-env-api-key-secret change-me-feed-secret change-me-1 change-me-2 change-me-merge-secret
     # Without the environment variables the same file is invalid, and says which variable is missing.
     env -u EVENTS_TOKEN -u JOBS_API_KEY "$bin" check --config "$src/config/example.toml" >"$work/out" 2>"$work/err"
     [ $? -eq 2 ] || fail "check without EVENTS_TOKEN should exit 2"

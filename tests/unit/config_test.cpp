@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(structural_mistakes_point_at_the_value) {
          "t.toml:3:12: base_url must not have a query or fragment"},
         {"[feeds.a]\nselect = \"search\"\n",
          "t.toml:1:1: [feeds.a] needs source = \"NAME\" (one of the "
-         "[sources.NAME] tables)"},
+         "[sources.NAME] tables), or merge = [\"FEED\", ...]"},
         {"[feeds.a]\nsource = \"eb\"\n",
          "t.toml:2:10: unknown source 'eb' in [feeds.a] (no [sources.NAME] table "
          "is defined)"},

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# File: merge_e2e.sh
+# A merged feed served by the real `icsbridge serve`: an events feed and a jobs feed, each from a fake
+# upstream process of its own, merged; exact counts through python3-icalendar and vobject. Then the jobs
+# upstream answers 500 to everything and the merge keeps that part's last good items; a restart with both
+# upstreams gone serves the merge at once. Also check, /healthz, the index page, a token merge, a view,
+# 304, and export (fails naming the part while it fails, works once it answers).
+#   merge_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+python=/usr/bin/python3
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
+jobs_fake_pid=
+trap 'kill -TERM $jobs_fake_pid 2>/dev/null; wait $jobs_fake_pid 2>/dev/null; stop_and_clean' EXIT
+
+fail() {
+    echo "FAIL [merge_e2e]: $*" >&2
+    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
+    exit 1
+}
+
+# count FILE: VEVENTs + VTODOs as python3-icalendar reads them.
+count() {
+    "$python" -c 'import sys, icalendar
+cal = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+print(sum(1 for c in cal.walk() if c.name in ("VEVENT", "VTODO")))' "$1"
+}
+
+# check_exact FILE N: both real parsers (tests/python/check_ics.py) find exactly N items, and the wire rules hold.
+check_exact() {
+    echo "{\"count\": $2}" >"$work/expect.json"
+    "$python" "$src/tests/python/check_ics.py" "$1" --expect "$work/expect.json" >"$work/check.out" 2>&1 ||
+        fail "$1 does not check out with $2 items: $(cat "$work/check.out")"
+}
+
+# uids_of FILE...: the UIDs of the files, sorted and unique.
+uids_of() {
+    cat "$@" | tr -d '\r' | grep '^UID:' | sort -u
+}
+
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+# The jobs part has an upstream of its own, so it can fail while the events upstream answers.
+start_fake_upstream "$fake" "$work" "$work/data"
+jobs_fake_pid=$fake_pid
+jobs_upstream=$upstream
+start_fake_upstream "$fake" "$work" "$work/data"
+events_upstream=$upstream
+
+cat >"$work/merge.toml" <<TOML
+[server]
+listen = "127.0.0.1:0"
+threads = 1
+
+[storage]
+dir = "$work/state"
+
+[sources.eb]
+type = "events"
+base_url = "$events_upstream"
+token = "demo-events-token"
+timeout = "2s"
+
+[sources.jobs]
+type = "jobs"
+base_url = "$jobs_upstream"
+api_key = "demo-jobs-key"
+timeout = "2s"
+
+[feeds.all]
+merge = ["ev", "jb"]
+title = "Events and jobs"
+
+[feeds.ev]
+source = "eb"
+select = "organizer"
+keep_past = "3650d"
+refresh = "1h"
+
+[feeds.jb]
+source = "jobs"
+select = "search"
+jobs_as = "both"
+params = { keywords = "designer" }
+refresh = "2s"
+
+[feeds.private-all]
+merge = ["jb", "ev"]
+token = "merge-secret-token-1"
+TOML
+chmod 600 "$work/merge.toml"
+
+# check shows the merge and its parts, and no fetch settings.
+"$bin" check --config "$work/merge.toml" >"$work/check.txt" 2>&1 || fail "check failed: $(cat "$work/check.txt")"
+grep -q '^  merge:   ev, jb$' "$work/check.txt" || fail "check does not show the parts: $(cat "$work/check.txt")"
+grep -q '^  refresh: rebuilt whenever a part publishes (hint 2s)$' "$work/check.txt" ||
+    fail "check does not say how the merge refreshes: $(cat "$work/check.txt")"
+
+start_icsbridge "$bin" "$work/merge.toml" "$work/serve.log"
+wait_for_feeds ev.ics jb.ics all.ics
+
+# The merge follows its parts: wait until it holds every item of both.
+n=0
+for _ in $(seq 1 100); do
+    curl -s -o "$work/ev.ics" "$base/feeds/ev.ics"
+    curl -s -o "$work/jb.ics" "$base/feeds/jb.ics"
+    curl -s -o "$work/all.ics" "$base/feeds/all.ics"
+    n=$(($(count "$work/ev.ics") + $(count "$work/jb.ics")))
+    [ "$(count "$work/all.ics")" = "$n" ] && break
+    sleep 0.1
+done
+n_ev=$(count "$work/ev.ics")
+n_jb=$(count "$work/jb.ics")
+[ "$n_ev" -gt 0 ] && [ "$n_jb" -gt 0 ] || fail "a part is empty (events $n_ev, jobs $n_jb)"
+check_exact "$work/all.ics" "$n"
+grep -q 'BEGIN:VTODO' "$work/all.ics" && grep -q 'BEGIN:VEVENT' "$work/all.ics" ||
+    fail "the merge lacks events or to-dos"
+cmp -s <(uids_of "$work/all.ics") <(uids_of "$work/ev.ics" "$work/jb.ics") ||
+    fail "the merge's UIDs are not its parts' UIDs"
+grep -q '^X-WR-CALNAME:Events and jobs' "$work/all.ics" || fail "the merge lacks its own title"
+cp "$work/jb.ics" "$work/jb_good.ics"
+
+# Its own validators: 304 on a matching ETag; a view of it works like any feed's.
+etag=$(curl -s -D - -o /dev/null "$base/feeds/all.ics" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')
+[ -n "$etag" ] || fail "no ETag on the merge"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$base/feeds/all.ics")" = 304 ] ||
+    fail "no 304 for the merge's ETag"
+curl -s -o "$work/noalarm.ics" "$base/feeds/all.ics?alarm=none"
+check_exact "$work/noalarm.ics" "$n"
+
+# The token merge: 404 without its token, the same items with it; not on the index page.
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/private-all.ics")" = 404 ] ||
+    fail "the token merge is served without its token"
+wait_for_feeds "private-all.ics?token=merge-secret-token-1"
+curl -s -o "$work/private.ics" "$base/feeds/private-all.ics?token=merge-secret-token-1"
+check_exact "$work/private.ics" "$n"
+curl -s -o "$work/index.html" "$base/"
+grep -q 'Events and jobs' "$work/index.html" && grep -q '/feeds/all.ics' "$work/index.html" ||
+    fail "the index page does not list the merge"
+grep -q 'private-all' "$work/index.html" && fail "the index page lists the token merge"
+
+# The jobs upstream breaks: every call answers 500 from now on.
+curl -s -X POST "$jobs_upstream/__control/fault?kind=status500" >/dev/null || fail "cannot set the fault"
+failing=
+for _ in $(seq 1 300); do
+    curl -s -o "$work/health.json" "$base/healthz"
+    failing=$("$python" -c 'import json, sys
+h = json.load(open(sys.argv[1]))
+print(next(f for f in h["feeds"] if f["name"] == "jb")["last_error"] or "")' "$work/health.json")
+    [ -n "$failing" ] && break
+    sleep 0.1
+done
+[ -n "$failing" ] || fail "the jobs part never failed: $(cat "$work/health.json")"
+
+# The merge still holds the failing part's last good items, checked again by both parsers.
+curl -s -o "$work/all2.ics" "$base/feeds/all.ics"
+check_exact "$work/all2.ics" "$n"
+cmp -s <(uids_of "$work/all2.ics") <(uids_of "$work/ev.ics" "$work/jb_good.ics") ||
+    fail "the merge lost the failing part's items"
+"$python" - "$work/health.json" "$n" <<'PY' || fail "/healthz does not show the merge: $(cat "$work/health.json")"
+import json, sys
+h = json.load(open(sys.argv[1]))
+f = next(f for f in h["feeds"] if f["name"] == "all")
+assert f["merge"] == ["ev", "jb"], f
+assert f["served"] and f["items"] == int(sys.argv[2]), f
+assert not f["stale"] and f["last_error"] is None, f
+PY
+
+# export runs the parts and merges them: while a part fails it fails naming it, and writes nothing.
+"$bin" export --config "$work/merge.toml" --feed all --output "$work/export.ics" 2>"$work/export.err"
+status=$?
+[ $status -eq 1 ] || fail "export of a merge with a failing part exited $status"
+grep -q 'export all: part jb: ' "$work/export.err" || fail "export does not name the failing part: $(cat "$work/export.err")"
+[ -e "$work/export.ics" ] && fail "a failed export wrote its output"
+
+# A restart with both upstreams gone serves the merge at once, from the stored snapshots.
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+serve_pid=
+kill -TERM "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
+start_icsbridge "$bin" "$work/merge.toml" "$work/serve2.log"
+[ "$(curl -s -o "$work/all3.ics" -w '%{http_code}' "$base/feeds/all.ics")" = 200 ] ||
+    fail "the merge is not served at once after a restart"
+check_exact "$work/all3.ics" "$n"
+cmp -s "$work/all2.ics" "$work/all3.ics" || fail "the merge changed across the restart"
+
+# Both upstreams answering again: export runs both parts and gives the items serve showed.
+curl -s -X POST "$jobs_upstream/__control/fault?kind=none" >/dev/null || fail "cannot clear the fault"
+start_fake_upstream "$fake" "$work" "$work/data"
+sed -i "s|base_url = \"$events_upstream\"|base_url = \"$upstream\"|" "$work/merge.toml"
+"$bin" export --config "$work/merge.toml" --feed all --output "$work/export.ics" 2>"$work/export.err" ||
+    fail "export of the merge failed: $(cat "$work/export.err")"
+check_exact "$work/export.ics" "$n"
+cmp -s <(uids_of "$work/export.ics") <(uids_of "$work/all.ics") || fail "export gave other items than serve"
+echo "merge_e2e: OK ($n items: $n_ev events, $n_jb job items; the failing part kept its items)"

@@ -1,0 +1,95 @@
+// File: config_merge_test.cpp
+// Merged feeds in the config: what a merge may list (other, fetched feeds, each once, in any file order)
+// and which keys it takes, each mistake with its exact FILE:LINE:COL.
+#include <icsbridge/config.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+using namespace icsbridge;
+
+namespace {
+
+// Lines 1-7; each case's text starts on line 8.
+std::string const base = "[sources.eb]\ntype = \"events\"\nbase_url = \"http://127.0.0.1:9\"\ntoken = \"t\"\n"
+                         "[feeds.ev]\nsource = \"eb\"\nselect = \"organizer\"\n";
+
+Result<Config> parse(std::string const& text) {
+    return parse_config(base + text, "t.toml", [](std::string const&) { return std::nullopt; });
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(config_merge_test)
+
+BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part) {
+    struct Case {
+        char const* text;
+        char const* message;
+    };
+    std::string const not_valid = " (a merged feed publishes its parts' items as they are: set it on the "
+                                  "parts, or use view parameters such as ?alarm= and ?category=)";
+    Case const cases[] = {
+        {"[feeds.m1]\nmerge = [\"ev\"]\n[feeds.m2]\nmerge = [\"m1\"]\n",
+         "t.toml:11:10: 'm1' in [feeds.m2] merge is itself a merged feed; list its parts instead (a merge of "
+         "a merge, and so a loop, is not allowed)"},
+        {"[feeds.a]\nmerge = [\"b\"]\n[feeds.b]\nmerge = [\"a\"]\n",
+         "t.toml:9:10: 'b' in [feeds.a] merge is itself a merged feed; list its parts instead (a merge of a "
+         "merge, and so a loop, is not allowed)"},
+        {"[feeds.a]\nmerge = [\"ev\", \"a\"]\n",
+         "t.toml:9:16: [feeds.a] merge lists the feed itself; list the feeds it is made of"},
+        {"[feeds.a]\nmerge = [\"evv\"]\n",
+         "t.toml:9:10: unknown feed 'evv' in [feeds.a] merge; did you mean 'ev'?"},
+        {"[feeds.a]\nmerge = [\"zzzzzz\"]\n",
+         "t.toml:9:10: unknown feed 'zzzzzz' in [feeds.a] merge (defined: ev, a)"},
+        {"[feeds.a]\nsource = \"eb\"\nmerge = [\"ev\"]\n",
+         "t.toml:9:1: give either source or merge in [feeds.a], not both: a merged feed is built from other "
+         "feeds and never fetched"},
+        {"[feeds.a]\nmerge = []\n",
+         "t.toml:9:9: merge must list at least one feed, e.g. merge = [\"events\", \"jobs\"]"},
+        {"[feeds.a]\nmerge = [\"ev\", \"ev\"]\n", "t.toml:9:16: merge lists 'ev' twice"},
+        {"[feeds.a]\nmerge = [1]\n", "t.toml:9:10: merge must list feed names (non-empty strings)"},
+        {"[feeds.a]\nmerge = \"ev\"\n", "t.toml:9:9: merge must be an array, not a string"},
+        {"[feeds.a]\nmerge = [\"ev\"]\nselect = \"search\"\n",
+         "t.toml:10:1: 'select' is not valid in [feeds.a]"},
+        {"[feeds.a]\nmerge = [\"ev\"]\nalarm = \"1h\"\n", "t.toml:10:1: 'alarm' is not valid in [feeds.a]"},
+        {"[feeds.a]\nmerge = [\"ev\"]\nfilter = { online = true }\n",
+         "t.toml:10:1: 'filter' is not valid in [feeds.a]"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.text) {
+            auto r = parse(c.text);
+            BOOST_TEST_REQUIRE(!r.has_value());
+            std::string want = c.message;
+            if (want.ends_with("is not valid in [feeds.a]"))
+                want += not_valid;
+            BOOST_TEST(r.error().message == want);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_merge_may_name_feeds_written_after_it) {
+    auto r = parse("[feeds.all]\nmerge = [\"ev\", \"later\"]\ntitle = \"All\"\ntokens = { alice = \"s1\" }\n"
+                   "[feeds.later]\nsource = \"eb\"\nselect = \"search\"\nrefresh = \"5m\"\n");
+    BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
+    auto const* all = r->find_feed("all");
+    BOOST_REQUIRE(all);
+    BOOST_TEST(all->merge == std::vector<std::string>({"ev", "later"}));
+    BOOST_TEST(all->title == "All");
+    BOOST_TEST(!all->is_public());
+    BOOST_TEST((all->refresh == std::chrono::minutes(5))); // the busiest part's
+    BOOST_TEST(!r->find_feed("ev")->is_merged());
+}
+
+BOOST_AUTO_TEST_CASE(a_public_merge_of_a_token_feed_is_warned_about) {
+    auto r = parse("[feeds.secret]\nsource = \"eb\"\nselect = \"search\"\ntoken = \"s\"\n"
+                   "[feeds.all]\nmerge = [\"ev\", \"secret\"]\n");
+    BOOST_REQUIRE(r.has_value());
+    bool warned = false;
+    for (auto const& w : config_warnings(*r))
+        warned = warned || w.find("[feeds.all] is public but merges 'secret'") != std::string::npos;
+    BOOST_TEST(warned);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
