@@ -5,6 +5,8 @@
 #include "ical/text.hpp"
 #include <icsbridge/calendar.hpp>
 
+#include <boost/beast/core/string.hpp>
+
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -13,7 +15,7 @@ namespace icsbridge {
 
 namespace {
 
-using html::iequals;
+using boost::beast::iequals;
 
 // Formatting a mail client renders safely; attributes are dropped, except a checked href on <a>.
 constexpr std::array<std::string_view, 33> allowed_tags{

@@ -2,6 +2,8 @@
 // Tag scanning, attributes and entities for the two HTML readers (html_text.cpp, html_sanitize.cpp).
 #include "ical/html_scan.hpp"
 
+#include <boost/beast/core/string.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -46,11 +48,6 @@ char lower(char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
 // Position of `needle` (lower-case ASCII) in `hay` from `from`, case-insensitively; npos if absent.
 std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t from) {
     if (needle.empty() || hay.size() < needle.size())
@@ -58,7 +55,7 @@ std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t fro
     for (std::size_t i = from; i + needle.size() <= hay.size(); ++i) {
         if (lower(hay[i]) != needle[0])
             continue;
-        if (iequals(hay.substr(i, needle.size()), needle))
+        if (boost::beast::iequals(hay.substr(i, needle.size()), needle))
             return i;
     }
     return std::string_view::npos;
@@ -94,7 +91,7 @@ std::string_view attribute(std::string_view inside, std::string_view attr) {
                 value = inside.substr(start, i - start);
             }
         }
-        if (iequals(name, attr))
+        if (boost::beast::iequals(name, attr))
             return value;
         if (name.empty() && value.empty())
             ++i; // stray character: make progress

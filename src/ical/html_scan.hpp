@@ -12,7 +12,6 @@ namespace icsbridge::html {
 
 bool is_space(char c);
 char lower(char c);
-bool iequals(std::string_view a, std::string_view b);
 
 /** @brief Position of `needle` (lower-case ASCII) in `hay` from `from`, case-insensitively; npos if absent.
  */

@@ -3,7 +3,10 @@
 // One forward pass with bounded look-ahead, so malformed or hostile HTML stays linear in time.
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
+#include "util/trim.hpp"
 #include <icsbridge/calendar.hpp>
+
+#include <boost/beast/core/string.hpp>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +16,7 @@ namespace icsbridge {
 
 namespace {
 
-using html::iequals;
+using boost::beast::iequals;
 using html::is_space;
 using html::lower;
 
@@ -246,10 +249,7 @@ std::string html_to_text(std::string_view html) {
             } else if (!link_href.empty()) {
                 std::string href = html_to_text(link_href); // decode entities such as &amp;
                 std::string_view text = w.since(std::min(link_text_start, w.size()));
-                while (!text.empty() && is_space(text.front()))
-                    text.remove_prefix(1);
-                while (!text.empty() && is_space(text.back()))
-                    text.remove_suffix(1);
+                text = trim_if(text, is_space);
                 bool const useful = href.starts_with("http://") || href.starts_with("https://") ||
                                     href.starts_with("mailto:") || href.starts_with("tel:");
                 std::string_view bare = href;

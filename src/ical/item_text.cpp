@@ -6,6 +6,8 @@
 #include "ical/text.hpp"
 #include <icsbridge/calendar.hpp>
 
+#include <boost/beast/core/string.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -99,9 +101,7 @@ std::string uri(std::string_view in) {
 }
 
 bool says_cancelled(std::string_view summary) {
-    std::string head(summary.substr(0, 6));
-    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-    return head == "cancel";
+    return boost::beast::iequals(summary.substr(0, 6), "cancel");
 }
 
 std::string event_location(Event const& e) {

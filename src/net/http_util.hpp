@@ -1,5 +1,5 @@
 // File: http_util.hpp
-// Pure helpers of the HTTP client (no I/O): backoff schedule, retry decisions, HTTP-date parsing,
+// Pure helpers of the HTTP client (no I/O): backoff schedule, retry decisions,
 // and the human-readable durations and sizes used in error messages.
 #pragma once
 
@@ -29,9 +29,6 @@ inline bool is_retryable_status(unsigned status) {
 inline bool is_retryable_error(errc e) {
     return e == errc::upstream_connect || e == errc::upstream_timeout || e == errc::upstream_io;
 }
-
-/** @brief Parses an HTTP-date (IMF-fixdate, RFC 850 or asctime form); nullopt if malformed. */
-std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view s);
 
 /** @brief "250ms", "20s", "1.5s", "2m" - as short as exact. */
 std::string format_duration(std::chrono::milliseconds d);

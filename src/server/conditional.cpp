@@ -2,7 +2,10 @@
 // If-None-Match / If-Modified-Since evaluation and Accept-Encoding parsing.
 #include "server/conditional.hpp"
 
-#include "store/etag.hpp"
+#include "net/http_date.hpp"
+#include "util/trim.hpp"
+
+#include <boost/beast/core/string.hpp>
 
 #include <cctype>
 
@@ -10,30 +13,9 @@ namespace icsbridge {
 
 namespace {
 
-bool is_ows(char c) {
-    return c == ' ' || c == '\t';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_ows(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && is_ows(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size())
-        return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
-
 /** @brief The opaque-tag of an entity-tag: `"x"` for both `"x"` and `W/"x"`. */
 std::string_view opaque(std::string_view tag) {
-    tag = trim(tag);
+    tag = trim_ows(tag);
     if (tag.substr(0, 2) == "W/")
         tag.remove_prefix(2);
     return tag;
@@ -43,11 +25,11 @@ std::string_view opaque(std::string_view tag) {
 double qvalue(std::string_view params) {
     while (!params.empty()) {
         auto semi = params.find(';');
-        auto p = trim(params.substr(0, semi));
+        auto p = trim_ows(params.substr(0, semi));
         params = semi == std::string_view::npos ? std::string_view() : params.substr(semi + 1);
         if (p.size() < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=')
             continue;
-        auto v = trim(p.substr(2));
+        auto v = trim_ows(p.substr(2));
         if (v.empty() || (v[0] != '0' && v[0] != '1'))
             return 0;
         double q = v[0] - '0';
@@ -65,7 +47,7 @@ double qvalue(std::string_view params) {
 } // namespace
 
 bool etag_list_matches(std::string_view inm, std::string_view etag) {
-    inm = trim(inm);
+    inm = trim_ows(inm);
     if (inm == "*")
         return true;
     auto want = opaque(etag);
@@ -123,9 +105,9 @@ bool accepts_gzip(std::string_view ae) {
         auto item = ae.substr(0, comma);
         ae = comma == std::string_view::npos ? std::string_view() : ae.substr(comma + 1);
         auto semi = item.find(';');
-        auto coding = trim(item.substr(0, semi));
+        auto coding = trim_ows(item.substr(0, semi));
         double q = semi == std::string_view::npos ? 1.0 : qvalue(item.substr(semi + 1));
-        if (iequals(coding, "gzip") || iequals(coding, "x-gzip"))
+        if (boost::beast::iequals(coding, "gzip") || boost::beast::iequals(coding, "x-gzip"))
             gzip_q = q;
         else if (coding == "*")
             star_q = q;

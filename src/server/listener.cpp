@@ -5,7 +5,7 @@
 // session_io.cpp.
 #include "server/hooks.hpp"
 #include "server/session_io.hpp"
-#include "store/etag.hpp"
+#include "util/trim.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -73,12 +73,8 @@ bool plain_chunked_or_absent(http::request<http::string_body> const& req) {
         std::string_view list = field->value();
         while (!list.empty()) {
             auto comma = list.find(',');
-            auto coding = list.substr(0, comma);
+            auto coding = trim_ows(list.substr(0, comma));
             list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-            while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t'))
-                coding.remove_prefix(1);
-            while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t'))
-                coding.remove_suffix(1);
             if (coding.empty())
                 continue;
             ++codings;

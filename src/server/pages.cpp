@@ -2,7 +2,7 @@
 // Index HTML, /healthz JSON (Boost.JSON) and /metrics (Prometheus text).
 #include "server/pages.hpp"
 
-#include "store/etag.hpp"
+#include "net/http_date.hpp"
 #include "views/view_cache.hpp"
 
 #include <boost/json.hpp>

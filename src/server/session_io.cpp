@@ -5,7 +5,7 @@
 // gather-write: Beast's fields and serializer cost more than the rest together.
 #include "server/session_io.hpp"
 
-#include "store/etag.hpp"
+#include "net/http_date.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>

@@ -1,5 +1,6 @@
 // File: feed_store.cpp
 // FeedStore: the mutex-guarded table of immutable snapshots, per-feed refresh status and token digests.
+#include "net/http_date.hpp"
 #include "store/duration_bucket.hpp"
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
