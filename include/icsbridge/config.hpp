@@ -3,6 +3,7 @@
 // Plain values only: no toml++ type leaks out of src/config/.
 #pragma once
 
+#include <icsbridge/duration.hpp>
 #include <icsbridge/error.hpp>
 
 #include <chrono>
@@ -170,12 +171,6 @@ Result<Config> load_config(std::string const& path, EnvLookup const& env);
 
 /** @brief Same, from text already in memory; `path` is only used in messages. */
 Result<Config> parse_config(std::string_view text, std::string const& path, EnvLookup const& env);
-
-/** @brief Parses "90s", "15m", "6h", "30d" (also combinations like "1h30m"); nullopt if malformed or zero. */
-std::optional<std::chrono::seconds> parse_duration(std::string_view text);
-
-/** @brief "15m" style text for a duration (largest exact unit). */
-std::string format_duration(std::chrono::seconds d);
 
 /** @brief The subscription URL of a feed: public_url + "/feeds/NAME.ics" (no token). */
 std::string feed_url(Config const& cfg, FeedConfig const& feed);

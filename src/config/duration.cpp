@@ -1,6 +1,8 @@
 // File: duration.cpp
-// Durations as written in the config ("90s", "15m", "6h", "30d", "1h30m") and back to text.
+// Durations as written in the config ("90s", "15m", "6h", "30d", "1h30m"), and the one formatter of
+// durations in messages and output.
 #include <icsbridge/config.hpp>
+#include <icsbridge/duration.hpp>
 
 #include <array>
 #include <cstdint>
@@ -74,8 +76,15 @@ std::optional<Budget> parse_budget(std::string_view text) {
     return Budget{calls, *period};
 }
 
-std::string format_duration(std::chrono::seconds d) {
-    auto const s = d.count();
+std::string format_duration(std::chrono::milliseconds d) {
+    auto const ms = d.count();
+    if (ms % 1000 != 0) {
+        if (ms < 1000)
+            return std::to_string(ms) + "ms";
+        auto const tenths = ms / 100;
+        return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "s";
+    }
+    auto const s = ms / 1000;
     if (s == 0)
         return "0s";
     for (auto const& [u, secs] : units)

@@ -5,6 +5,7 @@
 #include "net/gzip_decode.hpp"
 #include "net/http_util.hpp"
 #include "net/tls.hpp"
+#include <icsbridge/duration.hpp>
 #include <icsbridge/http_client.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -42,7 +43,6 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
-using net_detail::format_duration;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 

@@ -22,18 +22,6 @@ std::chrono::milliseconds backoff_delay(RetryPolicy const& p, int retry, double 
     return std::chrono::milliseconds(static_cast<long long>(ceiling * unit));
 }
 
-std::string format_duration(std::chrono::milliseconds d) {
-    auto ms = d.count();
-    if (ms < 1000)
-        return std::to_string(ms) + "ms";
-    if (ms % 60000 == 0)
-        return std::to_string(ms / 60000) + "m";
-    if (ms % 1000 == 0)
-        return std::to_string(ms / 1000) + "s";
-    auto tenths = ms / 100;
-    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "s";
-}
-
 std::string format_size(std::size_t bytes) {
     if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0)
         return std::to_string(bytes / (1024 * 1024)) + " MiB";

@@ -1,6 +1,6 @@
 // File: http_util.hpp
 // Pure helpers of the HTTP client (no I/O): backoff schedule, retry decisions,
-// and the human-readable durations and sizes used in error messages.
+// and the sizes used in error messages (durations: icsbridge/duration.hpp).
 #pragma once
 
 #include <icsbridge/http_client.hpp>
@@ -29,9 +29,6 @@ inline bool is_retryable_status(unsigned status) {
 inline bool is_retryable_error(errc e) {
     return e == errc::upstream_connect || e == errc::upstream_timeout || e == errc::upstream_io;
 }
-
-/** @brief "250ms", "20s", "1.5s", "2m" - as short as exact. */
-std::string format_duration(std::chrono::milliseconds d);
 
 /** @brief "512 bytes", "64 KiB", "32 MiB" (binary units, rounded down). */
 std::string format_size(std::size_t bytes);

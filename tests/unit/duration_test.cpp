@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 using namespace icsbridge;
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 namespace {
@@ -62,6 +63,15 @@ BOOST_AUTO_TEST_CASE(format_uses_the_largest_exact_unit) {
     BOOST_TEST(format_duration(seconds(7200)) == "2h");
     BOOST_TEST(format_duration(seconds(30 * 86400)) == "30d");
     BOOST_TEST(format_duration(seconds(3601)) == "3601s");
+}
+
+BOOST_AUTO_TEST_CASE(format_reads_milliseconds_and_fractions_too) {
+    // The same formatter words the HTTP client's timeouts and retry waits.
+    BOOST_TEST(format_duration(milliseconds(250)) == "250ms");
+    BOOST_TEST(format_duration(milliseconds(1500)) == "1.5s");
+    BOOST_TEST(format_duration(milliseconds(61999)) == "61.9s");
+    BOOST_TEST(format_duration(milliseconds(0)) == "0s");
+    BOOST_TEST(format_duration(milliseconds(3'600'000)) == "1h");
 }
 
 BOOST_AUTO_TEST_CASE(format_and_parse_round_trip) {

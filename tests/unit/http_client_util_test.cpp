@@ -6,6 +6,7 @@
 #include "net/http_util.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
+#include <icsbridge/duration.hpp>
 #include <icsbridge/http_client.hpp>
 
 #include <boost/asio/steady_timer.hpp>
