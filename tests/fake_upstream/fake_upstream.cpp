@@ -5,6 +5,7 @@
 
 #include "fake_upstream/fake_api.hpp"
 #include "fake_upstream/hook_sender.hpp"
+#include "store/gzip.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -19,8 +20,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
-
-#include <zlib.h>
 
 #include <atomic>
 #include <mutex>
@@ -55,24 +54,6 @@ constexpr KindName kind_names[] = {
     {Fault::truncate, "truncate"},
     {Fault::malformed_json, "malformed_json"},
 };
-
-std::string gzip(std::string const& in) {
-    z_stream zs{};
-    // 16 + MAX_WBITS: a gzip header and trailer, which is what Content-Encoding: gzip means.
-    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        throw std::runtime_error("deflateInit2 failed");
-    std::string out(deflateBound(&zs, static_cast<uLong>(in.size())) + 32, '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    zs.avail_in = static_cast<uInt>(in.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    int const rc = deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
-    if (rc != Z_STREAM_END)
-        throw std::runtime_error("deflate failed");
-    return out;
-}
 
 bool accepts_gzip(std::string_view accept_encoding) {
     auto const pos = accept_encoding.find("gzip");
@@ -337,7 +318,7 @@ struct FakeUpstream::Impl {
             break;
         }
         if (accepts_gzip(req[http::field::accept_encoding]) && !res.body().empty()) {
-            res.body() = gzip(res.body());
+            res.body() = gzip_compress(res.body());
             res.set(http::field::content_encoding, "gzip");
         }
         res.prepare_payload();

@@ -1,6 +1,7 @@
 // File: http_client_test.cpp
 // The HTTP client against scripted loopback servers: keep-alive, gzip, limits, retries, every
 // deadline, resets, TLS trust, the concurrency bound, cancellation and secret hygiene.
+#include "store/gzip.hpp"
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"

@@ -2,15 +2,22 @@
 // Fixture files, temp directories and the capturing logger.
 #include "support/fixtures.hpp"
 
+#include "net/gzip_decode.hpp"
+
+#include <boost/test/unit_test.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
 namespace icsbridge::test {
 
-std::string fixture_path(std::string const& rel) { return std::string(ICSBRIDGE_FIXTURES_DIR) + "/" + rel; }
+std::string fixture_path(std::string const& rel) {
+    return std::string(ICSBRIDGE_FIXTURES_DIR) + "/" + rel;
+}
 
 std::string read_fixture(std::string const& rel) {
     std::ifstream in(fixture_path(rel), std::ios::binary);
@@ -21,7 +28,15 @@ std::string read_fixture(std::string const& rel) {
     return ss.str();
 }
 
-std::string binary_path(std::string const& name) { return std::string(ICSBRIDGE_BINARY_DIR) + "/" + name; }
+std::string gunzipped(std::string_view gz) {
+    auto r = net_detail::gunzip(gz, std::numeric_limits<std::size_t>::max());
+    BOOST_TEST_REQUIRE((r.status == net_detail::GunzipStatus::ok), r.detail);
+    return std::move(r.data);
+}
+
+std::string binary_path(std::string const& name) {
+    return std::string(ICSBRIDGE_BINARY_DIR) + "/" + name;
+}
 
 TempDir::TempDir() {
     std::random_device rd;
@@ -43,7 +58,8 @@ TempDir::~TempDir() {
     std::filesystem::remove_all(path_, ec);
 }
 
-StringLogger::StringLogger() : state_(std::make_shared<State>()) {}
+StringLogger::StringLogger()
+    : state_(std::make_shared<State>()) {}
 
 Logger StringLogger::logger(LogLevel min) const {
     auto st = state_;

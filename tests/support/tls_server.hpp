@@ -62,9 +62,6 @@ class ServerConn {
 /** @brief "HTTP/1.1 STATUS Reason\r\nContent-Length: N\r\nEXTRA\r\nBODY"; extra lines end in CRLF. */
 std::string http_response(unsigned status, std::string_view body, std::string_view extra_headers = {});
 
-/** @brief `data` gzip-compressed (for scripts that serve Content-Encoding: gzip). */
-std::string gzip_compress(std::string_view data);
-
 /** @brief A loopback server on 127.0.0.1 with an ephemeral port; stops (abandoning scripts) when destroyed.
  */
 class ScriptedServer {

@@ -4,6 +4,7 @@
 #include "net/deadline.hpp"
 #include "net/gzip_decode.hpp"
 #include "net/http_util.hpp"
+#include "store/gzip.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
 #include <icsbridge/duration.hpp>
@@ -102,12 +103,12 @@ BOOST_AUTO_TEST_CASE(durations_and_sizes_read_naturally) {
 
 BOOST_AUTO_TEST_CASE(gunzip_decodes_and_enforces_the_limit) {
     std::string text(100000, 'z');
-    auto packed = icsbridge::test::gzip_compress(text);
+    auto packed = gzip_compress(text);
     auto ok = gunzip(packed, text.size());
     BOOST_TEST((ok.status == GunzipStatus::ok));
     BOOST_TEST(ok.data == text);
     // Two concatenated members are one valid stream.
-    auto twice = gunzip(packed + icsbridge::test::gzip_compress("tail"), text.size() + 4);
+    auto twice = gunzip(packed + gzip_compress("tail"), text.size() + 4);
     BOOST_TEST((twice.status == GunzipStatus::ok));
     BOOST_TEST(twice.data == text + "tail");
     BOOST_TEST((gunzip(packed, text.size() - 1).status == GunzipStatus::too_large));
