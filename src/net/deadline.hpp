@@ -1,14 +1,17 @@
 // File: deadline.hpp
 // Races an awaitable against a steady_timer (Boost 1.81 has no cancel_after), for the deadlines that
-// beast::tcp_stream::expires_after cannot cover: name resolution and a whole request attempt.
+// beast::tcp_stream::expires_after cannot cover: name resolution and a whole request attempt; and the
+// check for cancellation that follows such a race.
 #pragma once
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <chrono>
 #include <functional>
@@ -52,6 +55,13 @@ boost::asio::awaitable<std::optional<T>> race_deadline(
     if (fired || v.index() != 0)
         co_return std::nullopt;
     co_return std::move(std::get<0>(v));
+}
+
+/** @brief Throws operation_aborted if the calling coroutine has been cancelled. */
+inline boost::asio::awaitable<void> throw_if_cancelled() {
+    auto cs = co_await boost::asio::this_coro::cancellation_state;
+    if (cs.cancelled() != boost::asio::cancellation_type::none)
+        throw boost::system::system_error(boost::asio::error::operation_aborted);
 }
 
 } // namespace icsbridge::net_detail

@@ -1,25 +1,40 @@
 // File: http_util.cpp
-// Backoff, Retry-After parsing and message formatting for the HTTP client.
+// Phases, the timeout message, the service prefix and sizes, worded for the HTTP client's errors.
 #include "net/http_util.hpp"
 
-#include "net/http_date.hpp"
-#include "util/trim.hpp"
+#include <icsbridge/duration.hpp>
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <limits>
+namespace icsbridge::net_detail {
 
-namespace icsbridge {
+std::string phase_words(Phase p, Target const& t) {
+    switch (p) {
+    case Phase::resolving:
+        return "resolving " + t.host + " for GET " + t.display;
+    case Phase::connecting:
+        return "connecting to " + t.host + ":" + t.port + " for GET " + t.display;
+    case Phase::handshaking:
+        return "in the TLS handshake with " + t.host + " for GET " + t.display;
+    case Phase::sending:
+        return "sending GET " + t.display;
+    case Phase::waiting:
+        return "waiting for a response to GET " + t.display;
+    case Phase::reading_body:
+    case Phase::decoding:
+        return "reading the response body of GET " + t.display;
+    }
+    return "GET " + t.display;
+}
 
-namespace net_detail {
+Error timed_out(std::string const& service, std::chrono::milliseconds limit, Phase p, Target const& t) {
+    return client_error(
+        service,
+        errc::upstream_timeout,
+        "timed out after " + format_duration(limit) + " " + phase_words(p, t)
+    );
+}
 
-std::chrono::milliseconds backoff_delay(RetryPolicy const& p, int retry, double unit) {
-    // Doubling in floating point cannot overflow; the cap keeps it sane.
-    double ceiling = static_cast<double>(p.initial_backoff.count()) * std::pow(2.0, std::max(0, retry - 1));
-    ceiling = std::min(ceiling, static_cast<double>(p.max_backoff.count()));
-    unit = std::clamp(unit, 0.0, 1.0);
-    return std::chrono::milliseconds(static_cast<long long>(ceiling * unit));
+Error client_error(std::string const& service, errc code, std::string what) {
+    return Error{code, service + ": " + std::move(what)};
 }
 
 std::string format_size(std::size_t bytes) {
@@ -30,30 +45,4 @@ std::string format_size(std::size_t bytes) {
     return std::to_string(bytes) + " bytes";
 }
 
-} // namespace net_detail
-
-std::optional<std::chrono::seconds>
-parse_retry_after(std::string_view value, std::chrono::system_clock::time_point now) {
-    using namespace std::chrono;
-    value = trim_ows(value);
-    if (!value.empty() &&
-        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        // Clamp absurd values instead of failing: "retry in a very long time" is still an answer.
-        long long secs = 0;
-        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), secs);
-        if (ec == std::errc::result_out_of_range)
-            return seconds(std::numeric_limits<int>::max());
-        if (ec != std::errc() || p != value.data() + value.size())
-            return std::nullopt;
-        return seconds(std::min<long long>(secs, std::numeric_limits<int>::max()));
-    }
-    auto when = parse_http_date(value);
-    if (!when)
-        return std::nullopt;
-    if (*when <= now)
-        return seconds(0);
-    // Round up so that we never come back before the server's instant.
-    return ceil<seconds>(*when - now);
-}
-
-} // namespace icsbridge
+} // namespace icsbridge::net_detail

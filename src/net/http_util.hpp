@@ -1,34 +1,33 @@
 // File: http_util.hpp
-// Pure helpers of the HTTP client (no I/O): backoff schedule, retry decisions,
-// and the sizes used in error messages (durations: icsbridge/duration.hpp).
+// The wording of the HTTP client's errors (no I/O): the phase an attempt was in, the one
+// "timed out after … while …" message, the service prefix, and sizes in binary units.
 #pragma once
 
-#include <icsbridge/http_client.hpp>
+#include "net/target.hpp"
+#include <icsbridge/error.hpp>
 
 #include <chrono>
 #include <cstddef>
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace icsbridge::net_detail {
 
+/** @brief Where an attempt was when it failed. */
+enum class Phase { resolving, connecting, handshaking, sending, waiting, reading_body, decoding };
+
+/** @brief "waiting for a response to GET https://host/path" and the like, for error messages. */
+std::string phase_words(Phase p, Target const& t);
+
 /**
- * @brief The wait before retry number `retry` (1 = the first retry) with full jitter:
- * `unit * min(max_backoff, initial_backoff * 2^(retry-1))`, where `unit` is uniform in [0, 1).
+ * @brief The one error for a deadline: upstream_timeout, "SERVICE: timed out after 200ms waiting for a
+ * response to GET …".
+ * @param limit the deadline that fired
+ * @param p where the attempt was when it fired
  */
-std::chrono::milliseconds backoff_delay(RetryPolicy const& p, int retry, double unit);
+Error timed_out(std::string const& service, std::chrono::milliseconds limit, Phase p, Target const& t);
 
-/** @brief 429 and every 5xx are worth another try; every other status is final. */
-inline bool is_retryable_status(unsigned status) {
-    return status == 429 || (status >= 500 && status <= 599);
-}
-
-/** @brief Transport failures that a new attempt may cure (not TLS trust, not size, not DNS "no such host").
- */
-inline bool is_retryable_error(errc e) {
-    return e == errc::upstream_connect || e == errc::upstream_timeout || e == errc::upstream_io;
-}
+/** @brief An error whose message starts with the service's name: "events API: …". */
+Error client_error(std::string const& service, errc code, std::string what);
 
 /** @brief "512 bytes", "64 KiB", "32 MiB" (binary units, rounded down). */
 std::string format_size(std::size_t bytes);

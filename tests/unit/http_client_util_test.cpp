@@ -4,6 +4,7 @@
 #include "net/deadline.hpp"
 #include "net/gzip_decode.hpp"
 #include "net/http_util.hpp"
+#include "net/retry.hpp"
 #include "store/gzip.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"

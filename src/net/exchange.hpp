@@ -1,0 +1,74 @@
+// File: exchange.hpp
+// One request/response over an open connection, with a deadline on every write and read; how a
+// failed exchange reads for a user; and the decoding of the body (identity or gzip).
+#pragma once
+
+#include "net/connection_pool.hpp"
+#include "net/http_util.hpp"
+#include "net/target.hpp"
+#include <icsbridge/http_client.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace icsbridge::net_detail {
+
+/** @brief Shared between one attempt and its whole-attempt deadline, so the deadline can break it. */
+struct AttemptState {
+    Phase phase = Phase::resolving;
+    std::optional<boost::asio::ip::tcp::resolver> resolver;
+    std::shared_ptr<Connection> conn;
+    bool got_response_bytes = false;
+
+    /** @brief Breaks whatever the attempt is waiting for: the resolver, or the connection's socket. */
+    void abort() {
+        if (resolver)
+            resolver->cancel();
+        if (conn)
+            conn->close();
+    }
+};
+
+/** @brief What one exchange produced: a failure, or a response with its body still encoded. */
+struct Exchange {
+    boost::beast::error_code ec;
+    unsigned status = 0;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    bool keep_alive = false;
+    std::string content_encoding;
+};
+
+/** @brief The request every attempt sends: GET, HTTP/1.1, keep-alive. */
+using Request = boost::beast::http::request<boost::beast::http::empty_body>;
+
+/**
+ * @brief Writes `req` and reads the response on `c` (TLS or plain), each step bounded by io_timeout,
+ * the header block by 64 KiB and the raw body by max_body. Records the phase in `st`.
+ */
+boost::asio::awaitable<Exchange>
+exchange(Connection& c, Request const& req, ClientOptions const& opts, AttemptState& st);
+
+/** @brief True for the ways a server ends a connection: EOF, reset, broken pipe, TLS truncation. */
+bool is_connection_lost(boost::beast::error_code ec);
+
+/** @brief Maps a failed exchange to the error a user reads: too large, timed out, connection lost, malformed.
+ */
+Error exchange_error(ClientOptions const& opts, Target const& t, Phase phase, boost::beast::error_code ec);
+
+/**
+ * @brief The body of a successful exchange, decoded by its Content-Encoding (none, identity, gzip,
+ * x-gzip) within max_body. @return upstream_too_large, or upstream_io for a corrupt body or another coding.
+ */
+Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exchange& ex);
+
+} // namespace icsbridge::net_detail
