@@ -41,6 +41,7 @@ std::string_view to_string(errc e) noexcept {
     case errc::render_failed: return "render_failed";
     case errc::io_error: return "io_error";
     case errc::shutdown: return "shutdown";
+    case errc::snapshot_corrupt: return "snapshot_corrupt";
     }
     return "unknown";
 }

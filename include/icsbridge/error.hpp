@@ -32,6 +32,7 @@ enum class errc {
     render_failed,         ///< libical refused to build the calendar
     io_error,              ///< local file system error (snapshot, export output)
     shutdown,              ///< cancelled because the process is stopping
+    snapshot_corrupt,      ///< a kept snapshot (file or row) that does not check out: never served
 };
 
 /** @brief The std::error_category for icsbridge::errc. */

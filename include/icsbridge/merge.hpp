@@ -6,6 +6,7 @@
 #include <icsbridge/calendar.hpp>
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
+#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <map>
@@ -24,12 +25,12 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
 /**
  * @brief Keeps every merged feed of a config built from its parts' snapshots in `store`: once at start(),
  * then whenever a part publishes. A failing part publishes nothing, so its last good items stay in the
- * merge. Each rebuilt snapshot is saved under `storage_dir` (when not empty), as the refresher does.
+ * merge. Each rebuilt snapshot is kept in `snapshots` (when not null), as the refresher does.
  */
 class MergedFeeds {
   public:
     /** @brief `cfg` and `store` must outlive this object. */
-    MergedFeeds(Config const& cfg, FeedStore& store, Logger log, std::string storage_dir);
+    MergedFeeds(Config const& cfg, FeedStore& store, Logger log, std::shared_ptr<SnapshotBackend> snapshots);
     /** @brief Stops listening to the store. */
     ~MergedFeeds();
     MergedFeeds(MergedFeeds const&) = delete;
@@ -48,7 +49,7 @@ class MergedFeeds {
     Config const& cfg_;
     FeedStore& store_;
     Logger log_;
-    std::string storage_dir_;
+    std::shared_ptr<SnapshotBackend> snapshots_;
     std::map<std::string, std::vector<FeedConfig const*>, std::less<>> merges_of_; ///< part -> merges
     bool listening_ = false;
     std::mutex mtx_;                                ///< one rebuild at a time; guards built_from_

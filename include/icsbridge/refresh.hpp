@@ -8,6 +8,7 @@
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
+#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -46,7 +47,8 @@ using GroupFetch = std::function<
 GroupFetch pipeline_fetch(Pipeline& pipeline);
 
 struct RefreshOptions {
-    std::string storage_dir; ///< where snapshots are saved after each success; empty: not saved
+    /// Where snapshots are kept after each success (disk files, or the database); null: not kept
+    std::shared_ptr<SnapshotBackend> snapshots;
     std::chrono::milliseconds retry_initial{
         std::chrono::seconds(30)}; ///< first retry after a failure; doubles up to refresh
     std::chrono::milliseconds confirm_delay{

@@ -24,6 +24,7 @@
 namespace icsbridge {
 
 class ViewCache;
+class SnapshotBackend;
 
 using sys_seconds = std::chrono::sys_seconds;
 
@@ -88,7 +89,7 @@ Result<void> save_snapshot(
 );
 
 /**
- * @brief Reads DIR/NAME.snapshot; errc::io_error if absent or unreadable, errc::upstream_malformed
+ * @brief Reads DIR/NAME.snapshot; errc::io_error if absent or unreadable, errc::snapshot_corrupt
  * if corrupt (bad header, wrong length, or a body whose hash is not the stored ETag).
  */
 Result<std::shared_ptr<Snapshot const>>
@@ -285,6 +286,8 @@ class FeedStore {
     /** @brief Loads every configured feed's snapshot from `dir`, taking each feed's last success from its
      * stored fetched_at; missing files are skipped, corrupt ones warned about. */
     std::size_t load_dir(std::string const& dir, Logger const& log);
+    /** @brief The same from any snapshot backend (disk, or the database in cluster mode). */
+    std::size_t load_from(SnapshotBackend& snapshots, Logger const& log);
 
     std::vector<FeedStatus> status() const;
     void record_reload(ReloadStatus r);

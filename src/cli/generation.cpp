@@ -36,10 +36,10 @@ std::shared_ptr<Generation> make_generation(
     GroupFetch fetch = [cfg, pipeline = gen->pipeline](FeedGroup const& g, sys_seconds now) {
         return pipeline_fetch(*pipeline)(g, now);
     };
-    auto const storage_dir = opts.storage_dir;
+    auto const snapshots = opts.snapshots;
     gen->refreshers =
         std::make_unique<Refreshers>(strand, *cfg, store, std::move(fetch), log, std::move(opts));
-    gen->merged = std::make_unique<MergedFeeds>(*cfg, store, log, storage_dir);
+    gen->merged = std::make_unique<MergedFeeds>(*cfg, store, log, snapshots);
     gen->merged->start();
     return gen;
 }

@@ -133,10 +133,12 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         return 1;
     }
     FeedStore store(*cfg);
-    auto loaded = store.load_dir(cfg->storage.dir, log);
+    // Where last good snapshots are kept: files under storage.dir on a single box.
+    std::shared_ptr<SnapshotBackend> snapshots = std::make_shared<DiskSnapshots>(cfg->storage.dir);
+    auto loaded = store.load_from(*snapshots, log);
     log.info(
         "loaded " + std::to_string(loaded) + " of " + std::to_string(cfg->feeds.size()) +
-        " feed snapshot(s) from " + cfg->storage.dir
+        " feed snapshot(s) from " + snapshots->where()
     );
 
     int threads = cfg->server.threads > 0
@@ -160,7 +162,7 @@ int serve_command(Config const& start_cfg, Logger const& log) {
     }
 
     Control control{ioc, log, store, live, {}, nullptr, false, {}};
-    control.opts.storage_dir = cfg->storage.dir;
+    control.opts.snapshots = snapshots;
     control.current = make_generation(cfg, ioc.get_executor(), store, log, control.opts);
     show_budgets(store, *control.current->pipeline);
     // The pipeline goes before the store: nothing may read its budgets after that.

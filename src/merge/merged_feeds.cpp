@@ -16,11 +16,13 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
     return merge_calendars(meta, parts);
 }
 
-MergedFeeds::MergedFeeds(Config const& cfg, FeedStore& store, Logger log, std::string storage_dir)
+MergedFeeds::MergedFeeds(
+    Config const& cfg, FeedStore& store, Logger log, std::shared_ptr<SnapshotBackend> snapshots
+)
     : cfg_(cfg)
     , store_(store)
     , log_(std::move(log))
-    , storage_dir_(std::move(storage_dir)) {
+    , snapshots_(std::move(snapshots)) {
     for (auto const& f : cfg_.feeds)
         for (auto const& part : f.merge)
             merges_of_[part].push_back(&f);
@@ -108,8 +110,8 @@ void MergedFeeds::rebuild(FeedConfig const& merged) {
             std::to_string(merged.merge.size()) + " parts, " + std::to_string(items) + " items, " +
             std::to_string(snap->body.size()) + " bytes"
         );
-    if (!storage_dir_.empty()) {
-        if (auto saved = save_snapshot(storage_dir_, merged.name, *snap, *as_of); !saved)
+    if (snapshots_) {
+        if (auto saved = snapshots_->save(merged.name, *snap, *as_of); !saved)
             log_.warn("feed " + merged.name + ": cannot save snapshot: " + saved.error().message);
     }
 }

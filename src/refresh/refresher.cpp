@@ -247,8 +247,8 @@ struct Refreshers::Impl {
             );
             // Unchanged bytes are written again too: the stored fetched_at is what a restart reports as
             // the last success, and a feed that rarely changes would otherwise come back stale.
-            if (!opts.storage_dir.empty()) {
-                if (auto saved = save_snapshot(opts.storage_dir, name, *snap, now); !saved)
+            if (opts.snapshots) {
+                if (auto saved = opts.snapshots->save(name, *snap, now); !saved)
                     log.warn("feed " + name + ": cannot save snapshot: " + saved.error().message);
             }
         }

@@ -5,6 +5,7 @@
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
 #include "views/view_cache.hpp"
+#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <openssl/crypto.h>
@@ -287,6 +288,11 @@ void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, s
 }
 
 std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
+    DiskSnapshots disk(dir);
+    return load_from(disk, log);
+}
+
+std::size_t FeedStore::load_from(SnapshotBackend& snapshots, Logger const& log) {
     std::size_t loaded = 0;
     std::vector<std::shared_ptr<Entry>> entries;
     {
@@ -294,15 +300,13 @@ std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
         entries = entries_;
     }
     for (auto const& e : entries) {
-        // A missing file is normal on first start; anything else is worth a warning.
-        std::error_code ec;
-        if (!std::filesystem::exists(dir + "/" + e->name + ".snapshot", ec))
-            continue;
-        auto snap = load_snapshot(dir, e->name, gzip_);
+        auto snap = snapshots.load(e->name, gzip_);
         if (!snap) {
             log.warn("feed " + e->name + ": ignoring stored snapshot: " + snap.error().message);
             continue;
         }
+        if (!*snap)
+            continue;
         std::lock_guard lock(mtx_);
         // The stored fetched_at is the last success before the restart: without it /healthz would call
         // every feed stale until its first refresh, and an upstream that is down keeps it that way.

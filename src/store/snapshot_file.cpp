@@ -52,7 +52,7 @@ load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
     auto data = read_file(path);
     if (!data)
         return data.error();
-    auto corrupt = [&](std::string const& why) { return fail(errc::upstream_malformed, path + ": " + why); };
+    auto corrupt = [&](std::string const& why) { return fail(errc::snapshot_corrupt, path + ": " + why); };
     auto nl = data->find('\n');
     if (nl == std::string::npos)
         return corrupt("no header line");

@@ -48,7 +48,8 @@ Result<FeedOutput> ok(int n) {
 
 RefreshOptions fast(std::string dir = {}) {
     RefreshOptions o;
-    o.storage_dir = std::move(dir);
+    if (!dir.empty())
+        o.snapshots = std::make_shared<DiskSnapshots>(std::move(dir));
     o.retry_initial = std::chrono::milliseconds(10);
     o.confirm_delay = std::chrono::milliseconds(10);
     o.stagger = std::chrono::milliseconds(0);

@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(built_from_parts_as_they_publish_and_kept_when_one_fails) {
     test::TempDir dir;
     auto const cfg = merge_config(dir.path());
     FeedStore store(cfg);
-    MergedFeeds merged(cfg, store, null_logger(), dir.path());
+    MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
 
     // Run / Check: no part has a calendar yet, so the merge has none either (503, not an empty calendar).
     merged.start();
@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(a_restart_serves_the_same_merge_from_the_stored_parts) {
     std::string etag;
     {
         FeedStore store(cfg);
-        MergedFeeds merged(cfg, store, null_logger(), dir.path());
+        MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
         merged.start();
         for (auto const& [name, body, items] :
              {std::tuple{"ev", events_ics(2), 2}, std::tuple{"jb", jobs_ics(3), 3}}) {
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(a_restart_serves_the_same_merge_from_the_stored_parts) {
 
     FeedStore store(cfg);
     BOOST_TEST(store.load_dir(dir.path(), null_logger()) == 3u);
-    MergedFeeds merged(cfg, store, null_logger(), dir.path());
+    MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
     merged.start();
     BOOST_REQUIRE(store.get("all"));
     BOOST_TEST(store.get("all")->etag == etag);

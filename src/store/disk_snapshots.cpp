@@ -1,0 +1,21 @@
+// File: disk_snapshots.cpp
+// The snapshot backend of a single box: one file per feed under storage.dir.
+#include <icsbridge/snapshots.hpp>
+
+#include <filesystem>
+
+namespace icsbridge {
+
+Result<void> DiskSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
+    return save_snapshot(dir_, feed, snap, fetched_at);
+}
+
+Result<std::shared_ptr<Snapshot const>> DiskSnapshots::load(std::string const& feed, bool gzip) {
+    // A missing file is normal on first start: no snapshot, not an error.
+    std::error_code ec;
+    if (!std::filesystem::exists(dir_ + "/" + feed + ".snapshot", ec))
+        return std::shared_ptr<Snapshot const>();
+    return load_snapshot(dir_, feed, gzip);
+}
+
+} // namespace icsbridge
