@@ -136,4 +136,12 @@ std::string redact_url(std::string_view s) {
     return out;
 }
 
+std::string loggable(std::string_view s, std::size_t max_bytes) {
+    std::string out(s.substr(0, max_bytes));
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == 0x7f)
+            c = '?';
+    return out;
+}
+
 } // namespace icsbridge

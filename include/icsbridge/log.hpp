@@ -2,6 +2,7 @@
 // The injected logger (a value, never a global) and the redaction every logged URL goes through.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -39,5 +40,11 @@ inline Logger null_logger() {
  * request target with "***", and the whole fragment's contents with "***". Safe on malformed input.
  */
 std::string redact_url(std::string_view url_or_target);
+
+/**
+ * @brief A value a client chose (a user agent, a hook's action), fit for one log line: at most `max_bytes`,
+ * control characters, quotes and DEL replaced by '?', so it cannot forge or break lines.
+ */
+std::string loggable(std::string_view s, std::size_t max_bytes);
 
 } // namespace icsbridge

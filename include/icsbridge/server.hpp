@@ -22,6 +22,10 @@
 
 namespace icsbridge {
 
+namespace server_detail {
+struct ServerState;
+} // namespace server_detail
+
 /** @brief The parts of a request the server looks at; views into the caller's request. */
 struct ServerRequest {
     std::string_view method; ///< "GET", "HEAD", ...
@@ -59,8 +63,8 @@ struct ServerResponse {
 
 /**
  * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
- * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an unparsable target. Pure apart
- * from counting subscriber fetches in the store.
+ * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
+ * unparsable target. Pure apart from counting subscriber fetches in the store.
  */
 ServerResponse
 handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now);
@@ -113,10 +117,8 @@ class Server {
     /** @brief Connections open right now. */
     std::size_t connections() const;
 
-    struct Impl;
-
   private:
-    std::shared_ptr<Impl> impl_;
+    std::shared_ptr<server_detail::ServerState> impl_;
 };
 
 } // namespace icsbridge

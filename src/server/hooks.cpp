@@ -25,15 +25,6 @@ HookVerdict verdict(HookOutcome outcome, unsigned status, std::string message) {
     return v;
 }
 
-/** @brief What may go into a log line of a value an anonymous sender chose. */
-std::string printable(std::string_view s) {
-    std::string out(s.substr(0, 64));
-    for (char& c : out)
-        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || static_cast<unsigned char>(c) >= 0x7f)
-            c = '?';
-    return out;
-}
-
 /** @brief The host of an absolute http(s) URL, lowercased; empty if it is none. */
 std::string http_host(std::string_view url) {
     auto u = boost::urls::parse_absolute_uri(url);
@@ -111,7 +102,7 @@ HookVerdict judge_hook(
         );
     auto v = verdict(HookOutcome::accepted, 202, "accepted");
     v.source = src->name;
-    v.action = printable(action->as_string());
+    v.action = loggable(action->as_string(), 64);
     return v;
 }
 

@@ -26,13 +26,6 @@ namespace icsbridge::server_detail {
 
 namespace {
 
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = net::ip::tcp;
-
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
-
 void append_number(std::string& out, std::size_t n) {
     char digits[24];
     auto r = std::to_chars(digits, digits + sizeof digits, n);

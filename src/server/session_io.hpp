@@ -6,9 +6,11 @@
 
 #include <icsbridge/server.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -21,7 +23,13 @@
 
 namespace icsbridge::server_detail {
 
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
 using steady = std::chrono::steady_clock;
+/// Every wait of a session completes with its error code as a value: a closed socket is no exception.
+inline constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 struct SessionState {
     explicit SessionState(boost::asio::ip::tcp::socket s)
