@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_fake_upstream "$build/icsbridge-fake-upstream" "$work" --generate-events "$events" --page-size "$page_size" ||
+launch_fake_upstream "$build/icsbridge-fake-upstream" "$work" --generate-events "$events" --page-size "$page_size" ||
     { echo "the fake upstream did not start" >&2; exit 1; }
 cat >"$work/big.toml" <<TOML
 [sources.eb]

@@ -9,8 +9,8 @@ bin=$2
 src=$3
 version=${4:-}
 fixtures="$src/tests/fixtures/configs"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 
 fail() {
     echo "FAIL [$case_name]: $*" >&2

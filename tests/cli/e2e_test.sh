@@ -12,16 +12,8 @@ fake=$2
 src=$3
 golden="$src/tests/fixtures/golden"
 python=/usr/bin/python3
-work=$(mktemp -d)
-fake_pid=
-cleanup() {
-    if [ -n "$fake_pid" ]; then
-        kill -TERM "$fake_pid" 2>/dev/null
-        wait "$fake_pid" 2>/dev/null
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 
 fail() {
     echo "FAIL [e2e]: $*" >&2
@@ -30,13 +22,7 @@ fail() {
     exit 1
 }
 
-# The fake upstream picks a free port and says which on its first line.
-mkfifo "$work/ready"
-"$fake" --port 0 --data "$src/tests/fixtures/upstream" >"$work/ready" 2>"$work/fake.log" &
-fake_pid=$!
-read -r -t 30 line <"$work/ready" || fail "the fake upstream did not start"
-upstream="${line#listening on }"
-case "$upstream" in http://127.0.0.1:*) ;; *) fail "unexpected first line from the fake upstream: $line" ;; esac
+start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 
 events_token=demo-events-token
 jobs_key=demo-jobs-key

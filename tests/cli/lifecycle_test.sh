@@ -26,7 +26,7 @@ fail() {
     exit 1
 }
 
-start_fake_upstream "$fake" "$work" --data "$src/tests/fixtures/upstream" --lifecycle ||
+launch_fake_upstream "$fake" "$work" --data "$src/tests/fixtures/upstream" --lifecycle ||
     fail "the fake upstream did not start"
 
 write_config() { # write_config FILE KEEP_PAST_LINE

@@ -9,16 +9,8 @@ set -u
 bin=$1
 fake=$2
 src=$3
-work=$(mktemp -d)
-fake_pid=
-cleanup() {
-    if [ -n "$fake_pid" ]; then
-        kill -TERM "$fake_pid" 2>/dev/null
-        wait "$fake_pid" 2>/dev/null
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 
 fail() {
     echo "FAIL [output]: $*" >&2
@@ -26,11 +18,7 @@ fail() {
     exit 1
 }
 
-mkfifo "$work/ready"
-"$fake" --port 0 --data "$src/tests/fixtures/upstream" >"$work/ready" 2>"$work/fake.log" &
-fake_pid=$!
-read -r -t 30 line <"$work/ready" || fail "the fake upstream did not start"
-upstream="${line#listening on }"
+start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 
 cat >"$work/c.toml" <<TOML
 [sources.jobs]

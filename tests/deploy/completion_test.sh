@@ -61,8 +61,8 @@ expect "$(grep '^my' <<<"$feeds")" export --config "$cfg" --feed my
 expect "$sources" categories --config "$cfg" --source ""
 expect "$jobs_sources" tags --config "$cfg" --source ""
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 # Quoted names, a sub-table, and a name with a dot, as TOML allows them.
 cat >"$work/names.toml" <<'TOML'
 [sources.eb]

@@ -10,17 +10,8 @@ bin=$1
 fake=$2
 src=$3
 python=/usr/bin/python3
-work=$(mktemp -d)
-fake_pid=
-serve_pid=
-cleanup() {
-    for pid in $serve_pid $fake_pid; do
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 
 fail() {
     echo "FAIL [serve_e2e]: $*" >&2
@@ -30,27 +21,10 @@ fail() {
     exit 1
 }
 
-start_fake() {
-    rm -f "$work/ready"
-    mkfifo "$work/ready"
-    "$fake" --port 0 --data "$work/data" >"$work/ready" 2>"$work/fake.log" &
-    fake_pid=$!
-    read -r -t 30 line <"$work/ready" || fail "the fake upstream did not start"
-    upstream="${line#listening on }"
-}
+start_fake() { start_fake_upstream "$fake" "$work" "$work/data"; }
 
 # start_serve LOG: starts the server; sets serve_pid and base (http://127.0.0.1:PORT)
-start_serve() {
-    "$bin" serve --config "$work/serve.toml" 2>"$work/$1" &
-    serve_pid=$!
-    for _ in $(seq 1 300); do
-        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/$1" | head -1 | sed 's/listening on //')
-        [ -n "$base" ] && return 0
-        kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
-        sleep 0.1
-    done
-    fail "serve did not start listening"
-}
+start_serve() { start_icsbridge "$bin" "$work/serve.toml" "$work/$1"; }
 
 stop_serve() {
     kill -TERM "$serve_pid"

@@ -2,16 +2,12 @@
 # Starting the fake upstream and `icsbridge serve` from a test script and waiting until each listens.
 # Source it; it defines functions only. The caller defines fail MESSAGE and kills the pids it is given.
 
-# start_fake_upstream FAKE WORK DATA: the fake upstream on a free port serving DATA; sets fake_pid and
-# upstream (http://127.0.0.1:PORT).
+. "$(dirname "${BASH_SOURCE[0]}")/upstream_fixtures.sh"
+
+# start_fake_upstream FAKE WORK DATA [ARGS...]: the fake upstream on a free port serving DATA; sets fake_pid
+# and upstream (http://127.0.0.1:PORT), or fails the test.
 start_fake_upstream() {
-    rm -f "$2/ready"
-    mkfifo "$2/ready"
-    "$1" --port 0 --data "$3" >"$2/ready" 2>"$2/fake.log" &
-    fake_pid=$!
-    local line
-    read -r -t 30 line <"$2/ready" || fail "the fake upstream did not start"
-    upstream="${line#listening on }"
+    launch_fake_upstream "$1" "$2" --data "$3" "${@:4}" || fail "the fake upstream did not start"
 }
 
 # start_icsbridge BIN CONFIG LOG: `serve` with CONFIG (listen on port 0), stderr to LOG; sets serve_pid and
