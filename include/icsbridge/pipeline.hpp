@@ -73,7 +73,7 @@ class Pipeline {
     fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
     /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of
-     * the same question, see refresh.hpp fetch_key). Uses the feed's RenderCache. */
+     * the same question, see fetch_key below). Uses the feed's RenderCache. */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
     /** @brief Every source's budget (sources without one are left out). Thread-safe. */
@@ -91,5 +91,27 @@ class Pipeline {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/** @brief Feeds whose upstream question is the same; the first one's refresher fetches for all. */
+struct FeedGroup {
+    std::string key;
+    std::vector<FeedConfig const*> feeds; ///< in config order
+    std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
+};
+
+/** @brief What identifies an upstream question: source, select, params, organization_id, window,
+ * ticket_classes. */
+std::string fetch_key(FeedConfig const& feed);
+
+/** @brief Groups the config's fetched feeds by fetch_key, in config order of each group's first feed
+ * (merged feeds are never fetched: they are left out). */
+std::vector<FeedGroup> group_feeds(Config const& cfg);
+
+/** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
+using GroupFetch = std::function<
+    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
+
+/** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
+GroupFetch pipeline_fetch(Pipeline& pipeline);
 
 } // namespace icsbridge

@@ -24,28 +24,6 @@
 
 namespace icsbridge {
 
-/** @brief Feeds whose upstream question is the same; the first one's refresher fetches for all. */
-struct FeedGroup {
-    std::string key;
-    std::vector<FeedConfig const*> feeds; ///< in config order
-    std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
-};
-
-/** @brief What identifies an upstream question: source, select, params, organization_id, window,
- * ticket_classes. */
-std::string fetch_key(FeedConfig const& feed);
-
-/** @brief Groups the config's fetched feeds by fetch_key, in config order of each group's first feed
- * (merged feeds are never fetched: they are left out). */
-std::vector<FeedGroup> group_feeds(Config const& cfg);
-
-/** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
-using GroupFetch = std::function<
-    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
-
-/** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
-GroupFetch pipeline_fetch(Pipeline& pipeline);
-
 struct RefreshOptions {
     /// Where snapshots are kept after each success (disk files, or the database); null: not kept
     std::shared_ptr<SnapshotBackend> snapshots;

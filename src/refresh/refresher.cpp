@@ -31,61 +31,6 @@ sys_seconds wall_now() {
 
 } // namespace
 
-std::string fetch_key(FeedConfig const& f) {
-    // Separators that cannot occur in the parts keep distinct questions from colliding.
-    std::string key = f.source + '\x1f' + f.select + '\x1f' + f.organization_id + '\x1f' +
-                      (f.window ? std::to_string(f.window->count()) : std::string("-")) + '\x1f' +
-                      (f.ticket_classes ? "tc" : "-");
-    for (auto const& [k, v] : f.params)
-        key += '\x1f' + k + '\x1e' + v;
-    return key;
-}
-
-std::vector<FeedGroup> group_feeds(Config const& cfg) {
-    std::vector<FeedGroup> groups;
-    std::map<std::string, std::size_t> index;
-    for (auto const& f : cfg.feeds) {
-        // Never fetched: built from its parts' snapshots (include/icsbridge/merge.hpp).
-        if (f.is_merged())
-            continue;
-        auto key = fetch_key(f);
-        auto [it, fresh] = index.emplace(key, groups.size());
-        if (fresh)
-            groups.push_back(FeedGroup{key, {}, f.refresh});
-        auto& g = groups[it->second];
-        g.feeds.push_back(&f);
-        g.refresh = std::min(g.refresh, f.refresh);
-    }
-    return groups;
-}
-
-namespace {
-
-// A plain coroutine function, not a coroutine lambda: its parameters are copied into the frame, so
-// nothing dangles when the caller's closure is gone before the coroutine runs.
-net::awaitable<std::vector<Result<FeedOutput>>>
-run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
-    std::vector<Result<FeedOutput>> out;
-    if (g->feeds.size() == 1) {
-        out.push_back(co_await pipeline->run(*g->feeds.front(), now));
-        co_return out;
-    }
-    auto items = co_await pipeline->fetch(*g->feeds.front(), now);
-    for (auto const* f : g->feeds) {
-        if (items)
-            out.push_back(pipeline->render(*f, *items));
-        else
-            out.push_back(items.error());
-    }
-    co_return out;
-}
-
-} // namespace
-
-GroupFetch pipeline_fetch(Pipeline& pipeline) {
-    return [p = &pipeline](FeedGroup const& g, sys_seconds now) { return run_pipeline(p, &g, now); };
-}
-
 struct Refreshers::Impl {
     Impl(net::any_io_executor ex, Config const& cfg, FeedStore& s, GroupFetch f, Logger l, RefreshOptions o)
         : strand(net::make_strand(ex))
