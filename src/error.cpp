@@ -1,25 +1,12 @@
 // File: error.cpp
-// The errc category, its names and the single mapping from errc to exit status.
+// The errc names and the single mapping from errc to exit status. (Errors travel as Error values, never
+// as std::error_code, so there is no error_category to keep in step.)
 #include <icsbridge/error.hpp>
 
+#include <ostream>
 #include <stdexcept>
 
 namespace icsbridge {
-
-namespace {
-
-class category final : public std::error_category {
-public:
-    char const* name() const noexcept override { return "icsbridge"; }
-    std::string message(int ev) const override { return std::string(to_string(static_cast<errc>(ev))); }
-};
-
-} // namespace
-
-std::error_category const& error_category() noexcept {
-    static category const instance;
-    return instance;
-}
 
 std::string_view to_string(errc e) noexcept {
     switch (e) {
@@ -44,6 +31,10 @@ std::string_view to_string(errc e) noexcept {
     case errc::snapshot_corrupt: return "snapshot_corrupt";
     }
     return "unknown";
+}
+
+std::ostream& operator<<(std::ostream& os, errc e) {
+    return os << to_string(e);
 }
 
 int exit_code(errc e) noexcept {

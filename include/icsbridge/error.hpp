@@ -6,6 +6,7 @@
 #include <boost/assert/source_location.hpp>
 #include <boost/system/result.hpp>
 
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -35,13 +36,11 @@ enum class errc {
     snapshot_corrupt,      ///< a kept snapshot (file or row) that does not check out: never served
 };
 
-/** @brief The std::error_category for icsbridge::errc. */
-std::error_category const& error_category() noexcept;
-
-inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), error_category()}; }
-
 /** @brief Short stable name of an errc, e.g. "upstream_timeout" (used in /healthz and metrics). */
 std::string_view to_string(errc e) noexcept;
+
+/** @brief Writes to_string(e) (tests print codes this way). */
+std::ostream& operator<<(std::ostream& os, errc e);
 
 /** @brief Process exit status for an error: 2 for usage/config errors, 1 for everything else. */
 int exit_code(errc e) noexcept;
@@ -71,8 +70,3 @@ using Result = boost::system::result<T, Error>;
 inline Error fail(errc c, std::string msg) { return Error{c, std::move(msg)}; }
 
 } // namespace icsbridge
-
-namespace std {
-template <>
-struct is_error_code_enum<icsbridge::errc> : true_type {};
-} // namespace std
