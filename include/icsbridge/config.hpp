@@ -6,13 +6,13 @@
 #include <icsbridge/duration.hpp>
 #include <icsbridge/error.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <atomic>
 #include <optional>
 #include <string>
 #include <utility>
@@ -64,7 +64,9 @@ struct FeedFilter {
     std::vector<std::string> exclude_keywords; ///< drop items whose title or description has one (any case)
     std::optional<bool> online;                ///< keep only online (true) or only in-person (false) items
 
-    bool empty() const { return categories.empty() && keywords.empty() && exclude_keywords.empty() && !online; }
+    bool empty() const {
+        return categories.empty() && keywords.empty() && exclude_keywords.empty() && !online;
+    }
     friend bool operator==(FeedFilter const&, FeedFilter const&) = default;
 };
 
@@ -123,10 +125,33 @@ struct StorageConfig {
     std::string dir = "var/icsbridge";
 };
 
+/**
+ * @brief `[cluster]`: replicas share snapshots and refresh leases through PostgreSQL. Absent: one box,
+ * snapshots on disk only.
+ */
+struct ClusterConfig {
+    /// libpq URI (`database_url` / `database_url_env`); may hold the password: show only
+    /// mask_database_url() of it.
+    std::string database_url;
+    std::string node; ///< this replica's name in leases; empty: host name and pid (cluster_node())
+    std::chrono::seconds lease{30};
+    friend bool operator==(ClusterConfig const&, ClusterConfig const&) = default;
+};
+
+/** @brief `url` with its password (user info or `password=` parameter) replaced by `***`. */
+std::string mask_database_url(std::string_view url);
+
+/** @brief `text` (a libpq message, say) with every copy of `url`'s password replaced by `***`. */
+std::string scrub_database_password(std::string text, std::string_view url);
+
+/** @brief The node name leases are held under: `node`, or HOSTNAME-PID when it is empty. */
+std::string cluster_node(ClusterConfig const& c);
+
 struct Config {
     std::string path; ///< the file it was read from
     ServerConfig server;
     StorageConfig storage;
+    std::optional<ClusterConfig> cluster; ///< nullopt: no `[cluster]`, a single box
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order
     bool secrets_in_file = false;  ///< a token, api_key or admin_token is written in the file itself

@@ -5,8 +5,8 @@
 
 #include "cli/args.hpp"
 #include "cli/output_file.hpp"
-#include "cli/terminal_text.hpp"
 #include "cli/serve.hpp"
+#include "cli/terminal_text.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/merge.hpp>
@@ -237,6 +237,13 @@ int check_command(Config const& cfg) {
         cfg.server.port,
         cfg.server.public_url.c_str()
     );
+    if (cfg.cluster)
+        std::printf(
+            "cluster: %s, node %s, lease %s\n",
+            mask_database_url(cfg.cluster->database_url).c_str(),
+            cluster_node(*cfg.cluster).c_str(),
+            format_duration(cfg.cluster->lease).c_str()
+        );
     // The hook URL is the secret itself: show where it goes, never what it is.
     for (auto const& [name, src] : cfg.sources)
         if (!src.webhook_secret.empty())

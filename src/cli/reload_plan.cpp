@@ -38,6 +38,8 @@ ReloadPlan plan_reload(Config const& old, Config const& next) {
         plan.restart_needed.push_back("request_timeout/idle_timeout");
     if (old.storage.dir != next.storage.dir)
         plan.restart_needed.push_back("storage.dir");
+    if (old.cluster != next.cluster)
+        plan.restart_needed.push_back("[cluster]");
     plan.sources_changed = old.sources != next.sources;
 
     for (auto const& f : next.feeds) {

@@ -48,9 +48,9 @@ std::string feed_url(Config const& cfg, FeedConfig const& feed) {
 namespace config_detail {
 
 void Reader::read(toml::table const& root, Config& cfg) {
-    if (!check_keys(root, "the top level", {"server", "storage", "sources", "feeds"}))
+    if (!check_keys(root, "the top level", {"server", "storage", "cluster", "sources", "feeds"}))
         return;
-    for (std::string_view key : {"server", "storage", "sources", "feeds"})
+    for (std::string_view key : {"server", "storage", "cluster", "sources", "feeds"})
         if (auto const* n = root.get(key); n && !n->is_table()) {
             fail_at(n->source(), std::string(key) + " must be a table ([" + std::string(key) + "])");
             return;
@@ -66,6 +66,11 @@ void Reader::read(toml::table const& root, Config& cfg) {
         read_storage(*t, cfg.storage);
     if (failed())
         return;
+    if (auto const* t = root.get_as<toml::table>("cluster")) {
+        read_cluster(*t, cfg.cluster.emplace());
+        if (failed())
+            return;
+    }
 
     if (auto const* sources = root.get_as<toml::table>("sources")) {
         for (auto const& [k, v] : *sources) {

@@ -2,7 +2,7 @@
 // The config loader's insides, shared by its files: the TOML helpers that turn every mistake into
 // `FILE:LINE:COL: what is wrong`, and the Reader that fills a Config (load_config.cpp: the document,
 // [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]; read_merge.cpp: merged
-// feeds). Private to src/config/.
+// feeds; read_cluster.cpp: [cluster]). Private to src/config/.
 #pragma once
 
 #include "config/suggest.hpp"
@@ -224,6 +224,7 @@ class Reader {
 
     void read_server(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
+    void read_cluster(toml::table const& t, ClusterConfig& c);
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
     void read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s);
     void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
