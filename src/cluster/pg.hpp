@@ -1,0 +1,87 @@
+// File: pg.hpp
+// The libpq layer of cluster mode: RAII owners of PGconn and PGresult, a connection that reconnects, and
+// parameterised statements only (values never spliced into SQL). Blocking: call it from the refresh
+// (control) thread or at start, never from an HTTP worker.
+#pragma once
+
+#include <icsbridge/error.hpp>
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace icsbridge::cluster {
+
+struct PgConnClose {
+    void operator()(PGconn* c) const noexcept { PQfinish(c); }
+};
+struct PgResultClear {
+    void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using PgConnPtr = std::unique_ptr<PGconn, PgConnClose>;
+using PgResultPtr = std::unique_ptr<PGresult, PgResultClear>;
+
+/** @brief One statement parameter: text, or bytes sent as binary (bytea: any byte, NUL included). */
+struct PgParam {
+    std::string value;
+    bool binary = false;
+    bool null = false;
+    static PgParam text(std::string v) { return {std::move(v), false, false}; }
+    static PgParam bytes(std::string v) { return {std::move(v), true, false}; }
+    static PgParam integer(std::int64_t v) { return {std::to_string(v), false, false}; }
+};
+
+/** @brief A result's cells, read in binary format (what `PgConnection::query(..., binary)` asks for). */
+struct PgRow {
+    PGresult const* res;
+    int row;
+    bool is_null(int col) const { return PQgetisnull(res, row, col) != 0; }
+    std::string_view bytes(int col) const {
+        return {PQgetvalue(res, row, col), static_cast<std::size_t>(PQgetlength(res, row, col))};
+    }
+    /** @brief A bigint (int8) column in binary format; nullopt when it is not 8 bytes. */
+    std::optional<std::int64_t> int8(int col) const;
+};
+
+/**
+ * @brief A connection to the cluster database, reconnected on the next call after it broke. Not
+ * thread-safe: one owner (or a mutex) per connection.
+ */
+class PgConnection {
+  public:
+    /** @param url a libpq URI; it is never written into a message (see mask_database_url). */
+    explicit PgConnection(std::string url);
+
+    /** @brief Connects if not connected (or the connection broke); errc::io_error says why, no password. */
+    Result<void> ensure();
+
+    /**
+     * @brief Runs one parameterised statement; rows in binary format when `binary`. Outside a transaction
+     * a broken connection is reset and the statement tried once more (every statement here is safe to
+     * repeat).
+     */
+    Result<PgResultPtr>
+    query(std::string const& sql, std::vector<PgParam> const& params = {}, bool binary = false);
+
+    /** @brief Runs SQL without parameters (BEGIN, COMMIT, DDL), never twice; errc::io_error on failure. */
+    Result<void> exec(std::string const& sql);
+
+    PGconn* raw() const { return conn_.get(); }
+    bool connected() const;
+    /** @brief The URL with its password masked, for log lines. */
+    std::string where() const;
+
+  private:
+    Result<PgResultPtr> run_once(std::string const& sql, std::vector<PgParam> const& params, bool binary);
+    Error error(std::string const& what) const;
+
+    std::string url_;
+    PgConnPtr conn_;
+};
+
+} // namespace icsbridge::cluster

@@ -1,0 +1,132 @@
+// File: pg_snapshots.cpp
+// PgSnapshots: the fenced upsert with its NOTIFY in one statement, and the checked load.
+#include "cluster/pg_snapshots.hpp"
+
+#include "cluster/schema.hpp"
+#include "store/etag.hpp"
+
+namespace icsbridge::cluster {
+
+namespace {
+
+// The upsert and its NOTIFY are one statement, hence one transaction: peers hear of a row only once it is
+// committed, and never of a write the fence refused (no row comes out of `up` then).
+constexpr char const* save_sql = R"sql(
+WITH up AS (
+    INSERT INTO icsbridge_snapshots AS s
+        (feed, body, etag, last_modified, fetched_at, items, lease_epoch, saved_by)
+    VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8)
+    ON CONFLICT (feed) DO UPDATE
+        SET body = EXCLUDED.body, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
+            fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items, lease_epoch = EXCLUDED.lease_epoch,
+            saved_by = EXCLUDED.saved_by, generation = s.generation + 1, saved_at = now()
+        WHERE EXCLUDED.lease_epoch > s.lease_epoch
+           OR (EXCLUDED.lease_epoch = s.lease_epoch AND EXCLUDED.fetched_at >= s.fetched_at)
+    RETURNING feed, generation
+)
+SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) AS n
+)sql";
+
+constexpr char const* load_sql =
+    "SELECT body, etag, last_modified, fetched_at, items FROM icsbridge_snapshots WHERE feed = $1";
+
+} // namespace
+
+PgSnapshots::PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of)
+    : db_(std::move(database_url))
+    , node_(std::move(node))
+    , epoch_of_(std::move(epoch_of)) {}
+
+std::string PgSnapshots::where() const {
+    return db_.where();
+}
+
+Result<void> PgSnapshots::prepare_locked() {
+    if (migrated_ && db_.connected())
+        return {};
+    if (auto ok = db_.ensure(); !ok)
+        return ok.error();
+    if (!migrated_) {
+        if (auto v = migrate(db_); !v)
+            return v.error();
+        migrated_ = true;
+    }
+    return {};
+}
+
+Result<void> PgSnapshots::prepare() {
+    std::lock_guard lock(mtx_);
+    return prepare_locked();
+}
+
+Result<bool> PgSnapshots::store(
+    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+) {
+    std::lock_guard lock(mtx_);
+    if (auto ok = prepare_locked(); !ok)
+        return ok.error();
+    auto res = db_.query(
+        save_sql,
+        {PgParam::text(feed),
+         PgParam::bytes(snap.body),
+         PgParam::text(snap.etag),
+         PgParam::integer(snap.last_modified.time_since_epoch().count()),
+         PgParam::integer(fetched_at.time_since_epoch().count()),
+         PgParam::integer(static_cast<std::int64_t>(snap.items)),
+         PgParam::integer(epoch),
+         PgParam::text(node_),
+         PgParam::text(snapshot_channel)},
+        true
+    );
+    if (!res)
+        return res.error();
+    return PQntuples(res->get()) == 1;
+}
+
+Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
+    auto const epoch = epoch_of_ ? epoch_of_(feed) : 0;
+    auto written = store(feed, snap, fetched_at, epoch);
+    if (!written)
+        return written.error();
+    if (!*written)
+        return fail(
+            errc::io_error,
+            where() + " holds a newer snapshot of feed " + feed +
+                " (another replica refreshed it since): this one is not saved"
+        );
+    return {};
+}
+
+Result<std::shared_ptr<Snapshot const>> PgSnapshots::load(std::string const& feed, bool gzip) {
+    std::unique_lock lock(mtx_);
+    if (auto ok = prepare_locked(); !ok)
+        return ok.error();
+    auto res = db_.query(load_sql, {PgParam::text(feed)}, true);
+    lock.unlock();
+    if (!res)
+        return res.error();
+    if (PQntuples(res->get()) == 0)
+        return std::shared_ptr<Snapshot const>();
+    PgRow const row{res->get(), 0};
+    auto corrupt = [&](std::string const& why) {
+        return fail(errc::snapshot_corrupt, where() + ": the row of feed " + feed + " " + why);
+    };
+    auto const lm = row.int8(2);
+    auto const fa = row.int8(3);
+    auto const items = row.int8(4);
+    if (!lm || !fa || !items || *lm <= 0 || *fa <= 0 || *items < 0)
+        return corrupt("has a missing or impossible last_modified, fetched_at or items");
+    std::string body(row.bytes(0));
+    // Recompute the hash: a row altered (or written by something else) must not be served under its ETag.
+    if (make_etag(body) != row.bytes(1))
+        return corrupt("has a body that does not match its ETag");
+    return make_snapshot(
+        std::move(body),
+        static_cast<std::size_t>(*items),
+        sys_seconds{std::chrono::seconds{*lm}},
+        sys_seconds{std::chrono::seconds{*fa}},
+        gzip
+    );
+}
+
+} // namespace icsbridge::cluster

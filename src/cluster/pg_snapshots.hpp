@@ -1,0 +1,68 @@
+// File: pg_snapshots.hpp
+// The snapshot backend of cluster mode: one row per feed in PostgreSQL, written under a fence and
+// announced with NOTIFY, checked on load like a disk snapshot.
+#pragma once
+
+#include "cluster/pg.hpp"
+#include <icsbridge/snapshots.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace icsbridge::cluster {
+
+/** @brief The channel every save notifies, with the feed name as payload. */
+inline constexpr char const* snapshot_channel = "icsbridge_snapshot";
+
+/**
+ * @brief Snapshots in the icsbridge_snapshots table (schema.hpp).
+ *
+ * The fence: a save carries the lease epoch its writer holds for the feed (leases grow it each time they
+ * change hands) and its fetch time; it replaces the row only when its epoch is newer, or the same with a
+ * fetch no older. So a replica that was paused past its lease, while another took the feed over and
+ * published, can never put its older calendar back.
+ *
+ * Thread-safe (one connection behind a mutex), blocking: for the control thread and start-up only.
+ */
+class PgSnapshots final : public SnapshotBackend {
+  public:
+    /** @brief The lease epoch this node holds for a feed's refresh; 0 when it holds none. */
+    using EpochOf = std::function<std::int64_t(std::string const& feed)>;
+
+    PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of = {});
+
+    /** @brief Connects and migrates the schema if not yet done; errc::io_error when the database is away. */
+    Result<void> prepare();
+
+    /** @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. */
+    Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
+
+    /**
+     * @brief The feed's row: nullptr when there is none; errc::snapshot_corrupt when it does not check out
+     * (its body's hash is not its ETag, or a field is out of range), never served; errc::io_error when the
+     * database is away.
+     */
+    Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
+
+    std::string where() const override;
+
+    /**
+     * @brief Writes the row unless the fence refuses it, and notifies snapshot_channel when written.
+     * @return true when written, false when the database holds a newer snapshot (kept)
+     */
+    Result<bool>
+    store(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch);
+
+  private:
+    Result<void> prepare_locked();
+
+    mutable std::mutex mtx_;
+    PgConnection db_;
+    std::string node_;
+    EpochOf epoch_of_;
+    bool migrated_ = false;
+};
+
+} // namespace icsbridge::cluster

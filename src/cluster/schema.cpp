@@ -1,0 +1,92 @@
+// File: schema.cpp
+// The migrations, in order, and the locked transaction that applies the missing ones.
+#include "cluster/schema.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace icsbridge::cluster {
+
+namespace {
+
+// Any fixed number: every icsbridge replica takes the same lock; other applications pick their own.
+constexpr char const* migration_lock = "SELECT pg_advisory_xact_lock(7236423512097081449)";
+
+// migrations[i] takes the schema from version i to i + 1. Append only: a released step never changes.
+constexpr std::array<std::string_view, schema_version> migrations = {
+    // 1: one row per feed (its last good snapshot) and one per fetch group (who may refresh it).
+    // fetched_at and last_modified are Unix seconds, as in the disk snapshots; lease_epoch is the fencing
+    // token a writer held (see pg_snapshots.hpp); generation counts the writes of a row.
+    R"sql(
+CREATE TABLE icsbridge_snapshots (
+    feed          text PRIMARY KEY,
+    body          bytea NOT NULL,
+    etag          text NOT NULL,
+    last_modified bigint NOT NULL,
+    fetched_at    bigint NOT NULL,
+    items         bigint NOT NULL,
+    lease_epoch   bigint NOT NULL DEFAULT 0,
+    generation    bigint NOT NULL DEFAULT 1,
+    saved_by      text NOT NULL,
+    saved_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE icsbridge_leases (
+    name       text PRIMARY KEY,
+    holder     text NOT NULL,
+    expires_at timestamptz NOT NULL,
+    epoch      bigint NOT NULL DEFAULT 1
+);
+)sql",
+};
+
+Result<int> migrate_locked(PgConnection& db) {
+    if (auto ok = db.exec(migration_lock); !ok)
+        return ok.error();
+    if (auto ok = db.exec("CREATE TABLE IF NOT EXISTS icsbridge_schema (version integer NOT NULL)"); !ok)
+        return ok.error();
+    auto cur = db.query("SELECT coalesce(max(version), 0)::bigint FROM icsbridge_schema", {}, true);
+    if (!cur)
+        return cur.error();
+    auto const version = PgRow{cur->get(), 0}.int8(0).value_or(-1);
+    if (version < 0)
+        return fail(errc::io_error, db.where() + ": cannot read the schema version");
+    if (version > schema_version)
+        return fail(
+            errc::io_error,
+            db.where() + ": its schema is version " + std::to_string(version) +
+                ", newer than this icsbridge (" + std::to_string(schema_version) +
+                "): upgrade icsbridge on this replica"
+        );
+    for (auto v = version; v < schema_version; ++v)
+        if (auto ok = db.exec(std::string(migrations[static_cast<std::size_t>(v)])); !ok)
+            return ok.error();
+    if (version < schema_version) {
+        if (auto ok = db.exec("DELETE FROM icsbridge_schema"); !ok)
+            return ok.error();
+        auto set = db.query(
+            "INSERT INTO icsbridge_schema (version) VALUES ($1::integer)",
+            {PgParam::integer(schema_version)}
+        );
+        if (!set)
+            return set.error();
+    }
+    return schema_version;
+}
+
+} // namespace
+
+Result<int> migrate(PgConnection& db) {
+    if (auto ok = db.exec("BEGIN"); !ok)
+        return ok.error();
+    auto r = migrate_locked(db);
+    if (!r) {
+        // The lock goes with the transaction; a failed step leaves the schema as it was.
+        (void)db.exec("ROLLBACK");
+        return r;
+    }
+    if (auto ok = db.exec("COMMIT"); !ok)
+        return ok.error();
+    return r;
+}
+
+} // namespace icsbridge::cluster

@@ -1,0 +1,260 @@
+// File: pg_cluster_test.cpp
+// Cluster mode against a real PostgreSQL 15 (support/postgres_server.hpp): schema migration (twice and
+// concurrently), snapshot rows round trip byte for byte, the fence, corrupt rows, NOTIFY, and leases that
+// exactly one node wins and another takes over after expiry.
+#include "cluster/lease.hpp"
+#include "cluster/pg_snapshots.hpp"
+#include "cluster/schema.hpp"
+#include "support/postgres_server.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <poll.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace icsbridge;
+using namespace icsbridge::cluster;
+using namespace std::chrono_literals;
+using icsbridge::test::shared_postgres;
+
+namespace {
+
+sys_seconds at(long long s) {
+    return sys_seconds{std::chrono::seconds{s}};
+}
+
+std::shared_ptr<Snapshot const> snapshot(std::string body, long long fetched) {
+    return make_snapshot(std::move(body), 2, at(1700000000), at(fetched), false);
+}
+
+/** Runs one statement on its own connection (to alter rows behind PgSnapshots' back). */
+void sql(std::string const& url, std::string const& stmt) {
+    PgConnection c(url);
+    auto r = c.exec(stmt);
+    BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
+}
+
+std::string body_of(PgSnapshots& db, std::string const& feed) {
+    auto s = db.load(feed, false);
+    BOOST_REQUIRE(s);
+    BOOST_REQUIRE(*s);
+    return (*s)->body;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(pg_cluster_test)
+
+BOOST_AUTO_TEST_CASE(migration_is_safe_twice_and_concurrently) {
+    // Setup: four replicas starting at once on an empty database.
+    auto const url = shared_postgres().fresh_database("migrate");
+    std::atomic<int> ok{0};
+    std::vector<std::thread> starts;
+    for (int i = 0; i < 4; ++i)
+        starts.emplace_back([&] {
+            PgConnection c(url);
+            if (auto v = migrate(c); v && *v == schema_version)
+                ++ok;
+        });
+    for (auto& t : starts)
+        t.join();
+    // Check: every one found the schema in place, and a later start changes nothing.
+    BOOST_TEST(ok.load() == 4);
+    PgConnection c(url);
+    auto again = migrate(c);
+    BOOST_REQUIRE(again);
+    BOOST_TEST(*again == schema_version);
+    auto rows = c.query("SELECT count(*)::bigint FROM icsbridge_schema", {}, true);
+    BOOST_REQUIRE(rows);
+    PgRow const count{rows->get(), 0};
+    BOOST_TEST(count.int8(0).value_or(-1) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_newer_schema_is_refused) {
+    auto const url = shared_postgres().fresh_database("newer");
+    PgConnection c(url);
+    BOOST_REQUIRE(migrate(c));
+    sql(url, "UPDATE icsbridge_schema SET version = 99");
+    auto v = migrate(c);
+    BOOST_REQUIRE(!v);
+    BOOST_TEST(v.error().message.find("upgrade icsbridge") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(round_trip_is_byte_identical) {
+    auto const url = shared_postgres().fresh_database("roundtrip");
+    PgSnapshots db(url, "node-a");
+    // Bytes a text column would mangle: NUL, CRLF, invalid UTF-8, a backslash.
+    std::string body = "BEGIN:VCALENDAR\r\nX:\\a\0b\xff\xfe\r\nEND:VCALENDAR\r\n";
+    body.append(std::string("\0\x01\x02", 3));
+    auto snap = snapshot(body, 1700000100);
+    BOOST_REQUIRE(db.save("feed-a", *snap, at(1700000200)));
+
+    auto loaded = db.load("feed-a", true);
+    BOOST_REQUIRE(loaded);
+    BOOST_REQUIRE(*loaded);
+    auto const& s = **loaded;
+    BOOST_TEST(s.body == body);
+    BOOST_TEST(s.etag == snap->etag);
+    BOOST_TEST(s.last_modified_http == snap->last_modified_http);
+    BOOST_TEST(s.fetched_at.time_since_epoch().count() == 1700000200);
+    BOOST_TEST(s.items == 2u);
+    // gzip is rebuilt on load, as from a disk snapshot.
+    BOOST_TEST(!s.gzip_body.empty());
+
+    auto none = db.load("no-such-feed", true);
+    BOOST_REQUIRE(none);
+    BOOST_TEST(!*none);
+}
+
+BOOST_AUTO_TEST_CASE(the_fence_refuses_older_writes) {
+    auto const url = shared_postgres().fresh_database("fence");
+    PgSnapshots db(url, "node-a");
+    BOOST_REQUIRE(db.store("f", *snapshot("epoch 2, t=200", 200), at(200), 2).value());
+    // Same epoch, an older fetch (a replica paused mid-refresh): refused, the row stays.
+    BOOST_TEST(!db.store("f", *snapshot("epoch 2, t=100", 100), at(100), 2).value());
+    // An older epoch (the lease changed hands since), even with a later clock: refused.
+    BOOST_TEST(!db.store("f", *snapshot("epoch 1, t=900", 900), at(900), 1).value());
+    BOOST_TEST(body_of(db, "f") == "epoch 2, t=200");
+    // save() says so, for the refresher's log.
+    auto saved = db.save("f", *snapshot("epoch 0", 300), at(300));
+    BOOST_REQUIRE(!saved);
+    BOOST_TEST(saved.error().message.find("newer snapshot of feed f") != std::string::npos);
+    // The same epoch with a fetch as new or newer, or a newer epoch: written.
+    BOOST_TEST(db.store("f", *snapshot("epoch 2, t=200 again", 200), at(200), 2).value());
+    BOOST_TEST(db.store("f", *snapshot("epoch 3, t=150", 150), at(150), 3).value());
+    BOOST_TEST(body_of(db, "f") == "epoch 3, t=150");
+}
+
+BOOST_AUTO_TEST_CASE(corrupt_rows_are_refused) {
+    auto const url = shared_postgres().fresh_database("corrupt");
+    PgSnapshots db(url, "node-a");
+    BOOST_REQUIRE(db.save("altered", *snapshot("the real body", 100), at(100)));
+    BOOST_REQUIRE(db.save("impossible", *snapshot("fine body", 100), at(100)));
+    sql(url, "UPDATE icsbridge_snapshots SET body = 'not the real body'::bytea WHERE feed = 'altered'");
+    sql(url, "UPDATE icsbridge_snapshots SET items = -1 WHERE feed = 'impossible'");
+    for (auto const* feed : {"altered", "impossible"}) {
+        auto r = db.load(feed, true);
+        BOOST_REQUIRE(!r);
+        BOOST_TEST((r.error().code == errc::snapshot_corrupt));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_save_notifies_peers) {
+    auto const url = shared_postgres().fresh_database("notify");
+    PgSnapshots db(url, "node-a");
+    BOOST_REQUIRE(db.prepare());
+    PgConnection listener(url);
+    BOOST_REQUIRE(listener.exec("LISTEN icsbridge_snapshot"));
+
+    BOOST_REQUIRE(db.store("n1", *snapshot("v1", 100), at(100), 1).value());
+    BOOST_REQUIRE(!db.store("n1", *snapshot("old", 50), at(50), 1).value());
+
+    std::vector<std::string> heard;
+    auto const deadline = std::chrono::steady_clock::now() + 5s;
+    while (heard.empty() && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{PQsocket(listener.raw()), POLLIN, 0};
+        ::poll(&p, 1, 100);
+        PQconsumeInput(listener.raw());
+        while (PGnotify* n = PQnotifies(listener.raw())) {
+            heard.emplace_back(n->extra);
+            PQfreemem(n);
+        }
+    }
+    // Let a (wrong) second notification arrive if there were one.
+    std::this_thread::sleep_for(200ms);
+    PQconsumeInput(listener.raw());
+    while (PGnotify* n = PQnotifies(listener.raw())) {
+        heard.emplace_back(n->extra);
+        PQfreemem(n);
+    }
+    // One write, one notification: the refused write announced nothing.
+    BOOST_TEST(heard == std::vector<std::string>{"n1"});
+}
+
+BOOST_AUTO_TEST_CASE(one_node_wins_a_lease_another_takes_over_after_expiry) {
+    auto const url = shared_postgres().fresh_database("leases");
+    PgConnection ca(url), cb(url);
+    BOOST_REQUIRE(migrate(ca));
+    Leases a(ca, "node-a", 2s), b(cb, "node-b", 2s);
+
+    auto first = a.claim("group-1");
+    BOOST_REQUIRE(first);
+    BOOST_TEST(first->held);
+    auto lost = b.claim("group-1");
+    BOOST_REQUIRE(lost);
+    BOOST_TEST(!lost->held);
+    BOOST_TEST(lost->holder == "node-a");
+    BOOST_TEST(lost->remaining.count() > 0);
+    BOOST_TEST((refresh_turn(lost, 500ms) == RefreshTurn::theirs));
+    // Renewing keeps the epoch: no one else wrote in between.
+    auto renewed = a.claim("group-1");
+    BOOST_REQUIRE(renewed);
+    BOOST_TEST(renewed->held);
+    BOOST_TEST(renewed->epoch == first->epoch);
+
+    // node-a stops renewing (killed, paused): node-b gets it once the claim lapses, with a newer epoch.
+    std::this_thread::sleep_for(renewed->remaining + 200ms);
+    auto taken = b.claim("group-1");
+    BOOST_REQUIRE(taken);
+    BOOST_TEST(taken->held);
+    BOOST_TEST(taken->epoch == first->epoch + 1);
+    auto back = a.claim("group-1");
+    BOOST_REQUIRE(back);
+    BOOST_TEST(!back->held);
+    BOOST_TEST(back->holder == "node-b");
+
+    // A release hands it over at once.
+    BOOST_REQUIRE(b.release("group-1"));
+    auto after_release = a.claim("group-1");
+    BOOST_REQUIRE(after_release);
+    BOOST_TEST(after_release->held);
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_claims_have_one_winner) {
+    auto const url = shared_postgres().fresh_database("contend");
+    {
+        PgConnection c(url);
+        BOOST_REQUIRE(migrate(c));
+    }
+    constexpr int nodes = 6;
+    std::atomic<int> ready{0}, winners{0}, answered{0};
+    std::vector<std::thread> ts;
+    for (int i = 0; i < nodes; ++i)
+        ts.emplace_back([&, i] {
+            PgConnection c(url);
+            (void)c.ensure();
+            Leases l(c, "node-" + std::to_string(i), 30s);
+            // Start together, so the claims really race.
+            ++ready;
+            while (ready.load() < nodes)
+                std::this_thread::yield();
+            if (auto r = l.claim("contended")) {
+                ++answered;
+                winners += r->held ? 1 : 0;
+            }
+        });
+    for (auto& t : ts)
+        t.join();
+    BOOST_TEST(answered.load() == nodes);
+    BOOST_TEST(winners.load() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(errors_never_show_the_password) {
+    // Nothing listens in this directory: the connection fails, and its message must not carry the password.
+    PgConnection c("postgresql://icsbridge:hunter2-secret@/nodb?host=/nonexistent-dir");
+    auto r = c.ensure();
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);
+    BOOST_TEST(r.error().message.find("icsbridge:***@") != std::string::npos);
+    PgSnapshots db("postgresql://u:hunter2-secret@/nodb?host=/nonexistent-dir", "n");
+    auto l = db.load("x", false);
+    BOOST_REQUIRE(!l);
+    BOOST_TEST((l.error().code == errc::io_error));
+    BOOST_TEST(l.error().message.find("hunter2") == std::string::npos);
+    BOOST_TEST(db.where().find("hunter2") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
