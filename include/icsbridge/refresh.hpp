@@ -42,6 +42,10 @@ struct RefreshOptions {
     /// When it gives a wait for a group, its first refresh comes after that wait instead of at start
     /// (staggered): a reload hands in the rest of the interval of feeds whose calendar it keeps.
     std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)> first_wait;
+    /// Cluster mode: asked before each refresh of a group; zero: refresh now (this replica holds the
+    /// group's lease, or is on its own); more: another replica refreshes it, ask again after this long.
+    /// Empty: always refresh (a single box).
+    std::function<std::chrono::milliseconds(FeedGroup const&)> turn;
 };
 
 /**
@@ -76,7 +80,8 @@ class Refreshers {
      */
     boost::asio::awaitable<bool> refresh_once(std::size_t group);
 
-    /** @brief Thread-safe: a webhook of `source` arrived; its feeds refresh within seconds (see hook_delay). */
+    /** @brief Thread-safe: a webhook of `source` arrived; its feeds refresh within seconds (see hook_delay).
+     */
     void poke(std::string const& source);
 
     /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */

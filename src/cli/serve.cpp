@@ -5,6 +5,7 @@
 
 #include "cli/generation.hpp"
 #include "cli/reload_plan.hpp"
+#include "cluster/cluster_node.hpp"
 #include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
@@ -133,8 +134,14 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         return 1;
     }
     FeedStore store(*cfg);
-    // Where last good snapshots are kept: files under storage.dir on a single box.
+    // Where last good snapshots are kept: files under storage.dir on a single box; in a cluster the
+    // database's rows, with those files as the local cache.
+    std::unique_ptr<cluster::ClusterNode> node;
     std::shared_ptr<SnapshotBackend> snapshots = std::make_shared<DiskSnapshots>(cfg->storage.dir);
+    if (cfg->cluster) {
+        node = std::make_unique<cluster::ClusterNode>(*cfg->cluster, cfg->storage.dir, store, log);
+        snapshots = node->snapshots();
+    }
     auto loaded = store.load_from(*snapshots, log);
     log.info(
         "loaded " + std::to_string(loaded) + " of " + std::to_string(cfg->feeds.size()) +
@@ -163,6 +170,8 @@ int serve_command(Config const& start_cfg, Logger const& log) {
 
     Control control{ioc, log, store, live, {}, nullptr, false, {}};
     control.opts.snapshots = snapshots;
+    if (node)
+        control.opts.turn = [n = node.get()](FeedGroup const& g) { return n->turn(g); };
     control.current = make_generation(cfg, ioc.get_executor(), store, log, control.opts);
     show_budgets(store, *control.current->pipeline);
     // The pipeline goes before the store: nothing may read its budgets after that.
@@ -211,6 +220,8 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         control.stopping = true;
         server.stop();
         control.current->refreshers->stop();
+        if (node)
+            node->stop();
     });
     net::signal_set hangups(ioc, SIGHUP);
     std::function<void()> await_hangup = [&] {
@@ -236,6 +247,11 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         inner(e);
     };
     net::co_spawn(ioc, server.run(), server_done);
+    if (node)
+        net::co_spawn(ioc, node->run(), [&log](std::exception_ptr e) {
+            if (e)
+                log.error("cluster: node failed; serving and refreshing on our own");
+        });
     control.start(control.current);
     log.info(
         "listening on http://" + cfg->server.host + ":" + std::to_string(*port) + " (" +

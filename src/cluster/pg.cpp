@@ -53,6 +53,12 @@ Result<void> PgConnection::ensure() {
     conn_.reset(PQconnectdbParams(keys, values, 1));
     if (!connected())
         return error("cannot connect");
+    // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our log.
+    PQsetNoticeProcessor(
+        conn_.get(),
+        [](void*, char const*) {},
+        nullptr
+    );
     return {};
 }
 

@@ -1,0 +1,184 @@
+// File: cluster_node.cpp
+// ClusterNode: leases before refreshes, renewals, LISTEN for peers' publishes, and the degraded mode.
+// Every member runs on the control thread (the refreshers' strand is on it too), so none takes a lock.
+#include "cluster/cluster_node.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <set>
+
+namespace icsbridge::cluster {
+
+namespace {
+
+namespace net = boost::asio;
+using namespace std::chrono_literals;
+
+/** A connection attempt to a database that is away can take connect_timeout: not more often than this. */
+constexpr auto reconnect_gap = 5s;
+
+/**
+ * The store loads snapshots through a backend, for all its feeds: this one answers for `feed` alone, so
+ * FeedStore::load_from installs a peer's row with its own ETag and Last-Modified and leaves the rest be.
+ */
+class OneFeed final : public SnapshotBackend {
+  public:
+    OneFeed(SnapshotBackend& rows, std::string feed)
+        : rows_(rows)
+        , feed_(std::move(feed)) {}
+    Result<void> save(std::string const&, Snapshot const&, sys_seconds) override { return {}; }
+    Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override {
+        if (feed != feed_)
+            return std::shared_ptr<Snapshot const>();
+        return rows_.load(feed, gzip);
+    }
+    std::string where() const override { return rows_.where(); }
+
+  private:
+    SnapshotBackend& rows_;
+    std::string feed_;
+};
+
+} // namespace
+
+ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& store, Logger log)
+    : node_(cluster_node(cfg))
+    , lease_(cfg.lease)
+    , store_(store)
+    , log_(std::move(log))
+    , rows_(std::make_shared<PgSnapshots>(
+          cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }
+      ))
+    , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir)))
+    , lease_db_(cfg.database_url)
+    , leases_(lease_db_, node_, cfg.lease)
+    , listen_db_(cfg.database_url) {
+    // Start-up meets the schema first: a database that is away shows up here, not in the first refresh.
+    if (auto ok = rows_->prepare(); !ok)
+        set_degraded(true, ok.error().message);
+    else
+        log_.info(
+            "cluster: node " + node_ + " on " + rows_->where() + ", lease " + std::to_string(lease_.count()) +
+            "s"
+        );
+}
+
+std::int64_t ClusterNode::epoch_of(std::string const& feed) const {
+    auto lease = lease_of_feed_.find(feed);
+    if (lease == lease_of_feed_.end())
+        return 0;
+    auto held = held_.find(lease->second);
+    return held == held_.end() ? 0 : held->second;
+}
+
+void ClusterNode::set_degraded(bool degraded, std::string const& why) {
+    if (degraded_.exchange(degraded) == degraded)
+        return;
+    if (degraded)
+        log_.warn("cluster: degraded, serving and refreshing on our own: " + why);
+    else
+        log_.info("cluster: database back; leases and peers' snapshots in use again");
+}
+
+std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
+    auto const name = fetch_key(*g.feeds.front());
+    for (auto const* f : g.feeds)
+        lease_of_feed_[f->name] = name;
+    if (degraded_ && std::chrono::steady_clock::now() < retry_after_)
+        return 0ms;
+    auto claim = leases_.claim(name);
+    // A refresh needs the lease for a while yet: renewals come every third of it, keep one in hand.
+    switch (refresh_turn(claim, std::chrono::duration_cast<std::chrono::milliseconds>(lease_) / 3)) {
+    case RefreshTurn::mine:
+        set_degraded(false, {});
+        held_[name] = claim->epoch;
+        return 0ms;
+    case RefreshTurn::theirs:
+        set_degraded(false, {});
+        held_.erase(name);
+        return recheck_after(*claim, lease_);
+    case RefreshTurn::alone:
+        break;
+    }
+    retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+    held_.erase(name);
+    set_degraded(true, claim.error().message);
+    return 0ms;
+}
+
+void ClusterNode::renew_held() {
+    for (auto it = held_.begin(); it != held_.end();) {
+        auto claim = leases_.claim(it->first);
+        if (claim && claim->held) {
+            it->second = claim->epoch;
+            ++it;
+            continue;
+        }
+        if (!claim)
+            set_degraded(true, claim.error().message);
+        it = held_.erase(it);
+    }
+}
+
+void ClusterNode::listen_or_reconnect() {
+    if (std::chrono::steady_clock::now() < retry_after_)
+        return;
+    if (auto ok = listen_db_.exec(std::string("LISTEN ") + snapshot_channel); !ok) {
+        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+        set_degraded(true, ok.error().message);
+        return;
+    }
+    listening_ = true;
+    // What peers published while we were not listening: converge on the rows now.
+    auto const loaded = store_.load_from(*snapshots_, log_);
+    log_.info("cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded");
+}
+
+void ClusterNode::load_notified() {
+    PGconn* c = listen_db_.raw();
+    if (PQconsumeInput(c) == 0 || PQstatus(c) != CONNECTION_OK) {
+        listening_ = false;
+        set_degraded(true, listen_db_.where() + ": the connection was lost");
+        return;
+    }
+    std::set<std::string> feeds;
+    while (PGnotify* n = PQnotifies(c)) {
+        feeds.insert(n->extra);
+        PQfreemem(n);
+    }
+    for (auto const& feed : feeds) {
+        OneFeed one(*snapshots_, feed);
+        store_.load_from(one, log_);
+    }
+}
+
+net::awaitable<void> ClusterNode::run() {
+    net::steady_timer tick(co_await net::this_coro::executor);
+    renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
+    while (!stopped_) {
+        if (!listening_)
+            listen_or_reconnect();
+        if (listening_)
+            load_notified();
+        if (std::chrono::steady_clock::now() >= renew_due_) {
+            renew_held();
+            renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
+        }
+        // Polled rather than woken by the socket: a peer's publish reaches us within a quarter second,
+        // well inside the second the cluster promises, and a lost connection needs no special path.
+        tick.expires_after(250ms);
+        co_await tick.async_wait(net::as_tuple(net::use_awaitable));
+    }
+}
+
+void ClusterNode::stop() {
+    stopped_ = true;
+    for (auto const& [name, epoch] : held_)
+        (void)leases_.release(name);
+    held_.clear();
+}
+
+} // namespace icsbridge::cluster

@@ -1,0 +1,73 @@
+// File: cluster_node.hpp
+// One replica's part in the cluster, on the control thread: it takes a group's lease before refreshing it
+// (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas' publishes
+// (LISTEN) to serve their rows at once.
+#pragma once
+
+#include "cluster/cluster_snapshots.hpp"
+#include "cluster/lease.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/refresh.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace icsbridge::cluster {
+
+class ClusterNode {
+  public:
+    /** @param dir storage.dir: the disk cache of snapshots */
+    ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& store, Logger log);
+
+    /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
+    std::shared_ptr<SnapshotBackend> snapshots() const { return snapshots_; }
+
+    /** @brief RefreshOptions::turn: zero when this replica holds `g`'s lease (or is on its own). */
+    std::chrono::milliseconds turn(FeedGroup const& g);
+
+    /**
+     * @brief Until stop(): hears NOTIFYs every 250 ms and loads the notified feeds' rows into the store,
+     * renews the held leases, and reconnects after the database comes back.
+     */
+    boost::asio::awaitable<void> run();
+
+    /** @brief Ends run() and gives up the held leases, so another replica refreshes at once. */
+    void stop();
+
+    /** @brief False while the database is away: this replica then serves and refreshes on its own. */
+    bool connected() const { return !degraded_.load(); }
+
+  private:
+    std::int64_t epoch_of(std::string const& feed) const;
+    void set_degraded(bool degraded, std::string const& why);
+    void listen_or_reconnect();
+    void load_notified();
+    void renew_held();
+
+    std::string node_;
+    std::chrono::seconds lease_;
+    FeedStore& store_;
+    Logger log_;
+    std::shared_ptr<PgSnapshots> rows_;
+    std::shared_ptr<ClusterSnapshots> snapshots_;
+    PgConnection lease_db_;
+    Leases leases_;
+    PgConnection listen_db_;
+    bool listening_ = false;
+    bool stopped_ = false;
+    std::atomic<bool> degraded_{false};
+    std::chrono::steady_clock::time_point retry_after_{};
+    std::chrono::steady_clock::time_point renew_due_{};
+    std::map<std::string, std::int64_t> held_;         ///< lease name -> the epoch we hold it under
+    std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
+};
+
+} // namespace icsbridge::cluster

@@ -1,0 +1,24 @@
+// File: cluster_snapshots.cpp
+// ClusterSnapshots: the row where it can, the disk where it must.
+#include "cluster/cluster_snapshots.hpp"
+
+namespace icsbridge::cluster {
+
+Result<void> ClusterSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
+    if (auto local = disk_.save(feed, snap, fetched_at); !local)
+        return local;
+    return rows_->save(feed, snap, fetched_at);
+}
+
+Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const& feed, bool gzip) {
+    auto row = rows_->load(feed, gzip);
+    if (row && *row) {
+        // Keep the cache as new as what we serve, so a restart without the database starts from it.
+        (void)disk_.save(feed, **row, (*row)->fetched_at);
+        return row;
+    }
+    // No row, a corrupt one (never served) or no database: what this replica kept itself.
+    return disk_.load(feed, gzip);
+}
+
+} // namespace icsbridge::cluster

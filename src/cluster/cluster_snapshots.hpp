@@ -1,0 +1,32 @@
+// File: cluster_snapshots.hpp
+// The snapshot backend of a replica: the database row is the cluster's truth, the disk file a local cache
+// so a replica serves at once on start, and keeps its feeds when the database is away.
+#pragma once
+
+#include "cluster/pg_snapshots.hpp"
+#include <icsbridge/snapshots.hpp>
+
+#include <memory>
+
+namespace icsbridge::cluster {
+
+class ClusterSnapshots final : public SnapshotBackend {
+  public:
+    ClusterSnapshots(std::shared_ptr<PgSnapshots> rows, std::string dir)
+        : rows_(std::move(rows))
+        , disk_(std::move(dir)) {}
+
+    /** @brief The disk cache first (it never fails for the database's sake), then the fenced row. */
+    Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
+
+    /** @brief The row when the database has a sound one; otherwise the disk cache. */
+    Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
+
+    std::string where() const override { return rows_->where() + " (cache: " + disk_.where() + ")"; }
+
+  private:
+    std::shared_ptr<PgSnapshots> rows_;
+    DiskSnapshots disk_;
+};
+
+} // namespace icsbridge::cluster

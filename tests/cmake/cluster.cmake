@@ -1,0 +1,8 @@
+# File: cluster.cmake
+# Cluster mode (issue 13): three replicas, a real PostgreSQL 15 and the fake upstream.
+add_test(
+    NAME server.cluster_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.cluster_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 180)

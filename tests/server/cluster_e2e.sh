@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# File: cluster_e2e.sh
+# Cluster mode end to end (issue 13): three `icsbridge serve` replicas on one real PostgreSQL 15 and the
+# fake upstream. Over several refresh periods the upstream sees one list request per period (not three),
+# every replica serves the same ETag, the lease holder killed with SIGKILL is replaced within the lease
+# plus one refresh, and the database password shows in no log.
+#   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/support/sh/postgres_fixtures.sh"
+init_work
+# stop_and_clean stops every pid in $serve_pid: the replicas go there, the database after them.
+replicas=
+trap 'serve_pid=$replicas; stop_and_clean; stop_postgres' EXIT
+
+fail() {
+    echo "FAIL [cluster_e2e]: $*" >&2
+    for i in 1 2 3; do
+        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; tail -15 "$work/r$i.log" >&2; }
+    done
+    exit 1
+}
+
+refresh=6
+start_postgres
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+start_fake_upstream "$fake" "$work" "$work/data"
+
+# The password is fake (trust auth ignores it): it must still show up nowhere.
+export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
+bases=()
+replica_pids=()
+for i in 1 2 3; do
+    cat >"$work/r$i.toml" <<TOML
+$(server_toml "$work/state$i" "127.0.0.1:0")
+
+[cluster]
+database_url_env = "TEST_DATABASE_URL"
+node = "r$i"
+lease = "3s"
+
+$(events_source_toml "$upstream" 'timeout = "5s"')
+
+[feeds.pub]
+source = "eb"
+select = "organizer"
+refresh = "${refresh}s"
+keep_past = "3650d"
+TOML
+    start_icsbridge "$bin" "$work/r$i.toml" "$work/r$i.log"
+    replica_pids+=("$serve_pid")
+    replicas="$replicas $serve_pid"
+    serve_pid=
+    bases+=("$base")
+done
+for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
+
+# list_requests: refreshes the upstream saw, i.e. first pages of the organizer's current list (a refresh
+# reads several pages, and the past events too).
+list_requests() {
+    curl -s "$upstream/__control/requests" | python3 -c '
+import json, sys
+print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/events/")
+          and not any(k in ("page", "continuation") or v == "past" for k, v in r["query"])))'
+}
+etag_of() { curl -s -D - -o /dev/null "$1/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+refreshes_in() { grep -c 'feed pub: .* items' "$1"; }
+
+# One list request per refresh period across the three replicas (a first refresh at start aside).
+curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
+periods=4
+sleep $((refresh * periods))
+n=$(list_requests)
+echo "refreshes upstream in $periods periods of ${refresh}s with 3 replicas: $n"
+[ "$n" -ge 2 ] || fail "only $n list requests in $periods refresh periods: is anyone refreshing?"
+[ "$n" -le $((periods + 1)) ] || fail "$n list requests in $periods refresh periods: replicas refresh on their own"
+
+# The same bytes everywhere: the same ETag on every replica.
+e1=$(etag_of "${bases[0]}") e2=$(etag_of "${bases[1]}") e3=$(etag_of "${bases[2]}")
+[ -n "$e1" ] && [ "$e1" = "$e2" ] && [ "$e2" = "$e3" ] || fail "ETags differ: $e1 / $e2 / $e3"
+
+# Failover: kill the replica that refreshes; another takes over within the lease plus one refresh.
+holder=
+for i in 1 2 3; do
+    [ "$(refreshes_in "$work/r$i.log")" -ge 2 ] && holder=$i
+done
+[ -n "$holder" ] || fail "no replica refreshed twice"
+killed=${replica_pids[$((holder - 1))]}
+kill -KILL "$killed"
+wait "$killed" 2>/dev/null
+replicas=${replicas/ $killed/}
+curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
+sleep $((3 + refresh + 2))
+n=$(list_requests)
+[ "$n" -ge 1 ] || fail "no replica took over within the lease plus one refresh after the holder was killed"
+echo "after SIGKILL of r$holder: $n list request(s) within $((3 + refresh + 2))s"
+
+# Nothing printed the database password.
+if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi
+echo "cluster e2e OK"
