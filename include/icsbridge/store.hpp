@@ -223,7 +223,7 @@ struct FeedSettings {
 /** @brief Everything one feed request needs, from one lookup under the store's lock. */
 struct FeedLookup {
     Access access;
-    std::shared_ptr<Snapshot const> snapshot;      ///< null: never fetched, or access refused
+    std::shared_ptr<Snapshot const> snapshot;     ///< null: never fetched, or access refused
     std::shared_ptr<FeedSettings const> settings; ///< null: no such feed
     /** @brief Notes that the authorised `tokens` subscriber fetched the feed (lock-free). */
     void record_fetch(sys_seconds now) const;
@@ -293,6 +293,10 @@ class FeedStore {
     void record_reload(ReloadStatus r);
     /** @brief nullopt until the first reload. */
     std::optional<ReloadStatus> last_reload() const;
+    /** @brief Cluster mode: whether the database answers (/healthz `cluster`, /metrics). Thread-safe. */
+    void record_cluster(bool connected);
+    /** @brief nullopt on a single box (no `[cluster]`). */
+    std::optional<bool> cluster_connected() const;
     HttpMetrics& http_metrics() const { return *http_; }
     UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */
@@ -310,7 +314,8 @@ class FeedStore {
     mutable std::mutex mtx_;
     std::vector<std::shared_ptr<Entry>> entries_; ///< guarded by mtx_
     std::optional<ReloadStatus> reload_;          ///< guarded by mtx_
-    PublishListener on_publish_; ///< guarded by mtx_
+    std::optional<bool> cluster_;                 ///< guarded by mtx_
+    PublishListener on_publish_;                  ///< guarded by mtx_
     std::unique_ptr<HttpMetrics> http_;
     std::unique_ptr<UpstreamMetrics> upstream_;
     std::unique_ptr<ViewCache> views_;

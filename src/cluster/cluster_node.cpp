@@ -56,6 +56,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , lease_db_(cfg.database_url)
     , leases_(lease_db_, node_, cfg.lease)
     , listen_db_(cfg.database_url) {
+    store_.record_cluster(true);
     // Start-up meets the schema first: a database that is away shows up here, not in the first refresh.
     if (auto ok = rows_->prepare(); !ok)
         set_degraded(true, ok.error().message);
@@ -75,6 +76,7 @@ std::int64_t ClusterNode::epoch_of(std::string const& feed) const {
 }
 
 void ClusterNode::set_degraded(bool degraded, std::string const& why) {
+    store_.record_cluster(!degraded);
     if (degraded_.exchange(degraded) == degraded)
         return;
     if (degraded)

@@ -171,6 +171,9 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
             reload["error"] = r->error;
         root["last_reload"] = std::move(reload);
     }
+    // Cluster mode: "degraded" while the database is away (this replica then serves and refreshes alone).
+    if (auto c = store.cluster_connected())
+        root["cluster"] = *c ? "ok" : "degraded";
     root["feeds"] = std::move(feeds);
     return json::serialize(root) + "\n";
 }
@@ -273,6 +276,11 @@ std::string metrics_text(FeedStore const& store, bool details) {
             out += "icsbridge_upstream_budget_wait_seconds{source=\"" + label(b.source) + "\"} " +
                    std::to_string(b.waiting_seconds) + "\n";
     }
+    if (auto c = store.cluster_connected())
+        out += "# HELP icsbridge_cluster_database_up Whether the cluster database answers (0: this replica "
+               "serves and refreshes alone).\n# TYPE icsbridge_cluster_database_up gauge\n"
+               "icsbridge_cluster_database_up " +
+               std::string(*c ? "1" : "0") + "\n";
     return out;
 }
 

@@ -358,4 +358,14 @@ std::optional<ReloadStatus> FeedStore::last_reload() const {
     return reload_;
 }
 
+void FeedStore::record_cluster(bool connected) {
+    std::lock_guard lock(mtx_);
+    cluster_ = connected;
+}
+
+std::optional<bool> FeedStore::cluster_connected() const {
+    std::lock_guard lock(mtx_);
+    return cluster_;
+}
+
 } // namespace icsbridge

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # File: cluster_e2e.sh
 # Cluster mode end to end (issue 13): three `icsbridge serve` replicas on one real PostgreSQL 15 and the
-# fake upstream. Over several refresh periods the upstream sees one list request per period (not three),
-# every replica serves the same ETag, the lease holder killed with SIGKILL is replaced within the lease
-# plus one refresh, and the database password shows in no log.
+# fake upstream. Over several refresh periods the upstream sees one refresh per period (not three); every
+# replica serves the same ETag, and a change published by one is served by all within a second; the lease
+# holder killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
+# others keep serving and /healthz says "degraded"; the database password shows in no log.
 #   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -83,6 +84,30 @@ echo "refreshes upstream in $periods periods of ${refresh}s with 3 replicas: $n"
 e1=$(etag_of "${bases[0]}") e2=$(etag_of "${bases[1]}") e3=$(etag_of "${bases[2]}")
 [ -n "$e1" ] && [ "$e1" = "$e2" ] && [ "$e2" = "$e3" ] || fail "ETags differ: $e1 / $e2 / $e3"
 
+# A change upstream: the holder publishes it, every replica serves the new ETag within a second of it.
+cp -r "$src/tests/fixtures/upstream" "$work/changed"
+sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
+curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+first=
+for _ in $(seq 1 $((refresh * 20))); do
+    for b in "${bases[@]}"; do
+        e=$(etag_of "$b")
+        [ -n "$e" ] && [ "$e" != "$e1" ] && { first=$e; break 2; }
+    done
+    sleep 0.1
+done
+[ -n "$first" ] || fail "no replica published the upstream change within two refresh periods"
+converged=
+for _ in $(seq 1 10); do
+    e1=$(etag_of "${bases[0]}") e2=$(etag_of "${bases[1]}") e3=$(etag_of "${bases[2]}")
+    [ "$e1" = "$first" ] && [ "$e2" = "$first" ] && [ "$e3" = "$first" ] && { converged=1; break; }
+    sleep 0.1
+done
+[ -n "$converged" ] || fail "1 s after a publish the replicas serve $e1 / $e2 / $e3, not $first"
+for b in "${bases[@]}"; do
+    curl -s "$b/healthz" | grep -q '"cluster":"ok"' || fail "$b/healthz does not say cluster ok"
+done
+
 # Failover: kill the replica that refreshes; another takes over within the lease plus one refresh.
 holder=
 for i in 1 2 3; do
@@ -98,6 +123,22 @@ sleep $((3 + refresh + 2))
 n=$(list_requests)
 [ "$n" -ge 1 ] || fail "no replica took over within the lease plus one refresh after the holder was killed"
 echo "after SIGKILL of r$holder: $n list request(s) within $((3 + refresh + 2))s"
+
+# The database goes away: the survivors keep serving the feed, and say they are on their own.
+kill -INT "$pg_pid"
+wait "$pg_pid" 2>/dev/null
+pg_pid=
+for b in "${bases[@]}"; do
+    [ "$b" = "${bases[$((holder - 1))]}" ] && continue
+    degraded=
+    for _ in $(seq 1 50); do
+        curl -s "$b/healthz" | grep -q '"cluster":"degraded"' && { degraded=1; break; }
+        sleep 0.1
+    done
+    [ -n "$degraded" ] || fail "$b/healthz does not say cluster degraded 5 s after the database stopped"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$b/feeds/pub.ics")" = 200 ] ||
+        fail "$b stopped serving the feed without its database"
+done
 
 # Nothing printed the database password.
 if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi
