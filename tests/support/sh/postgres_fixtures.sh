@@ -12,15 +12,22 @@ start_postgres() {
     local as=()
     if [ "$(id -u)" = 0 ]; then
         chown postgres "$pg_dir" || fail "no postgres user to run the test database as"
-        # setpriv execs the server itself, so $! is the postmaster's pid, not a wrapper's.
+        # setpriv execs the program itself, so $! is the postmaster's pid, not a wrapper's.
         as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
     fi
     "${as[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres -N >"$pg_dir/initdb.log" 2>&1 ||
         fail "initdb failed: $(tail -5 "$pg_dir/initdb.log")"
-    "${as[@]}" "$pg_bin/postgres" -D "$pg_dir/data" -k "$pg_dir" -c listen_addresses= -c fsync=off \
-        -c synchronous_commit=off >"$pg_dir/server.log" 2>&1 &
-    pg_pid=$!
     pg_url="postgresql:///postgres?host=$pg_dir&user=postgres"
+    run_postgres
+}
+
+# run_postgres: (re)starts the server on the data of start_postgres; sets pg_pid once it accepts connections.
+run_postgres() {
+    local as=()
+    [ "$(id -u)" = 0 ] && as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+    "${as[@]}" "$pg_bin/postgres" -D "$pg_dir/data" -k "$pg_dir" -c listen_addresses= -c fsync=off \
+        -c synchronous_commit=off >>"$pg_dir/server.log" 2>&1 &
+    pg_pid=$!
     for _ in $(seq 1 300); do
         [ -S "$pg_dir/.s.PGSQL.5432" ] && "$pg_bin/pg_isready" -q -h "$pg_dir" && return 0
         kill -0 "$pg_pid" 2>/dev/null || fail "postgres exited at start: $(tail -5 "$pg_dir/server.log")"
@@ -29,13 +36,18 @@ start_postgres() {
     fail "postgres did not accept connections within 30 s"
 }
 
-# stop_postgres: fast shutdown (SIGINT) by pid, then the directory goes.
-stop_postgres() {
+# pause_postgres: fast shutdown (SIGINT) by pid, the data kept for run_postgres.
+pause_postgres() {
     if [ -n "${pg_pid:-}" ]; then
         kill -INT "$pg_pid" 2>/dev/null
         wait "$pg_pid" 2>/dev/null
         pg_pid=
     fi
+}
+
+# stop_postgres: pause_postgres, then the directory goes.
+stop_postgres() {
+    pause_postgres
     [ -n "${pg_dir:-}" ] && rm -rf "$pg_dir"
     pg_dir=
 }
