@@ -52,7 +52,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , rows_(std::make_shared<PgSnapshots>(
           cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }
       ))
-    , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir)))
+    , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
     , lease_db_(cfg.database_url)
     , leases_(lease_db_, node_, cfg.lease)
     , listen_db_(cfg.database_url) {

@@ -17,6 +17,9 @@ Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const
         (void)disk_.save(feed, **row, (*row)->fetched_at);
         return row;
     }
+    // A corrupt row is news for whoever runs the cluster; the store would only hear of it with no cache.
+    if (!row && row.error().code == errc::snapshot_corrupt)
+        log_.warn("feed " + feed + ": " + row.error().message + "; serving this replica's own copy");
     // No row, a corrupt one (never served) or no database: what this replica kept itself.
     return disk_.load(feed, gzip);
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cluster/pg_snapshots.hpp"
+#include <icsbridge/log.hpp>
 #include <icsbridge/snapshots.hpp>
 
 #include <memory>
@@ -12,14 +13,18 @@ namespace icsbridge::cluster {
 
 class ClusterSnapshots final : public SnapshotBackend {
   public:
-    ClusterSnapshots(std::shared_ptr<PgSnapshots> rows, std::string dir)
+    ClusterSnapshots(std::shared_ptr<PgSnapshots> rows, std::string dir, Logger log)
         : rows_(std::move(rows))
-        , disk_(std::move(dir)) {}
+        , disk_(std::move(dir))
+        , log_(std::move(log)) {}
 
     /** @brief The disk cache first (it never fails for the database's sake), then the fenced row. */
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
 
-    /** @brief The row when the database has a sound one; otherwise the disk cache. */
+    /**
+     * @brief The row when the database has a sound one; otherwise the disk cache. A corrupt row is logged
+     * and never served: the cache stands in for it.
+     */
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
 
     std::string where() const override { return rows_->where() + " (cache: " + disk_.where() + ")"; }
@@ -27,6 +32,7 @@ class ClusterSnapshots final : public SnapshotBackend {
   private:
     std::shared_ptr<PgSnapshots> rows_;
     DiskSnapshots disk_;
+    Logger log_;
 };
 
 } // namespace icsbridge::cluster

@@ -2,9 +2,11 @@
 // Cluster mode against a real PostgreSQL 15 (support/postgres_server.hpp): schema migration (twice and
 // concurrently), snapshot rows round trip byte for byte, the fence, corrupt rows, NOTIFY, and leases that
 // exactly one node wins and another takes over after expiry.
+#include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
 #include "cluster/pg_snapshots.hpp"
 #include "cluster/schema.hpp"
+#include "support/fixtures.hpp"
 #include "support/postgres_server.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -140,6 +142,30 @@ BOOST_AUTO_TEST_CASE(corrupt_rows_are_refused) {
         BOOST_REQUIRE(!r);
         BOOST_TEST((r.error().code == errc::snapshot_corrupt));
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_replica_falls_back_on_its_cache) {
+    // Setup: a replica's backend (rows + disk cache), one feed saved through it.
+    auto const url = shared_postgres().fresh_database("cache");
+    test::TempDir dir;
+    test::StringLogger logs;
+    auto rows = std::make_shared<PgSnapshots>(url, "node-a");
+    ClusterSnapshots replica(rows, dir.path(), logs.logger());
+    BOOST_REQUIRE(replica.save("c", *snapshot("cached body", 100), at(100)));
+    // A peer's newer row wins over the cache, and refreshes it.
+    BOOST_REQUIRE(rows->store("c", *snapshot("peer body", 200), at(200), 1).value());
+    auto peer = replica.load("c", false);
+    BOOST_REQUIRE(peer);
+    BOOST_REQUIRE(*peer);
+    BOOST_TEST((*peer)->body == "peer body");
+    BOOST_TEST(DiskSnapshots(dir.path()).load("c", false).value()->body == "peer body");
+    // A corrupt row: logged, never served; the cache stands in.
+    sql(url, "UPDATE icsbridge_snapshots SET body = 'forged'::bytea WHERE feed = 'c'");
+    auto cached = replica.load("c", false);
+    BOOST_REQUIRE(cached);
+    BOOST_REQUIRE(*cached);
+    BOOST_TEST((*cached)->body == "peer body");
+    BOOST_TEST(logs.joined().find("does not match its ETag") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_save_notifies_peers) {
