@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <set>
+#include <utility>
 
 namespace icsbridge::cluster {
 
@@ -56,6 +57,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , lease_db_(cfg.database_url)
     , leases_(lease_db_, node_, cfg.lease)
     , listen_db_(cfg.database_url) {
+    rows_->on_refused([this](std::string const& feed) { refused_.insert(feed); });
     store_.record_cluster(true);
     // Start-up meets the schema first: a database that is away shows up here, not in the first refresh.
     if (auto ok = rows_->prepare(); !ok)
@@ -151,6 +153,10 @@ void ClusterNode::load_notified() {
         feeds.insert(n->extra);
         PQfreemem(n);
     }
+    load_rows(feeds);
+}
+
+void ClusterNode::load_rows(std::set<std::string> const& feeds) {
     for (auto const& feed : feeds) {
         OneFeed one(*snapshots_, feed);
         store_.load_from(one, log_);
@@ -165,6 +171,8 @@ net::awaitable<void> ClusterNode::run() {
             listen_or_reconnect();
         if (listening_)
             load_notified();
+        if (!refused_.empty())
+            load_rows(std::exchange(refused_, {}));
         if (std::chrono::steady_clock::now() >= renew_due_) {
             renew_held();
             renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace icsbridge::cluster {
@@ -50,6 +51,7 @@ class ClusterNode {
     void set_degraded(bool degraded, std::string const& why);
     void listen_or_reconnect();
     void load_notified();
+    void load_rows(std::set<std::string> const& feeds);
     void renew_held();
 
     std::string node_;
@@ -68,6 +70,8 @@ class ClusterNode {
     std::chrono::steady_clock::time_point renew_due_{};
     std::map<std::string, std::int64_t> held_;         ///< lease name -> the epoch we hold it under
     std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
+    /// Feeds whose save the fence refused (we woke from a pause with an old calendar): the row goes back in.
+    std::set<std::string> refused_;
 };
 
 } // namespace icsbridge::cluster

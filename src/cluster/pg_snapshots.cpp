@@ -88,12 +88,15 @@ Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sy
     auto written = store(feed, snap, fetched_at, epoch);
     if (!written)
         return written.error();
-    if (!*written)
+    if (!*written) {
+        if (on_refused_)
+            on_refused_(feed);
         return fail(
             errc::io_error,
             where() + " holds a newer snapshot of feed " + feed +
                 " (another replica refreshed it since): this one is not saved"
         );
+    }
     return {};
 }
 

@@ -36,6 +36,12 @@ class PgSnapshots final : public SnapshotBackend {
     /** @brief Connects and migrates the schema if not yet done; errc::io_error when the database is away. */
     Result<void> prepare();
 
+    /**
+     * @brief Told the feed whose save the fence refused: the caller has published older bytes than the
+     * database's, and should serve the row instead. Called on the saving thread, outside the lock.
+     */
+    void on_refused(std::function<void(std::string const& feed)> fn) { on_refused_ = std::move(fn); }
+
     /** @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. */
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
 
@@ -62,6 +68,7 @@ class PgSnapshots final : public SnapshotBackend {
     PgConnection db_;
     std::string node_;
     EpochOf epoch_of_;
+    std::function<void(std::string const&)> on_refused_;
     bool migrated_ = false;
 };
 

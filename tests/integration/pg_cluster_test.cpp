@@ -120,10 +120,13 @@ BOOST_AUTO_TEST_CASE(the_fence_refuses_older_writes) {
     // An older epoch (the lease changed hands since), even with a later clock: refused.
     BOOST_TEST(!db.store("f", *snapshot("epoch 1, t=900", 900), at(900), 1).value());
     BOOST_TEST(body_of(db, "f") == "epoch 2, t=200");
-    // save() says so, for the refresher's log.
+    // save() says so, for the refresher's log, and tells the replica to serve the row again.
+    std::vector<std::string> refused;
+    db.on_refused([&](std::string const& feed) { refused.push_back(feed); });
     auto saved = db.save("f", *snapshot("epoch 0", 300), at(300));
     BOOST_REQUIRE(!saved);
     BOOST_TEST(saved.error().message.find("newer snapshot of feed f") != std::string::npos);
+    BOOST_TEST(refused == std::vector<std::string>{"f"});
     // The same epoch with a fetch as new or newer, or a newer epoch: written.
     BOOST_TEST(db.store("f", *snapshot("epoch 2, t=200 again", 200), at(200), 2).value());
     BOOST_TEST(db.store("f", *snapshot("epoch 3, t=150", 150), at(150), 3).value());
