@@ -2,8 +2,9 @@
 # File: cluster_e2e.sh
 # Cluster mode end to end (issue 13): three `icsbridge serve` replicas on one real PostgreSQL 15 and the
 # fake upstream. Over several refresh periods the upstream sees one refresh per period (not three); every
-# replica serves the same ETag, and a change published by one is served by all within a second; the lease
-# holder killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
+# replica serves the same ETag, and a change published by one is served by all within a second; a holder
+# paused past its lease (SIGSTOP) is replaced and, resumed, serves the newer calendar; the lease holder
+# killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
 # others keep serving and /healthz says "degraded", then "ok" once it is back; the database password shows
 # in no log.
 #   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
@@ -70,7 +71,15 @@ print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/event
           and not any(k in ("page", "continuation") or v == "past" for k, v in r["query"])))'
 }
 etag_of() { curl -s -D - -o /dev/null "$1/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
-refreshes_in() { grep -c 'feed pub: .* items' "$1"; }
+# current_holder: the replica that refreshed last (the latest "feed pub: N items" line of the three logs).
+current_holder() {
+    local i at best= last=
+    for i in 1 2 3; do
+        at=$(grep 'feed pub: .* items' "$work/r$i.log" | tail -1 | cut -d' ' -f1)
+        [[ -n "$at" && "$at" > "$last" ]] && { last=$at; best=$i; }
+    done
+    echo "$best"
+}
 
 # One list request per refresh period across the three replicas (a first refresh at start aside).
 curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
@@ -89,14 +98,20 @@ e1=$(etag_of "${bases[0]}") e2=$(etag_of "${bases[1]}") e3=$(etag_of "${bases[2]
 cp -r "$src/tests/fixtures/upstream" "$work/changed"
 sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
-first=
-for _ in $(seq 1 $((refresh * 20))); do
-    for b in "${bases[@]}"; do
-        e=$(etag_of "$b")
-        [ -n "$e" ] && [ "$e" != "$e1" ] && { first=$e; break 2; }
+# new_etag OLD SECONDS [SKIP]: the first ETag other than OLD that a replica (but replica SKIP) serves
+# within SECONDS; empty if none.
+new_etag() {
+    local i e
+    for _ in $(seq 1 $(($2 * 10))); do
+        for i in 1 2 3; do
+            [ "$i" = "${3:-}" ] && continue
+            e=$(etag_of "${bases[$((i - 1))]}")
+            [ -n "$e" ] && [ "$e" != "$1" ] && { echo "$e"; return; }
+        done
+        sleep 0.1
     done
-    sleep 0.1
-done
+}
+first=$(new_etag "$e1" $((2 * refresh)))
 [ -n "$first" ] || fail "no replica published the upstream change within two refresh periods"
 converged=
 for _ in $(seq 1 10); do
@@ -109,12 +124,24 @@ for b in "${bases[@]}"; do
     curl -s "$b/healthz" | grep -q '"cluster":"ok"' || fail "$b/healthz does not say cluster ok"
 done
 
-# Failover: kill the replica that refreshes; another takes over within the lease plus one refresh.
-holder=
-for i in 1 2 3; do
-    [ "$(refreshes_in "$work/r$i.log")" -ge 2 ] && holder=$i
+# The holder paused past its lease (SIGSTOP): another replica takes over and publishes the next change;
+# resumed, the paused one serves that newer calendar and never puts its older one back.
+paused=$(current_holder)
+[ -n "$paused" ] || fail "no replica refreshed"
+kill -STOP "${replica_pids[$((paused - 1))]}"
+curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
+newer=$(new_etag "$first" $((3 + 2 * refresh)) "$paused")
+[ -n "$newer" ] || fail "no replica took over from r$paused, paused past its lease"
+kill -CONT "${replica_pids[$((paused - 1))]}"
+sleep 2
+for b in "${bases[@]}"; do
+    e=$(etag_of "$b")
+    [ "$e" = "$newer" ] || fail "after r$paused resumed, $b serves $e, not the newer $newer"
 done
-[ -n "$holder" ] || fail "no replica refreshed twice"
+
+# Failover: kill the replica that refreshes; another takes over within the lease plus one refresh.
+holder=$(current_holder)
+[ -n "$holder" ] || fail "no replica refreshed"
 killed=${replica_pids[$((holder - 1))]}
 kill -KILL "$killed"
 { wait "$killed"; } 2>/dev/null # bash reports the SIGKILL on its own stderr otherwise
