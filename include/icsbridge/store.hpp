@@ -288,6 +288,8 @@ class FeedStore {
     std::size_t load_dir(std::string const& dir, Logger const& log);
     /** @brief The same from any snapshot backend (disk, or the database in cluster mode). */
     std::size_t load_from(SnapshotBackend& snapshots, Logger const& log);
+    /** @brief One feed's kept snapshot (a peer's publish in cluster mode); false if none or unusable. */
+    bool load_feed(std::string_view name, SnapshotBackend& snapshots, Logger const& log);
 
     std::vector<FeedStatus> status() const;
     void record_reload(ReloadStatus r);

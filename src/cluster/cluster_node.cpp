@@ -21,28 +21,6 @@ using namespace std::chrono_literals;
 /** A connection attempt to a database that is away can take connect_timeout: not more often than this. */
 constexpr auto reconnect_gap = 5s;
 
-/**
- * The store loads snapshots through a backend, for all its feeds: this one answers for `feed` alone, so
- * FeedStore::load_from installs a peer's row with its own ETag and Last-Modified and leaves the rest be.
- */
-class OneFeed final : public SnapshotBackend {
-  public:
-    OneFeed(SnapshotBackend& rows, std::string feed)
-        : rows_(rows)
-        , feed_(std::move(feed)) {}
-    Result<void> save(std::string const&, Snapshot const&, sys_seconds) override { return {}; }
-    Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override {
-        if (feed != feed_)
-            return std::shared_ptr<Snapshot const>();
-        return rows_.load(feed, gzip);
-    }
-    std::string where() const override { return rows_.where(); }
-
-  private:
-    SnapshotBackend& rows_;
-    std::string feed_;
-};
-
 } // namespace
 
 ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& store, Logger log)
@@ -157,10 +135,8 @@ void ClusterNode::load_notified() {
 }
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {
-    for (auto const& feed : feeds) {
-        OneFeed one(*snapshots_, feed);
-        store_.load_from(one, log_);
-    }
+    for (auto const& feed : feeds)
+        store_.load_feed(feed, *snapshots_, log_);
 }
 
 net::awaitable<void> ClusterNode::run() {

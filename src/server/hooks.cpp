@@ -3,13 +3,12 @@
 #include "server/hooks.hpp"
 
 #include "store/etag.hpp"
+#include "views/feed_index.hpp"
 
-#include <boost/algorithm/string/predicate.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 #include <boost/url/parse.hpp>
-
-#include <openssl/crypto.h>
 
 namespace icsbridge {
 
@@ -31,13 +30,9 @@ std::string http_host(std::string_view url) {
     if (!u || !u->has_authority())
         return {};
     auto scheme = u->scheme();
-    if (!boost::algorithm::iequals(scheme, "http") && !boost::algorithm::iequals(scheme, "https"))
+    if (!boost::beast::iequals(scheme, "http") && !boost::beast::iequals(scheme, "https"))
         return {};
-    std::string host = u->host();
-    for (char& c : host)
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    return host;
+    return views::ascii_lower(u->host());
 }
 
 /** @brief Secret and source checked together, every byte compared, so timing shows neither. */
@@ -45,10 +40,7 @@ bool secret_matches(SourceConfig const* src, std::string_view presented) {
     // An unknown source or one without a secret still costs the same two digests.
     std::string_view const want =
         src && !src->webhook_secret.empty() ? std::string_view(src->webhook_secret) : std::string_view();
-    auto a = sha256(want);
-    auto b = sha256(presented);
-    bool const same = CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-    return same && !want.empty();
+    return same_secret(want, presented) && !want.empty();
 }
 
 } // namespace

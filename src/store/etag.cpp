@@ -2,6 +2,7 @@
 // SHA-256 through OpenSSL EVP and the strong ETag made from it.
 #include "store/etag.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <stdexcept>
@@ -29,6 +30,12 @@ std::string make_etag(std::string_view body) {
     }
     out += '"';
     return out;
+}
+
+bool same_secret(std::string_view configured, std::string_view presented) {
+    auto const want = sha256(configured);
+    auto const got = sha256(presented);
+    return CRYPTO_memcmp(want.data(), got.data(), want.size()) == 0;
 }
 
 } // namespace icsbridge

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <map>
 
 namespace icsbridge {
 
@@ -112,29 +113,23 @@ FeedStore::FeedStore(Config const& cfg)
 FeedStore::~FeedStore() = default;
 
 void FeedStore::reconfigure(Config const& cfg) {
-    // Settings are built outside the lock (hashing every token); then one swap.
-    std::vector<std::shared_ptr<Entry>> next;
-    std::vector<std::shared_ptr<FeedSettings const>> settings;
-    std::vector<std::shared_ptr<Entry>> current;
+    // Entries of feeds that stay, with their settings, taken in one go; the new settings are built outside
+    // the lock (hashing every token), then swapped in at once.
+    std::map<std::string, std::pair<std::shared_ptr<Entry>, std::shared_ptr<FeedSettings const>>, std::less<>>
+        current;
     {
         std::lock_guard lock(mtx_);
-        current = entries_;
+        for (auto const& e : entries_)
+            current.emplace(e->name, std::pair(e, e->settings));
     }
+    std::vector<std::shared_ptr<Entry>> next;
+    std::vector<std::shared_ptr<FeedSettings const>> settings;
     for (auto const& f : cfg.feeds) {
-        std::shared_ptr<Entry> e;
-        for (auto const& c : current)
-            if (c->name == f.name)
-                e = c;
-        if (!e) {
-            e = std::make_shared<Entry>();
-            e->name = f.name;
-        }
-        std::shared_ptr<FeedSettings const> before;
-        {
-            std::lock_guard lock(mtx_);
-            before = e->settings;
-        }
-        settings.push_back(make_settings(f, before.get()));
+        auto it = current.find(f.name);
+        auto e = it != current.end() ? it->second.first : std::make_shared<Entry>();
+        if (it == current.end())
+            e->name = f.name; // fixed from here on: read without the lock
+        settings.push_back(make_settings(f, it != current.end() ? it->second.second.get() : nullptr));
         next.push_back(std::move(e));
     }
     std::lock_guard lock(mtx_);
@@ -294,27 +289,28 @@ std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
 
 std::size_t FeedStore::load_from(SnapshotBackend& snapshots, Logger const& log) {
     std::size_t loaded = 0;
-    std::vector<std::shared_ptr<Entry>> entries;
-    {
-        std::lock_guard lock(mtx_);
-        entries = entries_;
-    }
-    for (auto const& e : entries) {
-        auto snap = snapshots.load(e->name, gzip_);
-        if (!snap) {
-            log.warn("feed " + e->name + ": ignoring stored snapshot: " + snap.error().message);
-            continue;
-        }
-        if (!*snap)
-            continue;
-        std::lock_guard lock(mtx_);
-        // The stored fetched_at is the last success before the restart: without it /healthz would call
-        // every feed stale until its first refresh, and an upstream that is down keeps it that way.
-        e->last_success = (*snap)->fetched_at;
-        e->snap = *snap;
-        ++loaded;
-    }
+    for (auto const& name : names())
+        loaded += load_feed(name, snapshots, log) ? 1 : 0;
     return loaded;
+}
+
+bool FeedStore::load_feed(std::string_view name, SnapshotBackend& snapshots, Logger const& log) {
+    auto e = find(name);
+    if (!e)
+        return false;
+    auto snap = snapshots.load(e->name, gzip_);
+    if (!snap) {
+        log.warn("feed " + e->name + ": ignoring stored snapshot: " + snap.error().message);
+        return false;
+    }
+    if (!*snap)
+        return false;
+    std::lock_guard lock(mtx_);
+    // The stored fetched_at is the last success before the restart: without it /healthz would call every
+    // feed stale until its first refresh, and an upstream that is down keeps it that way.
+    e->last_success = (*snap)->fetched_at;
+    e->snap = *snap;
+    return true;
 }
 
 std::vector<FeedStatus> FeedStore::status() const {
