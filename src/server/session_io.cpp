@@ -182,14 +182,20 @@ net::awaitable<beast::error_code> read_until(
 ) {
     beast::error_code ec;
     for (;;) {
-        if (buffer.size() > 0) {
+        // put() stops at the end of the header and of each chunk (the parser is not eager): feed it again
+        // while it makes progress, or a buffered rest (the next chunk, the terminating one) would wait for
+        // bytes that never come.
+        while (buffer.size() > 0) {
             auto used = parser.put(buffer.data(), ec);
             buffer.consume(used);
             if (ec && ec != http::error::need_more)
                 co_return ec;
             if (enough(parser))
                 co_return beast::error_code{};
+            bool const starved = ec == http::error::need_more || used == 0;
             ec = {};
+            if (starved)
+                break;
         }
         auto size = beast::read_size(buffer, 65536);
         if (size == 0)

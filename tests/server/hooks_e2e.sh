@@ -118,10 +118,30 @@ sleep 1.5
 [ "$(upstream_requests)" = 0 ] || fail "a refused hook caused an upstream request"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/pub.ics")" = 200 ] || fail "the feed stopped serving"
 
+# 3b. A chunked hook whose chunks and terminating chunk arrive in one segment is answered at once (the
+# parser stops after each chunk; the buffered rest must be parsed, not waited for).
+one_segment=$(/usr/bin/python3 - "${base#http://}" "$secret" "$work/hook.json" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+body = open(sys.argv[3], "rb").read()
+half = len(body) // 2
+chunks = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (body[:half], body[half:])) + b"0\r\n\r\n"
+req = (b"POST /hooks/eb/%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+       b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" % sys.argv[2].encode()) + chunks
+s = socket.create_connection((host, int(port)), timeout=3)
+s.sendall(req)
+try:
+    print(s.recv(64).split(b"\r\n")[0].decode())
+except socket.timeout:
+    print("no answer within 3 s")
+PY
+)
+[ "$one_segment" = "HTTP/1.1 202 Accepted" ] || fail "a chunked hook in one segment got: $one_segment"
+
 # 4. Counted, and the secret nowhere.
 curl -s -H "Authorization: Bearer $admin" "$base/metrics" >"$work/metrics.txt"
 curl -s -H "Authorization: Bearer $admin" "$base/healthz" >"$work/healthz.json"
-grep -q '^icsbridge_hooks_total{outcome="accepted"} 5[01]$' "$work/metrics.txt" ||
+grep -q '^icsbridge_hooks_total{outcome="accepted"} 5[12]$' "$work/metrics.txt" ||
     fail "accepted hooks not counted: $(grep hooks_total "$work/metrics.txt")"
 grep -q '^icsbridge_hooks_total{outcome="refused"} 1$' "$work/metrics.txt" || fail "refused hook not counted"
 grep -q '^icsbridge_hooks_total{outcome="foreign_url"} 1$' "$work/metrics.txt" || fail "foreign hook not counted"
