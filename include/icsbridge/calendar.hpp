@@ -62,6 +62,19 @@ Result<std::string> render_events(
     RenderCache* cache = nullptr
 );
 
+/**
+ * @brief Builds the blocks of `events` into `cache` ahead of render_events() (same meta and options), for
+ * the pages of a long list while the next ones travel: the render then only assembles. An event that
+ * changes before the render is rebuilt there (the cache checks each item's hash), so the calendar is the
+ * same byte for byte; blocks the render does not use are dropped by it.
+ */
+void prerender_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache& cache
+);
+
 /** @brief A VCALENDAR of VTODOs and/or all-day VEVENTs for job posts. */
 Result<std::string> render_jobs(
     CalendarMeta const& meta,

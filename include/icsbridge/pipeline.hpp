@@ -79,9 +79,6 @@ class Pipeline {
     /** @brief Every source's budget (sources without one are left out). Thread-safe. */
     std::vector<BudgetStatus> budgets() const;
 
-    /** @brief Renders without the per-feed caches from now on (a one-shot run renders each feed once). */
-    void drop_render_caches();
-
     /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
     boost::asio::awaitable<Result<std::vector<Category>>> categories(std::string const& source);
     /** @brief Tag list of a jobs source (GET /api/tags/). errc::usage for an events source. */

@@ -14,17 +14,22 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace icsbridge {
 
 class RateBudget;
 
-/** @brief Paging progress, reported after each page (for `export`'s progress line). */
+/** @brief Paging progress, reported after each page (for `export`'s progress line, and for work that can
+ * start before the list is complete: the pipeline renders each page's events while the next pages travel). */
 struct FetchProgress {
     int pages = 0;
     std::size_t items = 0;
     std::optional<std::size_t> total; ///< pagination.object_count / total, when the upstream says
+    /// Events sources: the events this page added to the result, valid during the call only. Some may still
+    /// change before the fetch returns (completed individually, ticket classes added).
+    std::span<Event const> added = {};
 };
 using ProgressFn = std::function<void(FetchProgress const&)>;
 

@@ -182,8 +182,8 @@ int export_command(Config const& cfg, Args const& args) {
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     auto out = run_sync<FeedOutput>(
         [&](Pipeline& p) {
-            // One render and done: a cache of every item's block would only double the peak memory.
-            p.drop_render_caches();
+            // The render caches stay: run() fills the feed's with each page's events while the next pages
+            // travel, which takes the render off the end of a long fetch (for a few MB more at the peak).
             if (feed->is_merged())
                 return run_merged(p, cfg, *feed, now);
             return p.run(*feed, now, progress.callback());

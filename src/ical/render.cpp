@@ -236,6 +236,36 @@ std::string display_name(CalendarMeta const& meta) {
 
 } // namespace
 
+void prerender_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache& cache
+) {
+    auto& impl = cache.impl();
+    // Generation 0 marks an entry no render has built: lift a new cache's counter so these count as built.
+    impl.generation = std::max<std::uint64_t>(impl.generation, 1);
+    for (Event const& e : events) {
+        if (e.cancelled() && opts.cancelled == CancelledPolicy::drop)
+            continue;
+        auto [it, fresh] = impl.events.try_emplace(ical::one_line(e.id));
+        auto& entry = it->second;
+        std::uint64_t const h = event_hash(e, meta, opts);
+        if (!fresh && entry.generation != 0 && entry.hash == h)
+            continue;
+        std::string block;
+        if (!ical::append_event(e, meta, opts, impl.zones, block)) {
+            // The render builds it again and reports the error in context.
+            if (fresh)
+                impl.events.erase(it);
+            continue;
+        }
+        entry.block = std::move(block);
+        entry.hash = h;
+        entry.generation = impl.generation;
+    }
+}
+
 Result<std::string> render_events(
     CalendarMeta const& meta,
     std::span<Event const> events,

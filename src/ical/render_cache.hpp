@@ -3,6 +3,7 @@
 // shapes the block, and VTIMEZONE texts keyed by (zone, years). Private to src/ical and the tests.
 #pragma once
 
+#include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
 
 #include <cstdint>
@@ -100,6 +101,7 @@ struct RenderCache::Impl {
     Items jobs;   ///< by JobPost::id
     Order events_order, jobs_order;
     std::map<std::tuple<std::string, int, int>, std::string, std::less<>> vtimezones;
+    ical::ZoneTable zones; ///< for prerender_events(), which builds blocks outside a render
     std::uint64_t generation = 0;
     std::size_t hits = 0;   ///< blocks reused by the last render
     std::size_t misses = 0; ///< blocks built by the last render

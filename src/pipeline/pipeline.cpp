@@ -81,6 +81,15 @@ struct Pipeline::Impl {
             caches.emplace(feed.name, RenderCache{});
     }
 
+    RenderCache* cache_of(FeedConfig const& feed) {
+        auto it = caches.find(feed.name);
+        return it == caches.end() ? nullptr : &it->second;
+    }
+
+    static CalendarMeta meta_of(FeedConfig const& feed, Upstream const& u) {
+        return CalendarMeta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
+    }
+
     Result<Upstream*> upstream(std::string_view name) {
         auto it = upstreams.find(name);
         if (it == upstreams.end())
@@ -129,9 +138,8 @@ Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fet
     if (!up)
         return up.error();
     Impl::Upstream& u = **up;
-    auto cache = impl_->caches.find(feed.name);
-    RenderCache* cache_ptr = cache == impl_->caches.end() ? nullptr : &cache->second;
-    CalendarMeta const meta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
+    RenderCache* cache_ptr = impl_->cache_of(feed);
+    CalendarMeta const meta = Impl::meta_of(feed, u);
 
     FeedOutput out;
     if (u.events) {
@@ -160,6 +168,28 @@ Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fet
 
 net::awaitable<Result<FeedOutput>>
 Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+    // While the pages of a long list travel, the CPU mostly waits: build each page's events into the feed's
+    // render cache then, so that after the last page the render only assembles (and rebuilds the few
+    // events that changed since). Same bytes as rendering afterwards: the cache checks every item's hash.
+    auto up = impl_->upstream(feed.source);
+    RenderCache* cache = impl_->cache_of(feed);
+    if (up && (*up)->events && cache) {
+        progress = [user = std::move(progress),
+                    cache,
+                    meta = Impl::meta_of(feed, **up),
+                    opts = EventRenderOptions{feed.alarm, feed.cancelled},
+                    filter = feed.filter](FetchProgress const& p) {
+            if (user)
+                user(p);
+            if (filter.empty()) {
+                prerender_events(meta, p.added, opts, *cache);
+                return;
+            }
+            for (Event const& e : p.added)
+                if (filter_keeps(filter, e))
+                    prerender_events(meta, std::span<Event const>(&e, 1), opts, *cache);
+        };
+    }
     auto items = co_await fetch(feed, now, std::move(progress));
     if (!items)
         co_return items.error();
@@ -178,10 +208,6 @@ std::vector<BudgetStatus> Pipeline::budgets() const {
         out.push_back(std::move(b));
     }
     return out;
-}
-
-void Pipeline::drop_render_caches() {
-    impl_->caches.clear();
 }
 
 net::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const& source) {

@@ -179,6 +179,7 @@ class EventsClient {
             parse_events_page,
             [&](EventsPage& page, int n) -> Result<PageStep> {
                 PageStep step{page.events.size(), 0, cutoff && cutoff->page_is_past(page.events)};
+                std::size_t const before = out.events.size();
                 for (std::size_t i = 0; i < page.events.size(); ++i) {
                     if (listed.insert(page.events[i].id).second)
                         ++step.fresh;
@@ -193,7 +194,11 @@ class EventsClient {
                     out.incomplete.push_back(page.incomplete[i]);
                 }
                 if (progress)
-                    progress(FetchProgress{out.pages + n, out.events.size(), page.pagination.object_count});
+                    progress(FetchProgress{
+                        out.pages + n,
+                        out.events.size(),
+                        page.pagination.object_count,
+                        std::span<Event const>(out.events).subspan(before)});
                 return step;
             },
             // A list that may stop early is read page by page: a window would fetch pages it never needs.

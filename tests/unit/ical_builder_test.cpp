@@ -362,6 +362,45 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     BOOST_TEST(cache.impl().events.size() == 2u);
 }
 
+BOOST_AUTO_TEST_CASE(prerendered_pages_give_the_same_bytes_and_changed_events_are_rebuilt) {
+    EventRenderOptions opts;
+    opts.alarm = 15min;
+    auto events = sample_events();
+    auto const fresh = render_ok(events, opts);
+
+    // Page by page into a new cache (as Pipeline::run does while the next pages travel): the render then
+    // builds nothing and writes the same bytes.
+    RenderCache cache;
+    std::span<Event const> all(events);
+    prerender_events(sample_meta(), all.first(2), opts, cache);
+    prerender_events(sample_meta(), all.subspan(2), opts, cache);
+    BOOST_TEST(render_ok(events, opts, &cache) == fresh);
+    BOOST_TEST(cache.impl().misses == 0u);
+    BOOST_TEST(cache.impl().hits == events.size());
+
+    // An event completed after its page (new text) is rebuilt by the render, not served from its page.
+    RenderCache second;
+    prerender_events(sample_meta(), events, opts, second);
+    events[1].name = "Completed later";
+    auto const changed = render_ok(events, opts, &second);
+    BOOST_TEST(second.impl().misses == 1u);
+    BOOST_TEST(changed == render_ok(events, opts));
+    BOOST_TEST(changed.find("SUMMARY:Completed later") != std::string::npos);
+
+    // Built for other options (another alarm): not reused.
+    RenderCache third;
+    prerender_events(sample_meta(), events, EventRenderOptions{}, third);
+    BOOST_TEST(render_ok(events, opts, &third) == changed);
+    BOOST_TEST(third.impl().hits == 0u);
+
+    // Prerendered but filtered out before the render: dropped from the cache by the render.
+    RenderCache fourth;
+    prerender_events(sample_meta(), events, opts, fourth);
+    std::vector<Event> const fewer(events.begin(), events.begin() + 2);
+    BOOST_TEST(render_ok(fewer, opts, &fourth) == render_ok(fewer, opts));
+    BOOST_TEST(fourth.impl().events.size() == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(empty_feed_is_a_valid_calendar) {
     auto const ics = render_ok({});
     BOOST_TEST(ics.starts_with("BEGIN:VCALENDAR\r\n"));
