@@ -95,14 +95,23 @@ struct MergedCalendar {
     std::size_t items = 0;
 };
 
+/** @brief What a merged feed itself does to the items it carries over: its own `filter` and `alarm`. */
+struct MergeOptions {
+    FeedFilter filter; ///< an item must pass it as well as its part's own filter (empty: all pass)
+    /// Replaces the parts' reminders: one this long before each event that is not cancelled
+    std::optional<std::chrono::seconds> alarm;
+};
+
 /**
  * @brief The VEVENTs and VTODOs of `parts` in one calendar with `meta`'s properties: in part order, each
  * item as its part published it (own UID; an item whose UID an earlier part already gave is left out),
- * one VTIMEZONE per TZID (rebuilt to cover every item when parts carry different ranges of one zone).
- * Pure: the same parts give the same bytes.
+ * one VTIMEZONE per TZID the kept items use (rebuilt to cover every item when parts carry different
+ * ranges of one zone). `opts` filters the items and replaces their reminders. Pure: the same parts give
+ * the same bytes.
  * @return errc::render_failed naming the part when its calendar cannot be read
  */
-Result<MergedCalendar> merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts);
+Result<MergedCalendar>
+merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts, MergeOptions const& opts = {});
 
 /** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded.
  */

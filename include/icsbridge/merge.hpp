@@ -18,8 +18,9 @@
 
 namespace icsbridge {
 
-/** @brief The calendar of merged feed `feed` (its own title, description and refresh hint) from its
- * parts' calendars, given in `feed.merge` order (a part without a calendar yet is simply left out). */
+/** @brief The calendar of merged feed `feed` (its own title, description, refresh hint, filter and alarm)
+ * from its parts' calendars, given in `feed.merge` order (a part without a calendar yet is simply left out).
+ */
 Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts);
 
 /**

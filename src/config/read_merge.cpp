@@ -1,6 +1,7 @@
 // File: read_merge.cpp
-// Merged feeds, `[feeds.NAME] merge = ["a", "b"]`: the keys such a feed takes, and (once every feed is
-// read) that each part is another, fetched feed, each mistake reported at its FILE:LINE:COL.
+// Merged feeds, `[feeds.NAME] merge = ["a", "b"]`: the keys such a feed takes (its own filter and alarm
+// too), and (once every feed is read) that each part is another, fetched feed, each mistake reported at
+// its FILE:LINE:COL.
 #include "config/reader.hpp"
 
 #include <set>
@@ -17,20 +18,18 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
         );
         return;
     }
-    // Items arrive as their parts published them, so what shapes an item belongs on the part; a
-    // subscriber can still ask a view of the merge for ?alarm= or ?category=.
-    note_ = " (a merged feed publishes its parts' items as they are: set it on the parts, or use view "
-            "parameters such as ?alarm= and ?category=)";
+    // Items arrive as their parts rendered them, so what fetches or renders an item belongs on the part;
+    // what selects items (filter) or reminds of them (alarm) works on the published items too.
+    note_ = " (a merged feed publishes its parts' items as they rendered them: set it on the parts; a merge "
+            "takes only title, description, token/tokens, filter and alarm)";
     // The second list is every key of a fetched feed, sorted: "not valid here" says more than "unknown key".
     bool const ok = check_keys(
         t,
         where,
-        {"merge", "title", "description", "token", "tokens"},
-        {"alarm",
-         "cancelled",
+        {"merge", "title", "description", "token", "tokens", "filter", "alarm"},
+        {"cancelled",
          "due_after",
          "fetch_timeout",
-         "filter",
          "jobs_as",
          "keep_past",
          "max_items",
@@ -71,8 +70,15 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
         f.title = *v;
     if (auto v = str(t, "description", true))
         f.description = *v;
+    if (auto v = duration(t, "alarm"))
+        f.alarm = *v;
     if (failed())
         return;
+    if (auto const* n = t.get("filter")) {
+        read_filter(*n, where + ".filter", f.filter);
+        if (failed())
+            return;
+    }
     read_tokens(t, where, f);
 }
 

@@ -178,20 +178,6 @@ void add_organizer(Builder& b, std::string const& name, std::string const& url) 
         b.add(std::move(p), ParameterPtr(icalparameter_new_cn(cn.c_str())));
 }
 
-ComponentPtr make_alarm(std::string const& what, std::chrono::seconds before, Builder& parent) {
-    Builder a(ICAL_VALARM_COMPONENT);
-    a.add(PropertyPtr(icalproperty_new_action(ICAL_ACTION_DISPLAY)));
-    a.add_text(icalproperty_new_description, what);
-    icaltriggertype trigger{};
-    trigger.time = icaltime_null_time();
-    trigger.duration = icaldurationtype_from_int(-static_cast<int>(before.count()));
-    a.add(PropertyPtr(icalproperty_new_trigger(trigger)));
-    ComponentPtr c = a.take();
-    if (!c)
-        parent.add_child(nullptr); // marks the parent as failed
-    return c;
-}
-
 std::string_view zone_of_end(Event const& e) {
     return e.end.timezone.empty() ? e.start.timezone : e.end.timezone;
 }
@@ -265,6 +251,17 @@ void add_job_common(
 
 } // namespace
 
+ComponentPtr display_alarm(std::string const& what, std::chrono::seconds before) {
+    Builder a(ICAL_VALARM_COMPONENT);
+    a.add(PropertyPtr(icalproperty_new_action(ICAL_ACTION_DISPLAY)));
+    a.add_text(icalproperty_new_description, what);
+    icaltriggertype trigger{};
+    trigger.time = icaltime_null_time();
+    trigger.duration = icaldurationtype_from_int(-static_cast<int>(before.count()));
+    a.add(PropertyPtr(icalproperty_new_trigger(trigger)));
+    return a.take();
+}
+
 std::array<std::string_view, 2> event_zone_names(Event const& e) {
     return {e.start.timezone, zone_of_end(e)};
 }
@@ -320,7 +317,7 @@ Result<void> append_event(
     b.add(PropertyPtr(icalproperty_new_status(cancelled ? ICAL_STATUS_CANCELLED : ICAL_STATUS_CONFIRMED)));
     b.add(PropertyPtr(icalproperty_new_transp(ICAL_TRANSP_OPAQUE)));
     if (opts.alarm && !cancelled)
-        b.add_child(make_alarm(summary, *opts.alarm, b));
+        b.add_child(display_alarm(summary, *opts.alarm)); // a null alarm fails the event
 
     return b.serialize_into(out, "event ", e.id);
 }

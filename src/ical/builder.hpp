@@ -3,10 +3,12 @@
 // on its own so the renderer can cache and concatenate blocks. Also the VCALENDAR header.
 #pragma once
 
+#include "ical/ical_ptr.hpp"
 #include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
 
 #include <array>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +30,10 @@ Result<void> append_event(
 /** @brief Appends the VTODO and/or VEVENT blocks for `post` (per opts.jobs_as) to `out`. */
 Result<void>
 append_job(JobPost const& post, CalendarMeta const& meta, JobRenderOptions const& opts, std::string& out);
+
+/** @brief A display VALARM `before` the start, titled `what` (the item's SUMMARY); null if libical refuses.
+ * The one reminder shape: a feed's `alarm` and a merged feed's own `alarm` both write it. */
+ComponentPtr display_alarm(std::string const& what, std::chrono::seconds before);
 
 /** @brief `BEGIN:VCALENDAR` and the calendar's properties, without any component or the END line. */
 Result<std::string> calendar_header(CalendarMeta const& meta, std::string const& generated_description);

@@ -1,8 +1,9 @@
 // File: merge.cpp
 // merge_calendars(): several published calendars read back with libical and written as one, items
-// carried over as their parts wrote them, one VTIMEZONE per TZID.
+// carried over as their parts wrote them (through the merge's own filter and alarm), one VTIMEZONE per TZID.
 #include "ical/builder.hpp"
 #include "ical/ical_ptr.hpp"
+#include "ical/merge_select.hpp"
 #include "ical/timezones.hpp"
 #include <icsbridge/calendar.hpp>
 
@@ -46,8 +47,21 @@ std::string tzid_of(icalcomponent* vtz) {
     return v ? v : "";
 }
 
+/** Adds the TZID parameters of `item`'s properties to `out`: the zones the item needs a VTIMEZONE for. */
+void add_tzids(icalcomponent* item, std::set<std::string>& out) {
+    for (icalproperty* p = icalcomponent_get_first_property(item, ICAL_ANY_PROPERTY); p != nullptr;
+         p = icalcomponent_get_next_property(item, ICAL_ANY_PROPERTY)) {
+        if (icalparameter* tz = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER); tz != nullptr)
+            if (char const* v = icalparameter_get_tzid(tz); v != nullptr)
+                out.insert(v);
+    }
+}
+
 class Merger {
   public:
+    explicit Merger(MergeOptions const& opts)
+        : opts_(opts) {}
+
     Result<void> add(CalendarPart const& part) {
         auto const failed = [&](std::string const& why) {
             return fail(errc::render_failed, "cannot merge feed '" + std::string(part.feed) + "': " + why);
@@ -73,9 +87,15 @@ class Merger {
             }
             if (kind != ICAL_VEVENT_COMPONENT && kind != ICAL_VTODO_COMPONENT)
                 continue;
+            // The merge's own filter comes on top of the part's: an item must pass both.
+            if (!ical::merged_item_kept(opts_.filter, c))
+                continue;
             // The first part to carry a UID keeps it: two copies of one UID make clients pick one at random.
             if (char const* uid = icalcomponent_get_uid(c); uid != nullptr && !uids_.insert(uid).second)
                 continue;
+            if (opts_.alarm && !ical::replace_alarms(c, *opts_.alarm))
+                return failed("libical refused the merged feed's alarm on one of its items");
+            add_tzids(c, used_zones_);
             if (!ical::append_serialized(c, items_))
                 return failed("libical could not write one of its items");
             ++count_;
@@ -98,6 +118,9 @@ class Merger {
         ical::ZoneTable table;
         // std::map: the VTIMEZONEs come out sorted by TZID whatever order the parts listed them in.
         for (auto& [tzid, texts] : zones_) {
+            // A zone only the filtered-out items used would be dead weight (and a wrong hint to clients).
+            if (!used_zones_.contains(tzid))
+                continue;
             icaltimezone* zone = texts.size() > 1 && years_.first ? table.find(tzid) : nullptr;
             if (zone == nullptr) {
                 // One text, or a zone this machine cannot rebuild: the longest covers the most years.
@@ -121,6 +144,8 @@ class Merger {
     }
 
   private:
+    MergeOptions const& opts_;
+    std::set<std::string> used_zones_;                      ///< TZIDs the kept items refer to
     std::map<std::string, std::vector<std::string>> zones_; ///< TZID -> its distinct VTIMEZONE texts
     std::set<std::string> uids_;
     std::string items_;
@@ -130,8 +155,9 @@ class Merger {
 
 } // namespace
 
-Result<MergedCalendar> merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts) {
-    Merger m;
+Result<MergedCalendar>
+merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts, MergeOptions const& opts) {
+    Merger m(opts);
     std::string names;
     for (auto const& part : parts) {
         if (auto r = m.add(part); !r)

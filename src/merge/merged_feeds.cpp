@@ -13,7 +13,11 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
     meta.title = feed.title;
     meta.description = feed.description;
     meta.refresh = feed.refresh;
-    return merge_calendars(meta, parts);
+    // The merge's own filter and alarm, on top of what each part already did to its items.
+    MergeOptions opts;
+    opts.filter = feed.filter;
+    opts.alarm = feed.alarm;
+    return merge_calendars(meta, parts, opts);
 }
 
 MergedFeeds::MergedFeeds(

@@ -4,7 +4,7 @@
 #include "pipeline/feed_filter.hpp"
 
 #include <algorithm>
-#include <initializer_list>
+#include <array>
 
 namespace icsbridge {
 
@@ -24,11 +24,12 @@ bool equal(std::string_view a, std::string_view b) {
     return a.size() == b.size() && contains(a, b);
 }
 
-/** The checks common to both kinds, given the item's categories, texts and whether it is online. */
-bool keeps(
+} // namespace
+
+bool filter_keeps(
     FeedFilter const& f,
-    std::initializer_list<std::string_view> categories,
-    std::initializer_list<std::string_view> texts,
+    std::span<std::string_view const> categories,
+    std::span<std::string_view const> texts,
     bool online
 ) {
     if (f.online && *f.online != online)
@@ -52,8 +53,6 @@ bool keeps(
     return !any_text(f.exclude_keywords);
 }
 
-} // namespace
-
 bool filter_keeps(FeedFilter const& f, Event const& e) {
     if (f.empty())
         return true;
@@ -61,14 +60,18 @@ bool filter_keeps(FeedFilter const& f, Event const& e) {
     // As DESCRIPTION shows it: the upstream's plain text when given, else the HTML made readable.
     std::string const description =
         e.description_text.empty() ? html_to_text(e.description_html) : e.description_text;
-    return keeps(f, {category}, {e.name, e.summary, description}, e.online);
+    std::array<std::string_view, 1> const categories{category};
+    std::array<std::string_view, 3> const texts{e.name, e.summary, description};
+    return filter_keeps(f, categories, texts, e.online);
 }
 
 bool filter_keeps(FeedFilter const& f, JobPost const& p) {
     if (f.empty())
         return true;
     std::string const description = html_to_text(p.description_html);
-    return keeps(f, {p.category, p.type}, {p.title, description}, p.remote);
+    std::array<std::string_view, 2> const categories{p.category, p.type};
+    std::array<std::string_view, 2> const texts{p.title, description};
+    return filter_keeps(f, categories, texts, p.remote);
 }
 
 FeedItems apply_filter(FeedFilter const& f, FeedItems const& items) {

@@ -6,7 +6,22 @@
 #include <icsbridge/config.hpp>
 #include <icsbridge/pipeline.hpp>
 
+#include <span>
+#include <string_view>
+
 namespace icsbridge {
+
+/**
+ * @brief The filter's checks on any item, given the category names it shows, the texts keywords look in
+ * (title, description) and whether it is online (job posts: remote). Used directly by merged feeds,
+ * which only have their parts' published calendars to read.
+ */
+bool filter_keeps(
+    FeedFilter const& f,
+    std::span<std::string_view const> categories,
+    std::span<std::string_view const> texts,
+    bool online
+);
 
 /** @brief True if the filter publishes the event (its category name as CATEGORIES shows it). */
 bool filter_keeps(FeedFilter const& f, Event const& e);

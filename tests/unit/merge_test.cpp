@@ -74,11 +74,11 @@ std::string jobs_calendar(std::vector<JobPost> const& posts) {
     return *r;
 }
 
-MergedCalendar merge_ok(std::vector<CalendarPart> const& parts) {
+MergedCalendar merge_ok(std::vector<CalendarPart> const& parts, MergeOptions const& opts = {}) {
     CalendarMeta meta;
     meta.feed_name = "all";
     meta.title = "Everything";
-    auto r = merge_calendars(meta, parts);
+    auto r = merge_calendars(meta, parts, opts);
     BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
     return *r;
 }
@@ -204,6 +204,111 @@ BOOST_AUTO_TEST_CASE(a_part_that_does_not_parse_is_named) {
     BOOST_REQUIRE(!r.has_value());
     BOOST_TEST(r.error().code == errc::render_failed);
     BOOST_TEST(r.error().message.find("'broken'") != std::string::npos);
+}
+
+// The merge's own filter reads the items as the parts published them, on top of the parts' filters.
+BOOST_AUTO_TEST_CASE(the_merges_filter_selects_among_the_parts_items) {
+    // Setup: a music event online, a tech event in person, a cancelled music event, a remote and an
+    // on-site post (VTODO + VEVENT each).
+    auto jazz = event("1", "America/New_York", utc(2026, 3, 10, 15));
+    jazz.name = "Jazz night";
+    jazz.category_id = "103";
+    jazz.online = true;
+    auto rust = event("2", "Asia/Kolkata", utc(2026, 4, 2, 4));
+    rust.name = "Rust meetup";
+    rust.category_id = "102";
+    auto gone = event("3", "America/New_York", utc(2026, 3, 11, 15));
+    gone.name = "Jazz brunch, SOLD OUT";
+    gone.category_id = "103";
+    auto const events = events_calendar("ev", {jazz, rust, gone});
+    auto remote = job("7");
+    remote.remote = true;
+    remote.category = "Design";
+    auto onsite = job("8");
+    onsite.category = "Programming";
+    auto const jobs = jobs_calendar({remote, onsite});
+    std::vector<CalendarPart> const parts{{"ev", events}, {"jb", jobs}};
+    // kept(set): the UIDs the merge keeps with the filter `set` fills in.
+    auto const kept = [&](auto set) {
+        MergeOptions opts;
+        set(opts.filter);
+        return uids(merge_ok(parts, opts).ics);
+    };
+    using V = std::vector<std::string>;
+    std::string const j1 = "event-1@events.example.com", j2 = "event-2@events.example.com",
+                      j3 = "event-3@events.example.com";
+    auto const posts = [](std::string const& id) {
+        return V{"job-" + id + "-todo@jobs.example.com", "job-" + id + "-event@jobs.example.com"};
+    };
+    BOOST_REQUIRE(uids(jobs) == (V{posts("7")[0], posts("7")[1], posts("8")[0], posts("8")[1]}));
+
+    // Run + Check: categories as CATEGORIES shows them, any case.
+    BOOST_TEST(
+        kept([](FeedFilter& f) { f.categories = {"music"}; }) == (V{j1, j3}),
+        boost::test_tools::per_element()
+    );
+    BOOST_TEST(
+        kept([](FeedFilter& f) { f.categories = {"Design"}; }) == posts("7"),
+        boost::test_tools::per_element()
+    );
+    // Keywords in SUMMARY or DESCRIPTION; exclusions win.
+    BOOST_TEST(
+        kept([](FeedFilter& f) {
+            f.keywords = {"JAZZ"};
+            f.exclude_keywords = {"sold out"};
+        }) == V{j1},
+        boost::test_tools::per_element()
+    );
+    BOOST_TEST(kept([](FeedFilter& f) {
+                   f.keywords = {"draw things"};
+               }).size() == 4u); // the posts' description
+    // Online: the events' "Online" location, the posts' "Remote" category.
+    V online{j1};
+    for (auto const& u : posts("7"))
+        online.push_back(u);
+    BOOST_TEST(kept([](FeedFilter& f) { f.online = true; }) == online, boost::test_tools::per_element());
+    V in_person{j3, j2}; // the renderer orders events by start
+    for (auto const& u : posts("8"))
+        in_person.push_back(u);
+    BOOST_TEST(kept([](FeedFilter& f) { f.online = false; }) == in_person, boost::test_tools::per_element());
+
+    // A zone only filtered-out items used is not written.
+    MergeOptions music;
+    music.filter.categories = {"Music"};
+    auto const merged = merge_ok(parts, music);
+    BOOST_TEST(merged.items == 2u);
+    BOOST_TEST(count_lines(merged.ics, "TZID:America/New_York") == 1u);
+    BOOST_TEST(count_lines(merged.ics, "TZID:Asia/Kolkata") == 0u);
+    BOOST_TEST(count_lines(merge_ok(parts).ics, "TZID:Asia/Kolkata") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_merges_alarm_replaces_the_parts_reminders) {
+    // Setup: the events part has 1h reminders; the posts part none.
+    auto gone = event("2", "Europe/Berlin", utc(2026, 7, 1, 8));
+    gone.status = "canceled";
+    auto const events = events_calendar("ev", {event("1", "America/New_York", utc(2026, 3, 10, 15)), gone});
+    auto const jobs = jobs_calendar({job("7")});
+    BOOST_REQUIRE(count_lines(events, "TRIGGER:-PT1H") == 1u);
+    MergeOptions opts;
+    opts.alarm = 30min;
+
+    // Run
+    auto const merged = merge_ok({{"ev", events}, {"jb", jobs}}, opts);
+
+    // Check: one 30-minute reminder on each event that is not cancelled (the post's all-day VEVENT too),
+    // none on the cancelled event or the VTODO, none of the part's own left.
+    BOOST_TEST(merged.items == 4u);
+    BOOST_TEST(count_lines(merged.ics, "TRIGGER:-PT1H") == 0u);
+    BOOST_TEST(count_lines(merged.ics, "TRIGGER:-PT30M") == 2u);
+    BOOST_TEST(count_lines(merged.ics, "BEGIN:VALARM") == 2u);
+    auto const first = component(merged.ics, "event-1@events.example.com");
+    BOOST_TEST(test::has_line(first, "TRIGGER:-PT30M"));
+    BOOST_TEST(test::has_line(first, "DESCRIPTION:Event 1\\, with a comma"));
+    BOOST_TEST(!test::has_line(component(merged.ics, "event-2@events.example.com"), "BEGIN:VALARM"));
+    BOOST_TEST(!test::has_line(component(merged.ics, "job-7-todo@jobs.example.com"), "BEGIN:VALARM"));
+    BOOST_TEST(test::has_line(component(merged.ics, "job-7-event@jobs.example.com"), "TRIGGER:-PT30M"));
+    // Pure: the same parts and options, the same bytes.
+    BOOST_TEST(merged.ics == merge_ok({{"ev", events}, {"jb", jobs}}, opts).ics);
 }
 
 // The sample for tests/python/check_ics.py: both real parsers must read it and count exactly.
