@@ -3,7 +3,9 @@
 # /feeds/NAME.html of `icsbridge serve` (fed by the fake upstream) in headless Chromium: every coming event's
 # title exactly once (coming: computed here from the .ics with python3-icalendar), only the page's own
 # tags (no upstream HTML), no script, the subscribe links, job posts with "due", ?tz= (and its 400), the
-# token rule with its uniform 404 and no other feed's token. A phone-width screenshot goes to OUT_DIR.
+# token rule with its uniform 404 and no other feed's token. Each item under the heading of its day in the
+# page's zone, with its time, its place, and struck through when cancelled; the index page links the
+# agenda of public feeds only. A phone-width screenshot goes to OUT_DIR.
 # Exit 77 (CTest skip) without chromium.
 #   agenda_page_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR OUT_DIR
 set -u
@@ -102,6 +104,82 @@ if not coming:
 print("\n".join(problems) if problems else "agenda: %d coming events, each once" % len(coming))
 sys.exit(1 if problems else 0)
 PY
+# Grouped by day in the zone the page names, each item with its time, place and cancelled mark: the
+# page's sections against the same grouping computed here from the .ics.
+"$python" - "$work/pub.ics" "$work/dom.html" <<'PY' || fail "the agenda's days, times, places or cancelled marks are wrong"
+import datetime as dt, html.parser, re, sys, zoneinfo
+import icalendar
+
+page = open(sys.argv[2], encoding="utf-8").read()
+zone = zoneinfo.ZoneInfo(re.search(r"Times in ([A-Za-z_/+-]+)\.", page).group(1))
+now = dt.datetime.now(dt.timezone.utc)
+today = now.astimezone(zone).date()
+days = {}
+for e in icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read()).walk("VEVENT"):
+    start = e["DTSTART"].dt
+    if isinstance(start, dt.datetime):
+        end = e["DTEND"].dt if "DTEND" in e else start
+        if max(start, end) < now:
+            continue
+        day = start.astimezone(zone).date()
+    else:
+        end = e["DTEND"].dt if "DTEND" in e else start + dt.timedelta(days=1)
+        if end <= today:
+            continue
+        day = max(start, today)
+    item = (str(e["SUMMARY"]), str(e.get("STATUS", "")) == "CANCELLED", str(e.get("LOCATION", "")))
+    days.setdefault(day, []).append(item)
+want = [sorted(days[d]) for d in sorted(days)]
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sections, self.item, self.field = [], None, None
+    def handle_starttag(self, tag, attrs):
+        cls = (dict(attrs).get("class") or "").split()
+        if tag == "h2" and "day" in cls:
+            self.sections.append([])
+        elif tag == "li" and self.sections:
+            self.item = {"cancelled": "cancelled" in cls, "when": "", "title": "", "muted": []}
+            self.sections[-1].append(self.item)
+        elif self.item is not None and tag in ("a", "span"):
+            self.field = next((c for c in ("when", "title", "muted") if c in cls), None)
+            if self.field == "muted":
+                self.item["muted"].append("")
+    def handle_data(self, data):
+        if self.item is None or self.field is None:
+            return
+        if self.field == "muted":
+            self.item["muted"][-1] += data
+        else:
+            self.item[self.field] += data
+    def handle_endtag(self, tag):
+        if tag in ("a", "span"):
+            self.field = None
+        elif tag == "li":
+            self.item = None
+
+p = Page()
+p.feed(page)
+got = [sorted((i["title"], i["cancelled"], next((m for m in i["muted"] if m != "(cancelled)"), ""))
+              for i in s) for s in p.sections]
+problems = []
+if got != want:
+    problems.append("sections %s\nwant %s" % (got, want))
+if any(not i["when"].strip() for s in p.sections for i in s):
+    problems.append("an item without its time")
+if not any(c for d in want for (_, c, _) in d):
+    problems.append("no coming cancelled event in the fixture: the strike-through is not tested")
+if not re.search(r"\.cancelled\{[^}]*line-through", page):
+    problems.append("cancelled items are not struck through")
+print("\n".join(problems) if problems else "agenda: %d days, every item under its own" % len(want))
+sys.exit(1 if problems else 0)
+PY
+# The index page links the agenda of public feeds, never of token feeds.
+curl -s -o "$work/index.html" "$base/"
+grep -q 'href="https://calendar.example.org/feeds/pub.html"' "$work/index.html" ||
+    grep -q 'href="/feeds/pub.html"' "$work/index.html" || fail "the index page does not link the agenda"
+grep -q 'tok-a.html\|tok-b.html' "$work/index.html" && fail "the index page links a token feed's agenda"
 grep -q 'Our &lt;events&gt;' "$work/dom.html" || fail "title not escaped"
 grep -q 'href="webcal://calendar.example.org/feeds/pub.ics"' "$work/dom.html" || fail "no webcal link"
 grep -q 'href="https://calendar.example.org/feeds/pub.ics"' "$work/dom.html" || fail "no https link"
