@@ -149,6 +149,12 @@ if busy:
         extra = set(c.keys()) - {"UID", "DTSTAMP", "DTSTART", "DTEND", "DUE", "TRANSP", "SUMMARY"}
         if extra or str(c["SUMMARY"]) != "Busy":
             problems.append("busy item %s keeps %s" % (c["UID"], sorted(extra)))
+        # Its times, UID and TRANSP stay: a busy calendar still blocks the right hours.
+        kept = {"UID", "DTSTART", "TRANSP"} | ({"DTEND"} if c.name == "VEVENT" else {"DUE"})
+        source = next(p for p in items(plain) if str(p["UID"]) == str(c["UID"]))
+        for k in kept & set(source.keys()):
+            if c.get(k) is None or c[k].to_ical() != source[k].to_ical():
+                problems.append("busy item %s lost or changed %s" % (c["UID"], k))
 if problems:
     print("?%s: %s" % (query, "; ".join(problems)))
     sys.exit(1)
