@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # File: index_page_look_test.sh
 # The index page of `icsbridge serve` (fed by the fake upstream) in headless Chromium at phone and desktop
-# widths: screenshots written to OUT_DIR (look at them when the page changes), one QR code per public feed,
-# item counts and health shown, no script, no external resource.
-# Exit 77 (CTest skip) without chromium.
+# widths: screenshots written to OUT_DIR (look at them when the page changes), one QR code per public feed
+# that zbarimg decodes, in both screenshots, to exactly the public feeds' subscribe URLs, each feed's exact
+# item count and when it was refreshed, health shown, no script, no external resource.
+# Exit 77 (CTest skip) without chromium or zbarimg (deploy/install-deps.sh installs both).
 #   index_page_look_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR OUT_DIR
 set -u
 
@@ -13,6 +14,7 @@ src=$3
 out=$4
 . "$src/tests/support/sh/run_fixtures.sh"
 need_chromium
+command -v zbarimg >/dev/null || { echo "zbarimg (zbar-tools) not installed: skipping"; exit 77; }
 
 init_work
 fail() {
@@ -66,6 +68,22 @@ grep -q 'Meetups &lt;&amp;&gt; talks' "$work/dom.html" || fail "title not escape
 grep -q 'talks, workshops &amp; socials' "$work/dom.html" || fail "description not shown"
 grep -Eq '[0-9]+ items' "$work/dom.html" || fail "no item count"
 [ "$(grep -o 'class="ok">healthy' "$work/dom.html" | wc -l)" = 2 ] || fail "feeds not shown healthy"
+# Each card's count is its feed's VEVENTs + VTODOs (cards in config order), and says when it was refreshed.
+want=
+for f in my-events design-jobs; do
+    curl -s -o "$work/$f.ics" "$base/feeds/$f.ics"
+    want="$want$(grep -c '^BEGIN:V\(EVENT\|TODO\)' "$work/$f.ics") items;"
+done
+got=$(grep -Eo '[0-9]+ items' "$work/dom.html" | tr '\n' ';')
+[ "$got" = "$want" ] || fail "item counts on the page: [$got], want [$want]"
+[ "$(grep -Eo 'refreshed 20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}' "$work/dom.html" | wc -l)" = 2 ] ||
+    fail "not every feed says when it was refreshed"
+# The QR codes are real: decoded from the screenshots, exactly the public feeds' subscribe URLs.
+for shot in index_phone index_desktop; do
+    zbarimg -q --raw "$out/$shot.png" 2>/dev/null | sort >"$work/qr.txt"
+    printf '%s\n' https://calendar.example.org/feeds/design-jobs.ics https://calendar.example.org/feeds/my-events.ics |
+        cmp -s - "$work/qr.txt" || fail "QR codes in $shot.png decode to [$(tr '\n' ' ' <"$work/qr.txt")]"
+done
 grep -qi '<script\|src="http\|@import\|fonts.googleapis' "$work/dom.html" && fail "script or external resource"
 for s in look-test-token-do-not-show hidden demo-events-token demo-jobs-key; do
     grep -q "$s" "$work/dom.html" && fail "the page shows '$s'"
