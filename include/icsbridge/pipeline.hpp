@@ -22,6 +22,8 @@
 
 namespace icsbridge {
 
+class SharedCalls; // sources/rate_budget.hpp: a budget counted across replicas
+
 struct FeedOutput {
     std::string ics;       ///< the whole calendar
     std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
@@ -78,6 +80,12 @@ class Pipeline {
 
     /** @brief Every source's budget (sources without one are left out). Thread-safe. */
     std::vector<BudgetStatus> budgets() const;
+
+    /**
+     * @brief Cluster mode: every source's budget also counts in `shared` (the database), so the replicas
+     * together stay within it. Call before the refreshers start.
+     */
+    void share_budgets(std::shared_ptr<SharedCalls> const& shared);
 
     /** @brief Category list of a source (events: the seed's table; jobs: GET /api/categories/). */
     boost::asio::awaitable<Result<std::vector<Category>>> categories(std::string const& source);

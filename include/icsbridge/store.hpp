@@ -189,6 +189,8 @@ struct FeedStatus {
     std::vector<SubscriberStatus> subscribers;
     std::vector<std::string> merge; ///< a merged feed's parts (see merge.hpp); empty for a fetched feed
     std::shared_ptr<Snapshot const> snapshot;
+    /// Cluster mode: whether this replica holds the lease of the feed's fetch group; nullopt on a single box
+    std::optional<bool> lease_held;
 
     /** @brief No success within 2 x refresh + 5 min (or never). */
     bool stale(sys_seconds now) const;
@@ -299,6 +301,8 @@ class FeedStore {
     void record_cluster(bool connected);
     /** @brief nullopt on a single box (no `[cluster]`). */
     std::optional<bool> cluster_connected() const;
+    /** @brief Cluster mode: whether this replica holds the lease of the feed's group (/metrics). */
+    void record_lease(std::string_view name, bool held);
     HttpMetrics& http_metrics() const { return *http_; }
     UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */

@@ -74,6 +74,7 @@ struct Control {
     std::shared_ptr<Generation> current;
     bool stopping = false;
     std::function<void(std::shared_ptr<Generation>)> start; ///< runs a generation's refreshers
+    std::shared_ptr<SharedCalls> shared_calls; ///< cluster mode: the budgets counted in the database
 
     /** @brief SIGHUP: the new config, or the old one kept and the refusal logged and shown. */
     void reload() {
@@ -102,6 +103,8 @@ struct Control {
         live.set(cfg);
         current->merged.reset(); // the store's one publish listener goes to the new generation
         auto fresh = make_generation(cfg, ioc.get_executor(), store, log, opts_next, current.get());
+        if (shared_calls)
+            fresh->pipeline->share_budgets(shared_calls);
         show_budgets(store, *fresh->pipeline);
         auto old = std::exchange(current, fresh);
         old->refreshers->stop(); // its run() ends soon; its completion lets it go
@@ -168,11 +171,21 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         keep_running.push_back(net::make_work_guard(*workers.back()));
     }
 
-    Control control{ioc, log, store, live, {}, nullptr, false, {}};
+    Control control{ioc, log, store, live, {}, nullptr, false, {}, nullptr};
     control.opts.snapshots = snapshots;
     if (node)
         control.opts.turn = [n = node.get()](FeedGroup const& g) { return n->turn(g); };
     control.current = make_generation(cfg, ioc.get_executor(), store, log, control.opts);
+    if (node) {
+        control.shared_calls = node->shared_calls();
+        control.current->pipeline->share_budgets(control.shared_calls);
+        // A webhook any replica received: every replica wakes the source's refreshers, and the lease
+        // holder's refresh is the one that goes on.
+        node->on_hook([&control](std::string const& source) {
+            if (!control.stopping)
+                control.current->refreshers->poke(source);
+        });
+    }
     show_budgets(store, *control.current->pipeline);
     // The pipeline goes before the store: nothing may read its budgets after that.
     struct BudgetSourceReset {
@@ -189,9 +202,14 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         log,
         worker_executors,
         [&](std::string const& source) {
-            net::post(ioc, [&control, source] {
-                if (!control.stopping)
-                    control.current->refreshers->poke(source);
+            net::post(ioc, [&control, &node, source] {
+                if (control.stopping)
+                    return;
+                // In a cluster the lease holder may be another replica: tell them all through the
+                // database; alone (no cluster, or the database away), refresh here.
+                if (node && node->announce_hook(source))
+                    return;
+                control.current->refreshers->poke(source);
             });
         }
     );

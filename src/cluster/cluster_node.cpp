@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <set>
+#include <string_view>
 #include <utility>
 
 namespace icsbridge::cluster {
@@ -32,6 +33,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
           cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }
       ))
     , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
+    , budget_(std::make_shared<PgBudget>(cfg.database_url))
     , lease_db_(cfg.database_url)
     , leases_(lease_db_, node_, cfg.lease)
     , listen_db_(cfg.database_url) {
@@ -108,15 +110,62 @@ void ClusterNode::renew_held() {
 void ClusterNode::listen_or_reconnect() {
     if (std::chrono::steady_clock::now() < retry_after_)
         return;
-    if (auto ok = listen_db_.exec(std::string("LISTEN ") + snapshot_channel); !ok) {
+    if (auto ok = listen_db_.exec(std::string("LISTEN ") + snapshot_channel + "; LISTEN " + hook_channel);
+        !ok) {
         retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
         set_degraded(true, ok.error().message);
         return;
     }
     listening_ = true;
-    // What peers published while we were not listening: converge on the rows now.
-    auto const loaded = store_.load_from(*snapshots_, log_);
-    log_.info("cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded");
+    converge();
+}
+
+void ClusterNode::converge() {
+    // What peers published while we were not listening, and what we fetched alone meanwhile: per feed the
+    // newer fetch wins, ours goes in (and its NOTIFY brings the peers along) or the row comes out.
+    std::size_t pushed = 0;
+    std::size_t loaded = 0;
+    for (auto const& s : store_.status()) {
+        if (!s.merge.empty())
+            continue; // a merged feed is rebuilt from its parts on every replica
+        auto row = rows_->load(s.name, store_.gzip_enabled());
+        if (!row && row.error().code == errc::io_error)
+            return; // away again: the next reconnect converges
+        bool const ours_newer =
+            s.snapshot && s.last_success && !refused_.count(s.name) &&
+            (!row || !*row || ((*row)->etag != s.snapshot->etag && *s.last_success > (*row)->fetched_at));
+        if (ours_newer) {
+            auto wrote = rows_->catch_up(s.name, *s.snapshot, *s.last_success);
+            if (wrote && *wrote) {
+                ++pushed;
+                continue;
+            }
+        }
+        if (row && *row && (!s.snapshot || (*row)->etag != s.snapshot->etag))
+            loaded += store_.load_feed(s.name, *snapshots_, log_) ? 1 : 0;
+    }
+    log_.info(
+        "cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded, " +
+        std::to_string(pushed) + " newer snapshot(s) of ours written"
+    );
+}
+
+bool ClusterNode::announce_hook(std::string const& source) {
+    if (degraded_)
+        return false;
+    auto sent =
+        lease_db_.query("SELECT pg_notify($1, $2)", {PgParam::text(hook_channel), PgParam::text(source)});
+    if (!sent) {
+        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+        set_degraded(true, sent.error().message);
+        return false;
+    }
+    return true;
+}
+
+void ClusterNode::show_leases() {
+    for (auto const& [feed, lease] : lease_of_feed_)
+        store_.record_lease(feed, held_.count(lease) > 0);
 }
 
 void ClusterNode::load_notified() {
@@ -127,11 +176,16 @@ void ClusterNode::load_notified() {
         return;
     }
     std::set<std::string> feeds;
+    std::set<std::string> hooked;
     while (PGnotify* n = PQnotifies(c)) {
-        feeds.insert(n->extra);
+        (std::string_view(n->relname) == hook_channel ? hooked : feeds).insert(n->extra);
         PQfreemem(n);
     }
     load_rows(feeds);
+    // Every replica wakes the source's refreshers; only the lease holder's refresh goes on (turn()).
+    if (on_hook_)
+        for (auto const& source : hooked)
+            on_hook_(source);
 }
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {
@@ -153,6 +207,7 @@ net::awaitable<void> ClusterNode::run() {
             renew_held();
             renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
         }
+        show_leases();
         // Polled rather than woken by the socket: a peer's publish reaches us within a quarter second,
         // well inside the second the cluster promises, and a lost connection needs no special path.
         tick.expires_after(250ms);
@@ -165,6 +220,7 @@ void ClusterNode::stop() {
     for (auto const& [name, epoch] : held_)
         (void)leases_.release(name);
     held_.clear();
+    show_leases();
 }
 
 } // namespace icsbridge::cluster

@@ -1,11 +1,12 @@
 // File: cluster_node.hpp
 // One replica's part in the cluster, on the control thread: it takes a group's lease before refreshing it
 // (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas' publishes
-// (LISTEN) to serve their rows at once.
+// (LISTEN) to serve their rows at once, and the webhooks that reached them.
 #pragma once
 
 #include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
+#include "cluster/shared_budget.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/refresh.hpp>
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -30,6 +32,9 @@ class ClusterNode {
 
     /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
     std::shared_ptr<SnapshotBackend> snapshots() const { return snapshots_; }
+
+    /** @brief The sources' call budgets as every replica counts them (Pipeline::share_budgets). */
+    std::shared_ptr<SharedCalls> shared_calls() const { return budget_; }
 
     /** @brief RefreshOptions::turn: zero when this replica holds `g`'s lease (or is on its own). */
     std::chrono::milliseconds turn(FeedGroup const& g);
@@ -46,6 +51,15 @@ class ClusterNode {
     /** @brief False while the database is away: this replica then serves and refreshes on its own. */
     bool connected() const { return !degraded_.load(); }
 
+    /** @brief Told the source of every webhook any replica announced (this one's included). */
+    void on_hook(std::function<void(std::string const& source)> fn) { on_hook_ = std::move(fn); }
+
+    /**
+     * @brief A webhook of `source` arrived here: tells every replica (NOTIFY), so that whichever holds
+     * the lease refreshes. False when the database is away: then the caller refreshes on its own.
+     */
+    bool announce_hook(std::string const& source);
+
   private:
     std::int64_t epoch_of(std::string const& feed) const;
     void set_degraded(bool degraded, std::string const& why);
@@ -53,6 +67,8 @@ class ClusterNode {
     void load_notified();
     void load_rows(std::set<std::string> const& feeds);
     void renew_held();
+    void converge();
+    void show_leases();
 
     std::string node_;
     std::chrono::seconds lease_;
@@ -60,6 +76,7 @@ class ClusterNode {
     Logger log_;
     std::shared_ptr<PgSnapshots> rows_;
     std::shared_ptr<ClusterSnapshots> snapshots_;
+    std::shared_ptr<PgBudget> budget_;
     PgConnection lease_db_;
     Leases leases_;
     PgConnection listen_db_;
@@ -72,6 +89,7 @@ class ClusterNode {
     std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
     /// Feeds whose save the fence refused (we woke from a pause with an old calendar): the row goes back in.
     std::set<std::string> refused_;
+    std::function<void(std::string const&)> on_hook_;
 };
 
 } // namespace icsbridge::cluster

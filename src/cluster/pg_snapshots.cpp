@@ -11,6 +11,10 @@ namespace {
 
 // The upsert and its NOTIFY are one statement, hence one transaction: peers hear of a row only once it is
 // committed, and never of a write the fence refused (no row comes out of `up` then).
+// $10 false: a publish, under the fence (lease epoch, then fetch time). $10 true: the catch-up after a
+// degraded period, when a calendar this replica fetched on its own while the database was away goes in if it
+// is newer than the row: no lease was held then, so the fetch time judges, and the row's epoch stays as it
+// was, so the lease holder's next publish is not refused.
 constexpr char const* save_sql = R"sql(
 WITH up AS (
     INSERT INTO icsbridge_snapshots AS s
@@ -18,10 +22,14 @@ WITH up AS (
     VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8)
     ON CONFLICT (feed) DO UPDATE
         SET body = EXCLUDED.body, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
-            fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items, lease_epoch = EXCLUDED.lease_epoch,
+            fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items,
+            lease_epoch = CASE WHEN $10::boolean THEN s.lease_epoch ELSE EXCLUDED.lease_epoch END,
             saved_by = EXCLUDED.saved_by, generation = s.generation + 1, saved_at = now()
-        WHERE EXCLUDED.lease_epoch > s.lease_epoch
-           OR (EXCLUDED.lease_epoch = s.lease_epoch AND EXCLUDED.fetched_at >= s.fetched_at)
+        WHERE CASE WHEN $10::boolean
+                   THEN EXCLUDED.fetched_at > s.fetched_at AND EXCLUDED.etag <> s.etag
+                   ELSE EXCLUDED.lease_epoch > s.lease_epoch
+                        OR (EXCLUDED.lease_epoch = s.lease_epoch AND EXCLUDED.fetched_at >= s.fetched_at)
+              END
     RETURNING feed, generation
 )
 SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) AS n
@@ -59,8 +67,12 @@ Result<void> PgSnapshots::prepare() {
     return prepare_locked();
 }
 
-Result<bool> PgSnapshots::store(
-    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+Result<bool> PgSnapshots::write(
+    bool catching_up,
+    std::string const& feed,
+    Snapshot const& snap,
+    sys_seconds fetched_at,
+    std::int64_t epoch
 ) {
     std::lock_guard lock(mtx_);
     if (auto ok = prepare_locked(); !ok)
@@ -75,12 +87,24 @@ Result<bool> PgSnapshots::store(
          PgParam::integer(static_cast<std::int64_t>(snap.items)),
          PgParam::integer(epoch),
          PgParam::text(node_),
-         PgParam::text(snapshot_channel)},
+         PgParam::text(snapshot_channel),
+         PgParam::text(catching_up ? "true" : "false")},
         true
     );
     if (!res)
         return res.error();
     return PQntuples(res->get()) == 1;
+}
+
+Result<bool> PgSnapshots::store(
+    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+) {
+    return write(false, feed, snap, fetched_at, epoch);
+}
+
+Result<bool> PgSnapshots::catch_up(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
+    // A new row gets epoch 0: any lease holder's publish replaces it.
+    return write(true, feed, snap, fetched_at, 0);
 }
 
 Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {

@@ -15,6 +15,8 @@ namespace icsbridge::cluster {
 
 /** @brief The channel every save notifies, with the feed name as payload. */
 inline constexpr char const* snapshot_channel = "icsbridge_snapshot";
+/** @brief The channel a replica that received a webhook notifies, with the source name as payload. */
+inline constexpr char const* hook_channel = "icsbridge_hook";
 
 /**
  * @brief Snapshots in the icsbridge_snapshots table (schema.hpp).
@@ -61,8 +63,23 @@ class PgSnapshots final : public SnapshotBackend {
     Result<bool>
     store(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch);
 
+    /**
+     * @brief After a degraded period: writes a snapshot this replica fetched alone when it is newer (by
+     * fetch time) than the row and differs from it, keeping the row's lease epoch; notifies when written.
+     * @return true when written, false when the row is as new or the same calendar
+     */
+    Result<bool> catch_up(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at);
+
   private:
     Result<void> prepare_locked();
+    /** @brief The fenced upsert (or, `catching_up`, the catch-up one); true when it wrote the row. */
+    Result<bool> write(
+        bool catching_up,
+        std::string const& feed,
+        Snapshot const& snap,
+        sys_seconds fetched_at,
+        std::int64_t epoch
+    );
 
     mutable std::mutex mtx_;
     PgConnection db_;

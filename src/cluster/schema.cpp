@@ -37,6 +37,14 @@ CREATE TABLE icsbridge_leases (
     epoch      bigint NOT NULL DEFAULT 1
 );
 )sql",
+    // 2: each source's calls in its budget window, counted by every replica (shared_budget.hpp): the start
+    // times in ms of the database clock, so the replicas' clocks need not agree.
+    R"sql(
+CREATE TABLE icsbridge_budget (
+    source text PRIMARY KEY,
+    calls  bigint[] NOT NULL DEFAULT '{}'
+);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

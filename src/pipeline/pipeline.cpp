@@ -210,6 +210,12 @@ std::vector<BudgetStatus> Pipeline::budgets() const {
     return out;
 }
 
+void Pipeline::share_budgets(std::shared_ptr<SharedCalls> const& shared) {
+    for (auto& [name, u] : impl_->upstreams)
+        if (u.budget)
+            u.budget->share(shared, name);
+}
+
 net::awaitable<Result<std::vector<Category>>> Pipeline::categories(std::string const& source) {
     auto up = impl_->upstream(source);
     if (!up)

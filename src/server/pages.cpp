@@ -218,9 +218,10 @@ std::string metrics_text(FeedStore const& store, bool details) {
         out += "icsbridge_refreshes_total{feed=\"" + label(s.name) + "\",result=\"failed\"} " +
                std::to_string(s.refreshes_failed) + "\n";
     }
-    out +=
-        "# HELP icsbridge_last_success_timestamp_seconds Unix time of the feed's last successful refresh.\n"
-        "# TYPE icsbridge_last_success_timestamp_seconds gauge\n";
+    // In a cluster a peer's publish counts too (its row's fetch time): every replica shows the last publish.
+    out += "# HELP icsbridge_last_success_timestamp_seconds Unix time of the feed's last successful refresh "
+           "(cluster: the last publish by any replica).\n"
+           "# TYPE icsbridge_last_success_timestamp_seconds gauge\n";
     for (auto const& s : statuses)
         out += "icsbridge_last_success_timestamp_seconds{feed=\"" + label(s.name) + "\"} " +
                std::to_string(s.last_success ? s.last_success->time_since_epoch().count() : 0) + "\n";
@@ -276,11 +277,19 @@ std::string metrics_text(FeedStore const& store, bool details) {
             out += "icsbridge_upstream_budget_wait_seconds{source=\"" + label(b.source) + "\"} " +
                    std::to_string(b.waiting_seconds) + "\n";
     }
-    if (auto c = store.cluster_connected())
+    if (auto c = store.cluster_connected()) {
         out += "# HELP icsbridge_cluster_database_up Whether the cluster database answers (0: this replica "
                "serves and refreshes alone).\n# TYPE icsbridge_cluster_database_up gauge\n"
                "icsbridge_cluster_database_up " +
                std::string(*c ? "1" : "0") + "\n";
+        // One replica per feed says 1: the one that refreshes it (none for a moment during a failover).
+        out += "# HELP icsbridge_cluster_lease_held Whether this replica holds the lease of the feed's "
+               "refresh.\n# TYPE icsbridge_cluster_lease_held gauge\n";
+        for (auto const& s : statuses)
+            if (s.lease_held)
+                out += "icsbridge_cluster_lease_held{feed=\"" + label(s.name) + "\"} " +
+                       std::string(*s.lease_held ? "1" : "0") + "\n";
+    }
     return out;
 }
 

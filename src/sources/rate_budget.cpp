@@ -24,9 +24,31 @@ void RateBudget::expire(clock::time_point now) {
         calls_.pop_front();
 }
 
-RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
+void RateBudget::share(std::shared_ptr<SharedCalls> shared, std::string source) {
     std::lock_guard lock(mtx_);
+    shared_ = std::move(shared);
+    source_ = std::move(source);
+}
+
+RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
+    std::unique_lock lock(mtx_);
+    auto shared = shared_;
+    lock.unlock();
+    // Not under the lock: the gauges read it from the HTTP threads while the database answers.
+    auto const taken = shared ? shared->try_take(source_, spec_) : std::nullopt;
+    lock.lock();
     expire(now);
+    if (taken) {
+        shared_used_ = taken->used;
+        shared_seen_ = now;
+        if (taken->wait.count() == 0) {
+            calls_.push_back(now); // ours too: if the database goes away, the local window knows them
+            waiting_until_.reset();
+            return clock::duration::zero();
+        }
+        waiting_until_ = now + taken->wait;
+        return std::max<clock::duration>(taken->wait, std::chrono::milliseconds(1));
+    }
     if (calls_.size() < spec_.calls) {
         calls_.push_back(now);
         waiting_until_.reset();
@@ -39,7 +61,13 @@ RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
 }
 
 void RateBudget::record_retries(int n, clock::time_point now) {
-    std::lock_guard lock(mtx_);
+    std::unique_lock lock(mtx_);
+    auto shared = shared_;
+    lock.unlock();
+    bool const counted = shared && n > 0 && shared->record(source_, spec_, n);
+    lock.lock();
+    if (counted)
+        shared_used_ += static_cast<std::size_t>(n);
     for (int i = 0; i < n; ++i)
         calls_.push_back(now);
 }
@@ -55,6 +83,9 @@ void RateBudget::upstream_reports(std::size_t used, clock::time_point now) {
 std::size_t RateBudget::used(clock::time_point now) {
     std::lock_guard lock(mtx_);
     expire(now);
+    // The cluster's count as of our last call, while that count's window still overlaps this one.
+    if (shared_seen_ && *shared_seen_ + spec_.period > now)
+        return std::max(calls_.size(), std::min(shared_used_, spec_.calls));
     return calls_.size();
 }
 

@@ -1,6 +1,7 @@
 // File: rate_budget.hpp
 // A source's call budget ("2000/h"): how many upstream calls may start in any window of the period, as a
-// pure sliding window (tested without clocks or sockets), plus what the upstream itself reports.
+// pure sliding window (tested without clocks or sockets), plus what the upstream itself reports, and in a
+// cluster the count all replicas share.
 #pragma once
 
 #include <icsbridge/config.hpp>
@@ -8,11 +9,31 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace icsbridge {
+
+/**
+ * @brief A source's calls counted where every replica of a cluster sees them (the database), so that
+ * several replicas together stay within one budget. Each answer is nullopt when the counter cannot be
+ * reached: the replica then counts on its own (RateBudget's local window).
+ */
+class SharedCalls {
+  public:
+    struct Taken {
+        std::chrono::milliseconds wait{0}; ///< zero: the call is counted; more: no room until then
+        std::size_t used = 0;              ///< calls in the window across the cluster, this one included
+    };
+    virtual ~SharedCalls() = default;
+    /** @brief Counts one call of `source` if its window has room for it. */
+    virtual std::optional<Taken> try_take(std::string const& source, Budget const& spec) = 0;
+    /** @brief Counts `n` calls already made (retries). False when the counter is away. */
+    virtual bool record(std::string const& source, Budget const& spec, int n) = 0;
+};
 
 /**
  * @brief Calls of one source in the last `period`. Thread-safe: the feeds of a source share one.
@@ -44,11 +65,22 @@ class RateBudget {
     std::optional<clock::time_point> waiting_until() const;
     Budget spec() const { return spec_; }
 
+    /**
+     * @brief Cluster mode: counts calls in `shared` as `source` from now on; the local window goes on
+     * counting this replica's calls, and decides alone whenever `shared` does not answer.
+     */
+    void share(std::shared_ptr<SharedCalls> shared, std::string source);
+
   private:
     void expire(clock::time_point now);
 
     Budget spec_;
+    std::shared_ptr<SharedCalls> shared_; ///< set before the refreshers start; read on their strand
+    std::string source_;
     mutable std::mutex mtx_;
+    /// The cluster's count at the last shared answer, and when (the gauges show the larger count).
+    std::size_t shared_used_ = 0;
+    std::optional<clock::time_point> shared_seen_;
     std::deque<clock::time_point> calls_;
     std::optional<clock::time_point> waiting_until_;
 };

@@ -72,6 +72,7 @@ struct FeedStore::Entry {
     std::uint64_t ok = 0, failed = 0;
     std::array<std::uint64_t, duration_buckets.size() + 1> buckets{};
     double duration_sum = 0;
+    bool lease_held = false; ///< cluster mode: this replica holds the lease of the feed's fetch group
 };
 
 namespace {
@@ -331,6 +332,8 @@ std::vector<FeedStatus> FeedStore::status() const {
         s.duration_sum = e->duration_sum;
         s.snapshot = e->snap;
         s.merge = e->settings->merge;
+        if (cluster_)
+            s.lease_held = e->lease_held;
         auto const& set = *e->settings;
         for (std::size_t i = 0; i < set.subscribers.size(); ++i) {
             auto v = set.subscriber_last[i].load(std::memory_order_relaxed);
@@ -357,6 +360,12 @@ std::optional<ReloadStatus> FeedStore::last_reload() const {
 void FeedStore::record_cluster(bool connected) {
     std::lock_guard lock(mtx_);
     cluster_ = connected;
+}
+
+void FeedStore::record_lease(std::string_view name, bool held) {
+    std::lock_guard lock(mtx_);
+    if (auto e = find_locked(name))
+        e->lease_held = held;
 }
 
 std::optional<bool> FeedStore::cluster_connected() const {

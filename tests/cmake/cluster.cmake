@@ -6,3 +6,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.cluster_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 180)
+# What the replicas share besides snapshots: webhooks (to any replica) and the per-source call budget.
+add_test(
+    NAME server.cluster_share_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_share_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.cluster_share_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 120)

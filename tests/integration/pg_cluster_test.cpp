@@ -1,7 +1,7 @@
 // File: pg_cluster_test.cpp
 // Cluster mode against a real PostgreSQL 15 (support/postgres_server.hpp): schema migration (twice and
-// concurrently), snapshot rows round trip byte for byte, the fence, corrupt rows, NOTIFY, and leases that
-// exactly one node wins and another takes over after expiry.
+// concurrently), snapshot rows round trip byte for byte, the fence, the catch-up after a degraded period,
+// corrupt rows, NOTIFY, and leases that exactly one node wins and another takes over after expiry.
 #include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
 #include "cluster/pg_snapshots.hpp"
@@ -131,6 +131,24 @@ BOOST_AUTO_TEST_CASE(the_fence_refuses_older_writes) {
     BOOST_TEST(db.store("f", *snapshot("epoch 2, t=200 again", 200), at(200), 2).value());
     BOOST_TEST(db.store("f", *snapshot("epoch 3, t=150", 150), at(150), 3).value());
     BOOST_TEST(body_of(db, "f") == "epoch 3, t=150");
+}
+
+BOOST_AUTO_TEST_CASE(catch_up_writes_only_a_newer_fetch) {
+    // Setup: the row of a lease holder (epoch 5, fetched at 200).
+    auto const url = shared_postgres().fresh_database("catchup");
+    PgSnapshots db(url, "node-a");
+    BOOST_REQUIRE(db.store("f", *snapshot("holder's, t=200", 200), at(200), 5).value());
+    // An older fetch of another calendar, and the same calendar fetched later: the row stays.
+    BOOST_TEST(!db.catch_up("f", *snapshot("alone, t=150", 150), at(150)).value());
+    BOOST_TEST(!db.catch_up("f", *snapshot("holder's, t=200", 200), at(400)).value());
+    // A newer calendar fetched alone while the database was away: written, epoch kept.
+    BOOST_TEST(db.catch_up("f", *snapshot("alone, t=300", 300), at(300)).value());
+    BOOST_TEST(db.load("f", false).value()->body == "alone, t=300");
+    // The lease holder's next publish (epoch 5, a later fetch) still goes in; an older epoch still not.
+    BOOST_TEST(!db.store("f", *snapshot("old epoch", 900), at(900), 4).value());
+    BOOST_TEST(db.store("f", *snapshot("holder's, t=310", 310), at(310), 5).value());
+    // No row at all: the catch-up creates it.
+    BOOST_TEST(db.catch_up("g", *snapshot("first", 100), at(100)).value());
 }
 
 BOOST_AUTO_TEST_CASE(corrupt_rows_are_refused) {

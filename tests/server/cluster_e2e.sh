@@ -5,28 +5,16 @@
 # replica serves the same ETag, and a change published by one is served by all within a second; a holder
 # paused past its lease (SIGSTOP) is replaced and, resumed, serves the newer calendar; the lease holder
 # killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
-# others keep serving and /healthz says "degraded", then "ok" once it is back; the database password shows
-# in no log.
+# others keep serving and /healthz says "degraded", refresh on their own, then say "ok" once it is back and
+# converge on the newest snapshot (theirs, written into the database); the database password shows in no log.
 #   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
 bin=$1
 fake=$2
 src=$3
-. "$src/tests/support/sh/run_fixtures.sh"
-. "$src/tests/support/sh/postgres_fixtures.sh"
-init_work
-# stop_and_clean stops every pid in $serve_pid: the replicas go there, the database after them.
-replicas=
-trap 'serve_pid=$replicas; stop_and_clean; stop_postgres' EXIT
-
-fail() {
-    echo "FAIL [cluster_e2e]: $*" >&2
-    for i in 1 2 3; do
-        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; tail -15 "$work/r$i.log" >&2; }
-    done
-    exit 1
-}
+. "$src/tests/support/sh/cluster_fixtures.sh"
+cluster_init cluster_e2e
 
 refresh=6
 start_postgres
@@ -35,16 +23,9 @@ start_fake_upstream "$fake" "$work" "$work/data"
 
 # The password is fake (trust auth ignores it): it must still show up nowhere.
 export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
-bases=()
-replica_pids=()
 for i in 1 2 3; do
     cat >"$work/r$i.toml" <<TOML
-$(server_toml "$work/state$i" "127.0.0.1:0")
-
-[cluster]
-database_url_env = "TEST_DATABASE_URL"
-node = "r$i"
-lease = "3s"
+$(cluster_toml $i)
 
 $(events_source_toml "$upstream" 'timeout = "5s"')
 
@@ -54,23 +35,10 @@ select = "organizer"
 refresh = "${refresh}s"
 keep_past = "3650d"
 TOML
-    start_icsbridge "$bin" "$work/r$i.toml" "$work/r$i.log"
-    replica_pids+=("$serve_pid")
-    replicas="$replicas $serve_pid"
-    serve_pid=
-    bases+=("$base")
 done
+start_replicas "$bin"
 for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
 
-# list_requests: refreshes the upstream saw, i.e. first pages of the organizer's current list (a refresh
-# reads several pages, and the past events too).
-list_requests() {
-    curl -s "$upstream/__control/requests" | python3 -c '
-import json, sys
-print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/events/")
-          and not any(k in ("page", "continuation") or v == "past" for k, v in r["query"])))'
-}
-etag_of() { curl -s -D - -o /dev/null "$1/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
 # current_holder: the replica that refreshed last (the latest "feed pub: N items" line of the three logs).
 current_holder() {
     local i at best= last=
@@ -174,9 +142,29 @@ for b in "${bases[@]}"; do
         fail "$b stopped serving the feed without its database"
 done
 
-# The database comes back: the survivors reconnect within seconds.
+# Meanwhile the upstream changes: each survivor refreshes on its own and serves the change.
+curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+for b in "${bases[@]}"; do
+    [ "$b" = "${bases[$((holder - 1))]}" ] && continue
+    for _ in $(seq 1 $(((2 * refresh + 3) * 10))); do [ "$(etag_of "$b")" = "$first" ] && continue 2; sleep 0.1; done
+    fail "$b, on its own without the database, did not refresh to the upstream's change"
+done
+
+# The database comes back: the survivors reconnect within seconds, and converge on the newest snapshot,
+# the one they fetched alone, not the older row: it goes into the database, and no one serves the row.
 run_postgres
 survivors_say ok 15
+row_etag() { "$pg_bin/psql" "$pg_url" -Atc "SELECT etag FROM icsbridge_snapshots WHERE feed = 'pub'"; }
+for _ in $(seq 1 50); do [ "$(row_etag)" = "$first" ] && break; sleep 0.1; done
+[ "$(row_etag)" = "$first" ] || fail "after the outage the database holds $(row_etag), not the newer $first"
+for _ in $(seq 1 15); do
+    for b in "${bases[@]}"; do
+        [ "$b" = "${bases[$((holder - 1))]}" ] && continue
+        e=$(etag_of "$b")
+        [ "$e" = "$first" ] || fail "after the outage $b went back to $e, not the newest $first"
+    done
+    sleep 0.2
+done
 
 # Nothing printed the database password.
 if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi

@@ -1,0 +1,63 @@
+# File: cluster_fixtures.sh
+# Shared by the cluster end-to-end tests and deploy/bench-cluster.sh: a work dir whose exit trap stops the
+# replicas and then the database, a fail that shows the replicas' logs, and what they ask of the upstream.
+# Source it; the caller adds each replica's pid to $replicas.
+
+. "$(dirname "${BASH_SOURCE[0]}")/run_fixtures.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/postgres_fixtures.sh"
+
+# cluster_init NAME: $work, $replicas (empty) and the trap; NAME is what fail messages start with.
+cluster_init() {
+    cluster_test=$1
+    init_work
+    replicas=
+    # stop_and_clean stops every pid in $serve_pid: the replicas go there, the database after them.
+    trap 'serve_pid=$replicas; stop_and_clean; stop_postgres' EXIT
+}
+
+fail() {
+    echo "FAIL [$cluster_test]: $*" >&2
+    for i in 1 2 3; do
+        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; tail -15 "$work/r$i.log" >&2; }
+    done
+    exit 1
+}
+
+# list_requests [TOKEN [PARAM]]: refreshes the upstream saw, i.e. first pages of the organizer's current
+# list (a refresh reads several pages, and the past events too); only those made with TOKEN, and only
+# those with the query parameter bench=PARAM, when given.
+list_requests() {
+    curl -s "$upstream/__control/requests" | python3 -c '
+import json, sys
+token = sys.argv[1] if len(sys.argv) > 1 else ""
+param = sys.argv[2] if len(sys.argv) > 2 else None
+print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/events/")
+          and not any(k in ("page", "continuation") or v == "past" for k, v in r["query"])
+          and (not token or r["authorization"] == "Bearer " + token)
+          and (param is None or ["bench", param] in r["query"])))' "$@"
+}
+
+# etag_of BASE [FEED]: the ETag BASE serves for FEED (default pub).
+etag_of() { curl -s -D - -o /dev/null "$1/feeds/${2:-pub}.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+
+# cluster_toml N: the [server], [storage] and [cluster] tables of replica rN (lease 3 s, the database URL
+# in TEST_DATABASE_URL).
+cluster_toml() {
+    server_toml "$work/state$1" "127.0.0.1:0"
+    printf '\n[cluster]\ndatabase_url_env = "TEST_DATABASE_URL"\nnode = "r%s"\nlease = "3s"\n' "$1"
+}
+
+# start_replicas BIN: starts r1..r3 from $work/rN.toml (logs $work/rN.log); sets bases (their URLs) and
+# replica_pids, and adds the pids to $replicas.
+start_replicas() {
+    local i
+    bases=()
+    replica_pids=()
+    for i in 1 2 3; do
+        start_icsbridge "$1" "$work/r$i.toml" "$work/r$i.log"
+        replica_pids+=("$serve_pid")
+        replicas="$replicas $serve_pid"
+        serve_pid=
+        bases+=("$base")
+    done
+}
