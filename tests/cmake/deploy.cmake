@@ -30,3 +30,7 @@ foreach(check render keys synopsis readme)
 endforeach()
 add_test(NAME deploy.bash_completion COMMAND bash "${CMAKE_SOURCE_DIR}/tests/deploy/completion_test.sh" "${CMAKE_SOURCE_DIR}" $<TARGET_FILE:icsbridge>)
 set_tests_properties(deploy.bash_completion PROPERTIES LABELS "deploy" TIMEOUT 60)
+
+# deploy/compose.yaml (cluster mode) checked without docker: the file, the config and nginx setup it mounts.
+add_test(NAME deploy.compose COMMAND bash "${CMAKE_SOURCE_DIR}/tests/deploy/compose_test.sh" "${CMAKE_SOURCE_DIR}" "$<TARGET_FILE:icsbridge>")
+set_tests_properties(deploy.compose PROPERTIES LABELS deploy TIMEOUT 60)

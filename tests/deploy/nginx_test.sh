@@ -7,14 +7,7 @@ set -u
 src=$1
 bin=$2
 . "$src/tests/support/sh/serve_fixtures.sh"
-command -v nginx >/dev/null || { echo "FAIL: nginx is not installed (deploy/install-deps.sh installs it)" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+nginx_test_init
 fail() {
     echo "FAIL: $*" >&2
     for f in "$work"/nginx/error.log "$work"/serve.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
@@ -27,16 +20,7 @@ hook_secret=nginx-test-hook-secret-77c2
 # icsbridge with one token feed, served from a snapshot (its upstream is a dead port).
 ib_port=$(free_port)
 mkdir -p "$work/state"
-/usr/bin/python3 - "$work/state/team.snapshot" <<'PY'
-import hashlib, json, sys
-body = "".join(["BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//icsbridge//nginx test//EN\r\n"] +
-               ["BEGIN:VEVENT\r\nUID:e%d@events.example.com\r\nDTSTAMP:20260101T000000Z\r\n"
-                "DTSTART:20260301T180000Z\r\nSUMMARY:Meetup %d\r\nEND:VEVENT\r\n" % (i, i) for i in range(300)] +
-               ["END:VCALENDAR\r\n"]).encode()
-head = {"format": 1, "etag": '"%s"' % hashlib.sha256(body).hexdigest(), "last_modified": 1767225600,
-        "fetched_at": 1767225600, "items": 300, "bytes": len(body)}
-open(sys.argv[1], "wb").write(json.dumps(head).encode() + b"\n" + body)
-PY
+sample_snapshot "$work/state/team.snapshot" 300
 cat >"$work/serve.toml" <<TOML
 [server]
 listen = "127.0.0.1:$ib_port"
@@ -53,30 +37,12 @@ ICSBRIDGE_LOG=info "$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" 
 pids+=($!)
 
 # nginx with the shipped site file, only ports, paths and the certificate swapped for test ones.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=calendar.example.org \
-    -addext subjectAltName=DNS:calendar.example.org -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null ||
-    fail "openssl could not make a test certificate"
+test_cert "$work" || fail "openssl could not make a test certificate"
 http_port=$(free_port)
 https_port=$(free_port)
-mkdir -p "$work/nginx/tmp"
-sed -e "s|listen 80;|listen 127.0.0.1:$http_port;|; s|listen 443 ssl http2;|listen 127.0.0.1:$https_port ssl http2;|" \
-    -e '/listen \[::\]/d' \
-    -e "s|/etc/letsencrypt/live/calendar.example.org/fullchain.pem|$work/cert.pem|" \
-    -e "s|/etc/letsencrypt/live/calendar.example.org/privkey.pem|$work/key.pem|" \
-    -e "s|/var/log/nginx/icsbridge.access.log|$work/nginx/access.log|" \
-    -e "s|proxy_pass http://127.0.0.1:8080;|proxy_pass http://127.0.0.1:$ib_port;|" \
-    "$src/deploy/nginx.conf" >"$work/nginx/site.conf"
+test_nginx "$work" "$src/deploy/nginx.conf" "$http_port" "$https_port" \
+    -e "s|proxy_pass http://127.0.0.1:8080;|proxy_pass http://127.0.0.1:$ib_port;|"
 grep -q "proxy_pass http://127.0.0.1:$ib_port;" "$work/nginx/site.conf" || fail "deploy/nginx.conf no longer proxies to 127.0.0.1:8080"
-cat >"$work/nginx/nginx.conf" <<CONF
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 64; }
-http {
-$(nginx_temp_paths "$work/nginx/tmp")
-    include $work/nginx/site.conf;
-}
-CONF
 nginx -t -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/t.out" || { cat "$work/nginx/t.out" >&2; fail "nginx rejects deploy/nginx.conf"; }
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 pids+=($!)
