@@ -303,6 +303,11 @@ class FeedStore {
     std::optional<bool> cluster_connected() const;
     /** @brief Cluster mode: whether this replica holds the lease of the feed's group (/metrics). */
     void record_lease(std::string_view name, bool held);
+    /**
+     * @brief Cluster mode: a subscriber's fetch seen by another replica; kept when later than the one this
+     * replica knows (fetch times only move forward). Unknown feeds and names are ignored.
+     */
+    void merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at);
     HttpMetrics& http_metrics() const { return *http_; }
     UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */

@@ -21,6 +21,8 @@ using namespace std::chrono_literals;
 
 /** A connection attempt to a database that is away can take connect_timeout: not more often than this. */
 constexpr auto reconnect_gap = 5s;
+/** How often the subscribers' fetch times are shared. */
+constexpr auto fetches_gap = 2s;
 
 } // namespace
 
@@ -36,6 +38,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , budget_(std::make_shared<PgBudget>(cfg.database_url))
     , lease_db_(cfg.database_url)
     , leases_(lease_db_, node_, cfg.lease)
+    , fetches_(lease_db_, store_)
     , listen_db_(cfg.database_url) {
     rows_->on_refused([this](std::string const& feed) { refused_.insert(feed); });
     store_.record_cluster(true);
@@ -208,6 +211,13 @@ net::awaitable<void> ClusterNode::run() {
             renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
         }
         show_leases();
+        if (!degraded_ && std::chrono::steady_clock::now() >= fetches_due_) {
+            // Seconds matter little here (/healthz shows last fetches to the second, for people).
+            auto ok = fetches_.sync();
+            if (!ok)
+                log_.warn("cluster: cannot share subscribers' fetch times: " + ok.error().message);
+            fetches_due_ = std::chrono::steady_clock::now() + (ok ? fetches_gap : reconnect_gap);
+        }
         // Polled rather than woken by the socket: a peer's publish reaches us within a quarter second,
         // well inside the second the cluster promises, and a lost connection needs no special path.
         tick.expires_after(250ms);

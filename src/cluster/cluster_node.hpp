@@ -7,6 +7,7 @@
 #include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
 #include "cluster/shared_budget.hpp"
+#include "cluster/subscriber_fetches.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/refresh.hpp>
@@ -79,12 +80,14 @@ class ClusterNode {
     std::shared_ptr<PgBudget> budget_;
     PgConnection lease_db_;
     Leases leases_;
+    SubscriberFetches fetches_;
     PgConnection listen_db_;
     bool listening_ = false;
     bool stopped_ = false;
     std::atomic<bool> degraded_{false};
     std::chrono::steady_clock::time_point retry_after_{};
     std::chrono::steady_clock::time_point renew_due_{};
+    std::chrono::steady_clock::time_point fetches_due_{};
     std::map<std::string, std::int64_t> held_;         ///< lease name -> the epoch we hold it under
     std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
     /// Feeds whose save the fence refused (we woke from a pause with an old calendar): the row goes back in.

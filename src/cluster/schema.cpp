@@ -45,6 +45,15 @@ CREATE TABLE icsbridge_budget (
     calls  bigint[] NOT NULL DEFAULT '{}'
 );
 )sql",
+    // 3: each `tokens` subscriber's last fetch (Unix seconds) as any replica saw it, for every /healthz.
+    R"sql(
+CREATE TABLE icsbridge_subscribers (
+    feed       text NOT NULL,
+    subscriber text NOT NULL,
+    last_fetch bigint NOT NULL,
+    PRIMARY KEY (feed, subscriber)
+);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

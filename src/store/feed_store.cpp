@@ -368,6 +368,27 @@ void FeedStore::record_lease(std::string_view name, bool held) {
         e->lease_held = held;
 }
 
+void FeedStore::merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at) {
+    std::shared_ptr<FeedSettings const> set;
+    {
+        std::lock_guard lock(mtx_);
+        if (auto e = find_locked(feed))
+            set = e->settings;
+    }
+    if (!set)
+        return;
+    for (std::size_t i = 0; i < set->subscribers.size(); ++i) {
+        if (set->subscribers[i] != subscriber)
+            continue;
+        // A request on this replica may store a newer time meanwhile: only ever move forward.
+        auto& last = set->subscriber_last[i];
+        auto cur = last.load(std::memory_order_relaxed);
+        auto const t = at.time_since_epoch().count();
+        while (cur < t && !last.compare_exchange_weak(cur, t, std::memory_order_relaxed)) {
+        }
+    }
+}
+
 std::optional<bool> FeedStore::cluster_connected() const {
     std::lock_guard lock(mtx_);
     return cluster_;

@@ -3,7 +3,8 @@
 # What replicas share through the database besides snapshots (issue 13), with three real `icsbridge serve`
 # replicas, a real PostgreSQL 15 and the fake upstream: a webhook sent to a replica that does not hold the
 # feed's lease makes the holder refresh, exactly once, and every replica serves the change within 5 s; a
-# source's call budget holds across replicas: the holder spends it, is killed, and its successor waits
+# `tokens` subscriber's last fetch from one replica shows on all of them; a source's call budget holds across
+# replicas: the holder spends it, is killed, and its successor waits
 # for the window instead of spending it again.
 #   cluster_share_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
@@ -33,13 +34,16 @@ budget = "$budget/1m"
 
 $(organizer_feed_toml pub)
 
+$(organizer_feed_toml team 'tokens = { alice = "alice-share-token-5f2e9a7c" }')
+
 [feeds.t1]
 source = "tight"
 select = "organizer"
 refresh = "2s"
 keep_past = "3650d"
 TOML
-for i in 1 2 3; do { cluster_toml $i; echo; cat "$work/tables.toml"; } >"$work/r$i.toml"; done
+admin=share-admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+for i in 1 2 3; do { cluster_toml $i "admin_token = \"$admin\""; echo; cat "$work/tables.toml"; } >"$work/r$i.toml"; done
 start_replicas "$bin"
 for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
 
@@ -83,7 +87,21 @@ n=$(( $(list_requests demo-events-token) - before ))
 [ "$n" = 1 ] || fail "a hook to a non-holder made $n refreshes of pub, not 1"
 grep -q 'feed pub: .* changed' "$work/r$holder.log" || fail "the holder r$holder did not publish the change"
 
-# 2. The budget of source tight ($budget calls a minute) is shared: spent by its holder, which is then
+# 2. A subscriber's fetch from one replica shows in every replica's /healthz (its time, to the second).
+curl -s -o /dev/null "${bases[0]}/feeds/team.ics?token=alice-share-token-5f2e9a7c"
+alice_on() {
+    curl -s -H "Authorization: Bearer $admin" "$1/healthz" |
+        python3 -c 'import json, sys
+print([f for f in json.load(sys.stdin)["feeds"] if f["name"] == "team"][0]["subscribers"]["alice"]["last_fetch"])' 2>/dev/null
+}
+seen=$(alice_on "${bases[0]}")
+[ -n "$seen" ] && [ "$seen" != None ] || fail "r1's /healthz shows no fetch of alice: $seen"
+for b in "${bases[1]}" "${bases[2]}"; do
+    for _ in $(seq 1 80); do [ "$(alice_on "$b")" = "$seen" ] && continue 2; sleep 0.1; done
+    fail "8 s after alice fetched from r1, $b's /healthz says $(alice_on "$b"), not $seen"
+done
+
+# 3. The budget of source tight ($budget calls a minute) is shared: spent by its holder, which is then
 # killed; the successor finds it spent and waits, so the upstream sees no more than $budget calls.
 for _ in $(seq 1 100); do [ "$(requests_of tight-token)" -ge "$budget" ] && break; sleep 0.2; done
 spent=$(requests_of tight-token)

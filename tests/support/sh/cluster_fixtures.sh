@@ -40,10 +40,10 @@ print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/event
 # etag_of BASE [FEED]: the ETag BASE serves for FEED (default pub).
 etag_of() { curl -s -D - -o /dev/null "$1/feeds/${2:-pub}.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
 
-# cluster_toml N: the [server], [storage] and [cluster] tables of replica rN (lease 3 s, the database URL
-# in TEST_DATABASE_URL).
+# cluster_toml N [LINE...]: the [server] (with extra key lines), [storage] and [cluster] tables of replica rN
+# (lease 3 s, the database URL in TEST_DATABASE_URL).
 cluster_toml() {
-    server_toml "$work/state$1" "127.0.0.1:0"
+    server_toml "$work/state$1" "127.0.0.1:0" "${@:2}"
     printf '\n[cluster]\ndatabase_url_env = "TEST_DATABASE_URL"\nnode = "r%s"\nlease = "3s"\n' "$1"
 }
 
