@@ -145,10 +145,14 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         node = std::make_unique<cluster::ClusterNode>(*cfg->cluster, cfg->storage.dir, store, log);
         snapshots = node->snapshots();
     }
-    auto loaded = store.load_from(*snapshots, log);
+    // A replica starts from its own disk copies in a cluster too: the node's first tick, before any refresh,
+    // keeps per feed the newer of that copy and the database's row, so a calendar fetched alone while the
+    // database was away is not replaced by an older row after a restart.
+    DiskSnapshots disk(cfg->storage.dir);
+    auto loaded = store.load_from(disk, log);
     log.info(
         "loaded " + std::to_string(loaded) + " of " + std::to_string(cfg->feeds.size()) +
-        " feed snapshot(s) from " + snapshots->where()
+        " feed snapshot(s) from " + disk.where()
     );
 
     int threads = cfg->server.threads > 0

@@ -6,7 +6,8 @@
 # paused past its lease (SIGSTOP) is replaced and, resumed, serves the newer calendar; the lease holder
 # killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
 # others keep serving and /healthz says "degraded", refresh on their own, then say "ok" once it is back and
-# converge on the newest snapshot (theirs, written into the database); the database password shows in no log.
+# converge on the newest snapshot (theirs, written into the database), also when one restarts after the
+# outage with only its disk copy newer than the database's row; the database password shows in no log.
 #   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -165,6 +166,32 @@ for _ in $(seq 1 15); do
     done
     sleep 0.2
 done
+
+# A restart after an outage: with the database away again and the upstream back at the older calendar,
+# the survivors refresh to it and are stopped; the database still holds the newer-looking row of before.
+# One comes back with the database and a failing upstream: it serves its own newer disk copy, and writes it
+# into the database, instead of the older row.
+pause_postgres
+curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
+survivor=
+for i in 1 2 3; do
+    [ "$i" = "$holder" ] && continue
+    for _ in $(seq 1 $(((2 * refresh + 3) * 10))); do [ "$(etag_of "${bases[$((i - 1))]}")" = "$newer" ] && break; sleep 0.1; done
+    [ "$(etag_of "${bases[$((i - 1))]}")" = "$newer" ] || fail "r$i did not refresh on its own during the second outage"
+    kill -TERM "${replica_pids[$((i - 1))]}"
+    wait "${replica_pids[$((i - 1))]}" 2>/dev/null
+    replicas=${replicas/ ${replica_pids[$((i - 1))]}/}
+    survivor=$i
+done
+run_postgres
+curl -s -X POST "$upstream/__control/fault?kind=status500" >/dev/null || fail "cannot set the fault"
+mv "$work/r$survivor.log" "$work/r$survivor.first.log"
+start_icsbridge "$bin" "$work/r$survivor.toml" "$work/r$survivor.log"
+replicas="$replicas $serve_pid"
+for _ in $(seq 1 50); do [ "$(row_etag)" = "$newer" ] && break; sleep 0.1; done
+[ "$(row_etag)" = "$newer" ] || fail "restarted, r$survivor left the database at $(row_etag), not its newer $newer"
+[ "$(etag_of "$base")" = "$newer" ] || fail "restarted, r$survivor serves $(etag_of "$base"), not its newer $newer"
+curl -s -X POST "$upstream/__control/fault?kind=none" >/dev/null
 
 # Nothing printed the database password.
 if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi
