@@ -10,7 +10,7 @@
 //   icsbridge-fake-upstream --latency-ms 50 --generate-events 500 --page-size 50 --ignore-expand
 //   --events-token T (there every event needs one expansion request, so the bound is pages +
 //   ceil(events/concurrency) waves).
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 #include <icsbridge/sources.hpp>
 
 #include <boost/asio/as_tuple.hpp>

@@ -4,7 +4,7 @@
 // speed-up with a warm RenderCache when 0% and 1% of the items changed.
 //
 //   icsbridge-bench-render [--n 1000,10000,100000]
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>

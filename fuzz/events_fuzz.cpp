@@ -1,8 +1,7 @@
 // File: events_fuzz.cpp
 // Fuzz target: events API page JSON -> Event model -> VCALENDAR, as a refresh would run it.
-#include <icsbridge/calendar.hpp>
-
 #include "sources/events_json.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // File: html_fuzz.cpp
 // Fuzz target: HTML description -> plain text (DESCRIPTION) and -> the sanitized HTML of X-ALT-DESC. Neither
 // may crash, hang or blow up; the sanitized HTML must never carry a tag or attribute outside the allow-list.
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -1,8 +1,7 @@
 // File: jobs_fuzz.cpp
 // Fuzz target: job board listings JSON -> JobPost model -> VCALENDAR (VTODO and VEVENT forms).
-#include <icsbridge/calendar.hpp>
-
 #include "sources/jobs_json.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -18,6 +18,7 @@ namespace {
 struct World {
     icsbridge::Config cfg;
     std::unique_ptr<icsbridge::FeedStore> store;
+    icsbridge::Metrics metrics;
 
     World() {
         using namespace icsbridge;
@@ -123,7 +124,13 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     req.accept_encoding = next_line(in);
     req.authorization = next_line(in);
     check_redaction(req.target);
-    auto res = handle_request(req, *world.store, world.cfg, sys_seconds(std::chrono::seconds(1'800'000'100)));
+    auto res = handle_request(
+        req,
+        *world.store,
+        world.metrics,
+        world.cfg,
+        sys_seconds(std::chrono::seconds(1'800'000'100))
+    );
     // A secret must never come back in a page, header or error text.
     for (std::string_view secret : {"s3cret-token", "alice-token", "phone-token", "adm1n-token"}) {
         if (res.body().find(secret) != std::string_view::npos)

@@ -1,7 +1,7 @@
 // File: main.cpp
 // Entry point: process-wide library settings, then the command dispatcher; the one top-level catch.
 #include "cli/commands.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <csignal>
 #include <cstdio>

@@ -3,10 +3,9 @@
 // whenever a part publishes, and published through the FeedStore like any feed.
 #pragma once
 
-#include <icsbridge/calendar.hpp>
 #include <icsbridge/config.hpp>
+#include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
-#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <map>

@@ -3,9 +3,9 @@
 // refresher runs on its timer. Owns one HttpClient per source and one RenderCache per feed.
 #pragma once
 
-#include <icsbridge/calendar.hpp>
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
+#include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/model.hpp>
 #include <icsbridge/sources.hpp>

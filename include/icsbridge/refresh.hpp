@@ -8,7 +8,6 @@
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
-#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -87,9 +86,10 @@ class Refreshers {
     /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */
     void stop();
 
-    struct Impl;
-
   private:
+    struct Impl;
+    /// A free-standing coroutine taking the shared state by value: the frame owns it while the loops run.
+    static boost::asio::awaitable<void> run_all(std::shared_ptr<Impl> impl);
     std::shared_ptr<Impl> impl_;
 };
 

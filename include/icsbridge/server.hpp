@@ -6,11 +6,14 @@
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
+#include <icsbridge/net.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +28,40 @@ namespace icsbridge {
 namespace server_detail {
 struct ServerState;
 } // namespace server_detail
+
+/** @brief Route label used for the request counter of /metrics. */
+enum class Route { index, feed, healthz, metrics, hooks, other };
+inline constexpr std::size_t route_count = 6;
+/** @brief Status codes counted individually; anything else is counted as "other". */
+inline constexpr std::array<unsigned, 10> counted_statuses = {200, 202, 304, 400, 404, 405, 413, 500, 503, 0};
+
+/** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
+enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
+inline constexpr std::size_t hook_outcome_count = 5;
+
+/** @brief Lock-free request counters (hot path). */
+class HttpMetrics {
+  public:
+    void count(Route r, unsigned status) noexcept;
+    std::uint64_t get(Route r, unsigned status) const noexcept;
+    void count_hook(HookOutcome o) noexcept;
+    std::uint64_t hooks(HookOutcome o) const noexcept;
+
+  private:
+    static std::size_t status_index(unsigned status) noexcept;
+    std::array<std::array<std::atomic<std::uint64_t>, counted_statuses.size()>, route_count> counts_{};
+    std::array<std::atomic<std::uint64_t>, hook_outcome_count> hooks_{};
+};
+
+/**
+ * @brief Everything /metrics counts besides the feeds' own status: the server's requests and webhooks, and
+ * the upstream client's attempts and call budgets. Owned by whoever wires the service (`serve`), shared
+ * with the server and the pipeline's clients.
+ */
+struct Metrics {
+    HttpMetrics http;
+    UpstreamMetrics upstream;
+};
 
 /** @brief The parts of a request the server looks at; views into the caller's request. */
 struct ServerRequest {
@@ -64,10 +101,11 @@ struct ServerResponse {
 /**
  * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
  * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
- * unparsable target. Pure apart from counting subscriber fetches in the store.
+ * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
  */
-ServerResponse
-handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now);
+ServerResponse handle_request(
+    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+);
 
 /** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
 using HookSink = std::function<void(std::string const& source)>;
@@ -87,6 +125,7 @@ class Server {
         boost::asio::any_io_executor ex,
         Config const& cfg,
         FeedStore const& store,
+        Metrics& metrics,
         Logger log,
         std::vector<boost::asio::any_io_executor> workers = {},
         HookSink on_hook = {}
@@ -96,6 +135,7 @@ class Server {
         boost::asio::any_io_executor ex,
         std::shared_ptr<LiveConfig const> live,
         FeedStore const& store,
+        Metrics& metrics,
         Logger log,
         std::vector<boost::asio::any_io_executor> workers = {},
         HookSink on_hook = {}

@@ -5,9 +5,9 @@
 
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
-#include <icsbridge/http_client.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/model.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/awaitable.hpp>
 

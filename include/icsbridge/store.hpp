@@ -1,9 +1,11 @@
 // File: store.hpp
 // Each feed's current snapshot (immutable, swapped atomically), its refresh status and metrics,
-// and the last-good copy kept under storage.dir so a restart serves at once even with the upstream down.
+// and the last-good copy kept under storage.dir (or another SnapshotBackend) so a restart serves at once
+// even with the upstream down.
 #pragma once
 
 #include <icsbridge/config.hpp>
+#include <icsbridge/duration.hpp>
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 
@@ -95,82 +97,49 @@ Result<void> save_snapshot(
 Result<std::shared_ptr<Snapshot const>>
 load_snapshot(std::string const& dir, std::string const& name, bool gzip = true);
 
-/** @brief Route label used for the request counter of /metrics. */
-enum class Route { index, feed, healthz, metrics, hooks, other };
-inline constexpr std::size_t route_count = 6;
-/** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 10> counted_statuses = {200, 202, 304, 400, 404, 405, 413, 500, 503, 0};
-
-/** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
-enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
-inline constexpr std::size_t hook_outcome_count = 5;
-
-/** @brief Lock-free request counters (hot path). */
-class HttpMetrics {
-  public:
-    void count(Route r, unsigned status) noexcept;
-    std::uint64_t get(Route r, unsigned status) const noexcept;
-    void count_hook(HookOutcome o) noexcept;
-    std::uint64_t hooks(HookOutcome o) const noexcept;
-
-  private:
-    static std::size_t status_index(unsigned status) noexcept;
-    std::array<std::array<std::atomic<std::uint64_t>, counted_statuses.size()>, route_count> counts_{};
-    std::array<std::atomic<std::uint64_t>, hook_outcome_count> hooks_{};
-};
-
-/** @brief Upper bounds (seconds) of the upstream duration histogram buckets; +Inf is implicit. */
-inline constexpr std::array<double, 10> duration_buckets = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-
-/**
- * @brief Upstream HTTP requests (every attempt, retries included) by source and status class, as a
- * histogram of their durations. Thread-safe.
- */
-/** @brief A source's call budget as /metrics and /healthz show it (see sources' RateBudget). */
-struct BudgetGauge {
-    std::string source;
-    std::size_t limit = 0;
-    long long period_seconds = 0;
-    std::size_t used = 0;
-    std::size_t left = 0;
-    long long waiting_seconds = 0; ///< > 0: a refresh waits this long for room in the budget
-};
-
-class UpstreamMetrics {
-  public:
-    /**
-     * @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. Once it
-     * returns, the source it replaced is no longer called.
-     */
-    void set_budget_source(std::function<std::vector<BudgetGauge>()> source);
-    std::vector<BudgetGauge> budgets() const;
-
-    /** @brief One attempt; status 0 means no response arrived (network error or timeout). */
-    void record(std::string_view source, unsigned status, std::chrono::duration<double> took);
-
-    struct Series {
-        std::string source;
-        std::string code; ///< "2xx" … "5xx", or "error" when no response arrived
-        std::array<std::uint64_t, duration_buckets.size() + 1> counts{}; ///< non-cumulative, last = +Inf
-        double sum = 0;
-    };
-    /** @brief A copy of every series, sorted by source and code. */
-    std::vector<Series> series() const;
-
-  private:
-    struct Histogram {
-        std::array<std::uint64_t, duration_buckets.size() + 1> counts{};
-        double sum = 0;
-    };
-    mutable std::mutex mtx_;
-    std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
-    mutable std::mutex budget_mtx_;
-    std::function<std::vector<BudgetGauge>()> budget_source_; ///< guarded by budget_mtx_
-};
-
 struct SubscriberStatus {
     std::string name; ///< the subscriber's name from `tokens` (never the secret)
     std::optional<sys_seconds> last_fetch;
+};
+
+/**
+ * @brief Where each feed's last good snapshot is kept between runs: the seam between the store (which
+ * serves snapshots) and their keeping. Today's implementation is files under storage.dir (DiskSnapshots);
+ * cluster mode puts a second one on PostgreSQL.
+ */
+class SnapshotBackend {
+  public:
+    virtual ~SnapshotBackend() = default;
+
+    /**
+     * @brief Keeps `snap` as the feed's last good snapshot, whole or not at all (a crash never leaves
+     * half of one). `fetched_at`: the latest fetch that gave these bytes (a restart reports it as the
+     * feed's last success).
+     */
+    virtual Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) = 0;
+
+    /**
+     * @brief The feed's kept snapshot: nullptr when there is none, errc::snapshot_corrupt when it does not
+     * check out (never served), errc::io_error when it cannot be read. `gzip`: also build the gzip body.
+     */
+    virtual Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) = 0;
+
+    /** @brief Where snapshots are kept, for log lines ("storage.dir /var/lib/icsbridge"). */
+    virtual std::string where() const = 0;
+};
+
+/** @brief DIR/NAME.snapshot files (save_snapshot / load_snapshot). */
+class DiskSnapshots final : public SnapshotBackend {
+  public:
+    explicit DiskSnapshots(std::string dir)
+        : dir_(std::move(dir)) {}
+    Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
+    Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
+    std::string where() const override { return "storage.dir " + dir_; }
+    std::string const& dir() const { return dir_; }
+
+  private:
+    std::string dir_;
 };
 
 /** @brief What /healthz and /metrics report for one feed (a copy, taken under the store's lock). */
@@ -308,8 +277,6 @@ class FeedStore {
      * replica knows (fetch times only move forward). Unknown feeds and names are ignored.
      */
     void merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at);
-    HttpMetrics& http_metrics() const { return *http_; }
-    UpstreamMetrics& upstream_metrics() const { return *upstream_; }
     /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */
     ViewCache& views() const { return *views_; }
     bool gzip_enabled() const { return gzip_; }
@@ -327,8 +294,6 @@ class FeedStore {
     std::optional<ReloadStatus> reload_;          ///< guarded by mtx_
     std::optional<bool> cluster_;                 ///< guarded by mtx_
     PublishListener on_publish_;                  ///< guarded by mtx_
-    std::unique_ptr<HttpMetrics> http_;
-    std::unique_ptr<UpstreamMetrics> upstream_;
     std::unique_ptr<ViewCache> views_;
 };
 

@@ -14,6 +14,7 @@ std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
     FeedStore& store,
+    UpstreamMetrics& upstream,
     Logger const& log,
     RefreshOptions opts,
     Generation const* previous
@@ -26,8 +27,8 @@ std::shared_ptr<Generation> make_generation(
         *cfg,
         strand,
         log,
-        [&store](std::string_view source, unsigned status, std::chrono::duration<double> took) {
-            store.upstream_metrics().record(source, status, took);
+        [&upstream](std::string_view source, unsigned status, std::chrono::duration<double> took) {
+            upstream.record(source, status, took);
         },
         previous ? previous->pipeline.get() : nullptr
     );
@@ -65,8 +66,8 @@ resume_kept(ReloadPlan const& plan, FeedStore const& store) {
     };
 }
 
-void show_budgets(FeedStore& store, Pipeline const& pipeline) {
-    store.upstream_metrics().set_budget_source([p = &pipeline] {
+void show_budgets(UpstreamMetrics& upstream, Pipeline const& pipeline) {
+    upstream.set_budget_source([p = &pipeline] {
         std::vector<BudgetGauge> out;
         for (auto const& b : p->budgets())
             out.push_back(BudgetGauge{

@@ -5,6 +5,7 @@
 
 #include "cli/reload_plan.hpp"
 #include <icsbridge/merge.hpp>
+#include <icsbridge/net.hpp>
 #include <icsbridge/pipeline.hpp>
 #include <icsbridge/refresh.hpp>
 #include <icsbridge/store.hpp>
@@ -27,12 +28,13 @@ struct Generation {
 /**
  * @brief Builds the pipeline and the refreshers of `cfg` on `ex` (one thread), and builds its merged feeds
  * from the store's snapshots (call after load_dir). With `previous`, unchanged budgets go on counting in
- * the same window.
+ * the same window. Every upstream attempt is counted in `upstream`.
  */
 std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
     FeedStore& store,
+    UpstreamMetrics& upstream,
     Logger const& log,
     RefreshOptions opts,
     Generation const* previous = nullptr
@@ -45,7 +47,7 @@ std::shared_ptr<Generation> make_generation(
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
 resume_kept(ReloadPlan const& plan, FeedStore const& store);
 
-/** @brief The store's budget gauges read from this generation's pipeline (see set_budget_source). */
-void show_budgets(FeedStore& store, Pipeline const& pipeline);
+/** @brief The budget gauges of /metrics read from this generation's pipeline (see set_budget_source). */
+void show_budgets(UpstreamMetrics& upstream, Pipeline const& pipeline);
 
 } // namespace icsbridge

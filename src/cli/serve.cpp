@@ -69,6 +69,7 @@ struct Control {
     net::io_context& ioc;
     Logger const& log;
     FeedStore& store;
+    Metrics& metrics;
     LiveConfig& live;
     RefreshOptions opts;
     std::shared_ptr<Generation> current;
@@ -102,10 +103,11 @@ struct Control {
         store.reconfigure(*cfg);
         live.set(cfg);
         current->merged.reset(); // the store's one publish listener goes to the new generation
-        auto fresh = make_generation(cfg, ioc.get_executor(), store, log, opts_next, current.get());
+        auto fresh =
+            make_generation(cfg, ioc.get_executor(), store, metrics.upstream, log, opts_next, current.get());
         if (shared_calls)
             fresh->pipeline->share_budgets(shared_calls);
-        show_budgets(store, *fresh->pipeline);
+        show_budgets(metrics.upstream, *fresh->pipeline);
         auto old = std::exchange(current, fresh);
         old->refreshers->stop(); // its run() ends soon; its completion lets it go
         start(fresh);
@@ -136,6 +138,8 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         log.error("cannot create storage directory " + cfg->storage.dir + ": " + ec.message());
         return 1;
     }
+    // /metrics' counters (requests, webhooks, upstream attempts), shared by the server and the clients.
+    Metrics metrics;
     FeedStore store(*cfg);
     // Where last good snapshots are kept: files under storage.dir on a single box; in a cluster the
     // database's rows, with those files as the local cache.
@@ -175,11 +179,11 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         keep_running.push_back(net::make_work_guard(*workers.back()));
     }
 
-    Control control{ioc, log, store, live, {}, nullptr, false, {}, nullptr};
+    Control control{ioc, log, store, metrics, live, {}, nullptr, false, {}, nullptr};
     control.opts.snapshots = snapshots;
     if (node)
         control.opts.turn = [n = node.get()](FeedGroup const& g) { return n->turn(g); };
-    control.current = make_generation(cfg, ioc.get_executor(), store, log, control.opts);
+    control.current = make_generation(cfg, ioc.get_executor(), store, metrics.upstream, log, control.opts);
     if (node) {
         control.shared_calls = node->shared_calls();
         control.current->pipeline->share_budgets(control.shared_calls);
@@ -190,12 +194,12 @@ int serve_command(Config const& start_cfg, Logger const& log) {
                 control.current->refreshers->poke(source);
         });
     }
-    show_budgets(store, *control.current->pipeline);
+    show_budgets(metrics.upstream, *control.current->pipeline);
     // The pipeline goes before the store: nothing may read its budgets after that.
     struct BudgetSourceReset {
         UpstreamMetrics& m;
         ~BudgetSourceReset() { m.set_budget_source({}); }
-    } budget_source_reset{store.upstream_metrics()};
+    } budget_source_reset{metrics.upstream};
 
     // Hooks arrive on the HTTP threads; the generation in force is the control thread's to know.
     auto live_ptr = std::shared_ptr<LiveConfig const>(&live, [](LiveConfig const*) {});
@@ -203,6 +207,7 @@ int serve_command(Config const& start_cfg, Logger const& log) {
         accept_ioc.get_executor(),
         live_ptr,
         store,
+        metrics,
         log,
         worker_executors,
         [&](std::string const& source) {

@@ -5,7 +5,7 @@
 
 #include "cluster/pg_snapshots.hpp"
 #include <icsbridge/log.hpp>
-#include <icsbridge/snapshots.hpp>
+#include <icsbridge/store.hpp>
 
 #include <memory>
 

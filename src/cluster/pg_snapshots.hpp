@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cluster/pg.hpp"
-#include <icsbridge/snapshots.hpp>
+#include <icsbridge/store.hpp>
 
 #include <cstdint>
 #include <functional>

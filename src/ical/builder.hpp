@@ -5,7 +5,7 @@
 
 #include "ical/ical_ptr.hpp"
 #include "ical/timezones.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <array>
 #include <chrono>

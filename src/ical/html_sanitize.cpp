@@ -3,7 +3,7 @@
 // shows it). Nothing is copied through: every tag kept is written anew, every text run re-escaped.
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/beast/core/string.hpp>
 

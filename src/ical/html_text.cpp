@@ -4,7 +4,7 @@
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
 #include "util/trim.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/beast/core/string.hpp>
 

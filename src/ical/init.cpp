@@ -1,6 +1,6 @@
 // File: init.cpp
 // Process-wide libical settings.
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <libical/ical.h>
 

@@ -4,7 +4,7 @@
 #include "ical/item_text.hpp"
 
 #include "ical/text.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/beast/core/string.hpp>
 

@@ -5,7 +5,7 @@
 #include "ical/render_cache.hpp"
 #include "ical/text.hpp"
 #include "ical/timezones.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -19,6 +19,10 @@ RenderCache::RenderCache()
 RenderCache::~RenderCache() = default;
 RenderCache::RenderCache(RenderCache&&) noexcept = default;
 RenderCache& RenderCache::operator=(RenderCache&&) noexcept = default;
+
+RenderCache::Stats RenderCache::stats() const {
+    return Stats{impl_->hits, impl_->misses, impl_->events.size(), impl_->jobs.size()};
+}
 
 namespace {
 
@@ -131,14 +135,14 @@ std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
  */
 class BlockWriter {
   public:
-    using Impl = RenderCache::Impl;
+    using Impl = ical_detail::RenderCacheAccess::Impl;
 
     BlockWriter(RenderCache* cache, Impl::Items Impl::*items, Impl::Order Impl::*order, std::string& out)
         : cache_(cache)
         , out_(out) {
         if (cache_) {
-            items_ = &(cache_->impl().*items);
-            order_ = &(cache_->impl().*order);
+            items_ = &(ical_detail::RenderCacheAccess::impl(*cache_).*items);
+            order_ = &(ical_detail::RenderCacheAccess::impl(*cache_).*order);
             // Taken out for the render: on failure the old order (which may name erased entries) is gone.
             previous_ = std::move(*order_);
             order_->clear();
@@ -161,7 +165,7 @@ class BlockWriter {
                 return {};
             return build(out_);
         }
-        auto& impl = cache_->impl();
+        auto& impl = ical_detail::RenderCacheAccess::impl(*cache_);
         std::size_t const position = position_++;
         Impl::Items::value_type* node = nullptr;
         if (position < previous_.size() && previous_[position]->first == id)
@@ -207,11 +211,11 @@ struct CacheScope {
     explicit CacheScope(RenderCache* c)
         : cache(c) {
         if (cache)
-            cache->impl().begin_render();
+            ical_detail::RenderCacheAccess::impl(*cache).begin_render();
     }
     ~CacheScope() {
         if (cache)
-            cache->impl().end_render();
+            ical_detail::RenderCacheAccess::impl(*cache).end_render();
     }
 };
 
@@ -220,7 +224,7 @@ Result<std::string> vtimezone_cached(
 ) {
     if (cache == nullptr)
         return ical::vtimezone_text(name, zone, first_year, last_year);
-    auto& tzs = cache->impl().vtimezones;
+    auto& tzs = ical_detail::RenderCacheAccess::impl(*cache).vtimezones;
     auto key = std::make_tuple(name, first_year, last_year);
     if (auto it = tzs.find(key); it != tzs.end())
         return it->second;
@@ -242,7 +246,7 @@ void prerender_events(
     EventRenderOptions const& opts,
     RenderCache& cache
 ) {
-    auto& impl = cache.impl();
+    auto& impl = ical_detail::RenderCacheAccess::impl(cache);
     // Generation 0 marks an entry no render has built: lift a new cache's counter so these count as built.
     impl.generation = std::max<std::uint64_t>(impl.generation, 1);
     for (Event const& e : events) {
@@ -318,7 +322,12 @@ Result<std::string> render_events(
             return text.error();
         out.append(*text);
     }
-    BlockWriter blocks(cache, &RenderCache::Impl::events, &RenderCache::Impl::events_order, out);
+    BlockWriter blocks(
+        cache,
+        &ical_detail::RenderCacheAccess::Impl::events,
+        &ical_detail::RenderCacheAccess::Impl::events_order,
+        out
+    );
     for (Event const* e : items) {
         auto r = blocks.item(
             e->id,
@@ -358,7 +367,12 @@ Result<std::string> render_jobs(
     std::string out;
     out.reserve(estimate);
     out.append(*header);
-    BlockWriter blocks(cache, &RenderCache::Impl::jobs, &RenderCache::Impl::jobs_order, out);
+    BlockWriter blocks(
+        cache,
+        &ical_detail::RenderCacheAccess::Impl::jobs,
+        &ical_detail::RenderCacheAccess::Impl::jobs_order,
+        out
+    );
     for (JobPost const* p : items) {
         auto r = blocks.item(
             p->id,

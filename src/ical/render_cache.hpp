@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ical/timezones.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -116,5 +116,15 @@ struct RenderCache::Impl {
             std::erase_if(*items, [&](auto const& kv) { return kv.second.generation != generation; });
     }
 };
+
+namespace ical_detail {
+
+/** @brief The renderer's access to a RenderCache's insides (which stay private to everyone else). */
+struct RenderCacheAccess {
+    using Impl = RenderCache::Impl;
+    static Impl& impl(RenderCache& cache) { return *cache.impl_; }
+};
+
+} // namespace ical_detail
 
 } // namespace icsbridge

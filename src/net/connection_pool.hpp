@@ -5,7 +5,7 @@
 
 #include "net/target.hpp"
 #include "net/tls.hpp"
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

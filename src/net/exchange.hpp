@@ -6,7 +6,7 @@
 #include "net/connection_pool.hpp"
 #include "net/http_util.hpp"
 #include "net/target.hpp"
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>

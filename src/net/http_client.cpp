@@ -8,7 +8,7 @@
 #include "net/retry.hpp"
 #include "net/target.hpp"
 #include <icsbridge/duration.hpp>
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -3,7 +3,7 @@
 // which outcomes are worth another try, the backoff schedule, and the verdict after each attempt.
 #pragma once
 
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <chrono>
 #include <optional>

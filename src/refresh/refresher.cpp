@@ -291,10 +291,8 @@ std::vector<FeedGroup> const& Refreshers::groups() const {
     return impl_->groups;
 }
 
-namespace {
-
-// A free coroutine taking the shared state by value: the frame owns it for as long as the loops run.
-net::awaitable<void> run_all(std::shared_ptr<Refreshers::Impl> impl) {
+// A static coroutine taking the shared state by value: the frame owns it for as long as the loops run.
+net::awaitable<void> Refreshers::run_all(std::shared_ptr<Impl> impl) {
     impl->running += impl->groups.size();
     for (std::size_t i = 0; i < impl->groups.size(); ++i)
         net::co_spawn(impl->strand, impl->loop(i), [impl, i](std::exception_ptr e) {
@@ -313,8 +311,6 @@ net::awaitable<void> run_all(std::shared_ptr<Refreshers::Impl> impl) {
     while (impl->running > 0)
         co_await impl->all_done.async_wait(use_tuple);
 }
-
-} // namespace
 
 net::awaitable<void> Refreshers::run() {
     // All loops share the strand, so `stopped`, `running` and the timers need no lock.

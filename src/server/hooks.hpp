@@ -4,6 +4,7 @@
 #pragma once
 
 #include <icsbridge/config.hpp>
+#include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
 #include <cstddef>

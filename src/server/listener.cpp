@@ -64,7 +64,7 @@ net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
                 tcp::socket doomed(session_ex);
                 impl->acceptor.accept(doomed, aec);
                 if (!aec) {
-                    impl->store.http_metrics().count(Route::other, 503);
+                    impl->metrics.http.count(Route::other, 503);
                     reject(doomed);
                 }
                 impl->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -79,7 +79,7 @@ net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
             continue;
         }
         if (impl->active.load() >= impl->max_connections) {
-            impl->store.http_metrics().count(Route::other, 503);
+            impl->metrics.http.count(Route::other, 503);
             reject(sock);
             continue;
         }
@@ -138,6 +138,7 @@ Server::Server(
     net::any_io_executor ex,
     Config const& cfg,
     FeedStore const& store,
+    Metrics& metrics,
     Logger log,
     std::vector<net::any_io_executor> workers,
     HookSink on_hook
@@ -147,6 +148,7 @@ Server::Server(
           ex,
           std::make_shared<LiveConfig const>(std::shared_ptr<Config const>(&cfg, [](Config const*) {})),
           store,
+          metrics,
           std::move(log),
           std::move(workers),
           std::move(on_hook)
@@ -156,12 +158,13 @@ Server::Server(
     net::any_io_executor ex,
     std::shared_ptr<LiveConfig const> live,
     FeedStore const& store,
+    Metrics& metrics,
     Logger log,
     std::vector<net::any_io_executor> workers,
     HookSink on_hook
 )
     : impl_(std::make_shared<ServerState>(
-          ex, std::move(live), store, std::move(log), std::move(workers), std::move(on_hook)
+          ex, std::move(live), store, metrics, std::move(log), std::move(workers), std::move(on_hook)
       )) {
     // SIGPIPE is main()'s to ignore (a process-wide setting): a write to a closed socket then fails with
     // EPIPE.

@@ -115,7 +115,7 @@ std::string html_escape(std::string_view s) {
     return out;
 }
 
-std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) {
+std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details) {
     json::object root;
     json::array feeds;
     bool all_ok = true;
@@ -150,7 +150,7 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
     root["details"] = details;
     // Why a refresh may be late: a source whose call budget is spent waits for room.
     json::array budgets;
-    for (auto const& b : store.upstream_metrics().budgets()) {
+    for (auto const& b : metrics.upstream.budgets()) {
         json::object o{
             {"source", b.source},
             {"limit", b.limit},
@@ -178,11 +178,11 @@ std::string healthz_json(FeedStore const& store, sys_seconds now, bool details) 
     return json::serialize(root) + "\n";
 }
 
-std::string metrics_text(FeedStore const& store, bool details) {
+std::string metrics_text(FeedStore const& store, Metrics const& metrics, bool details) {
     std::string out;
     out += "# HELP icsbridge_http_requests_total HTTP requests answered, by route and status.\n"
            "# TYPE icsbridge_http_requests_total counter\n";
-    auto const& http = store.http_metrics();
+    auto const& http = metrics.http;
     for (std::size_t r = 0; r < route_count; ++r) {
         for (unsigned st : counted_statuses) {
             auto n = http.get(static_cast<Route>(r), st);
@@ -244,7 +244,7 @@ std::string metrics_text(FeedStore const& store, bool details) {
     out += "# HELP icsbridge_upstream_request_duration_seconds Upstream HTTP requests (each attempt, retries "
            "included), by source and status class (error: no response).\n"
            "# TYPE icsbridge_upstream_request_duration_seconds histogram\n";
-    for (auto const& s : store.upstream_metrics().series())
+    for (auto const& s : metrics.upstream.series())
         append_histogram(
             out,
             "icsbridge_upstream_request_duration_seconds",
@@ -253,7 +253,7 @@ std::string metrics_text(FeedStore const& store, bool details) {
             s.sum
         );
     append_view_cache_metrics(out, store.views().stats());
-    auto const budgets = store.upstream_metrics().budgets();
+    auto const budgets = metrics.upstream.budgets();
     if (!budgets.empty()) {
         out += "# HELP icsbridge_upstream_budget_calls Calls a source may start per budget period.\n"
                "# TYPE icsbridge_upstream_budget_calls gauge\n";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <icsbridge/config.hpp>
+#include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
 #include <string>
@@ -18,9 +19,9 @@ std::string html_escape(std::string_view s);
  * (every feed, token feeds included: one bit a load balancer needs). Without `details`, token feeds are
  * left out entirely (like their URLs, which answer 404), and `"details": false` says so.
  */
-std::string healthz_json(FeedStore const& store, sys_seconds now, bool details);
+std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details);
 
 /** @brief Prometheus text exposition format 0.0.4; the per-feed series of token feeds only with `details`. */
-std::string metrics_text(FeedStore const& store, bool details);
+std::string metrics_text(FeedStore const& store, Metrics const& metrics, bool details);
 
 } // namespace icsbridge

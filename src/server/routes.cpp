@@ -25,6 +25,7 @@ namespace {
 struct Ctx {
     ServerRequest const& req;
     FeedStore const& store;
+    Metrics& metrics;
     Config const& cfg;
     sys_seconds now;
     boost::urls::url_view url;
@@ -188,7 +189,11 @@ ServerResponse handle_healthz(Ctx const& c, std::string_view) {
     auto access = admin_access(c);
     if (access == Admin::refused)
         return unauthorized();
-    auto r = text_response(200, healthz_json(c.store, c.now, access == Admin::details), "application/json");
+    auto r = text_response(
+        200,
+        healthz_json(c.store, c.metrics, c.now, access == Admin::details),
+        "application/json"
+    );
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
 }
@@ -199,7 +204,7 @@ ServerResponse handle_metrics(Ctx const& c, std::string_view) {
         return unauthorized();
     auto r = text_response(
         200,
-        metrics_text(c.store, access == Admin::details),
+        metrics_text(c.store, c.metrics, access == Admin::details),
         "text/plain; version=0.0.4; charset=utf-8"
     );
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -213,7 +218,7 @@ ServerResponse handle_hook(Ctx const& c, std::string_view rest) {
     HookVerdict v;
     if (split_hook_path(rest, source, secret))
         v = judge_hook(c.cfg, source, secret, c.req.body, c.req.body_too_large);
-    c.store.http_metrics().count_hook(v.outcome);
+    c.metrics.http.count_hook(v.outcome);
     if (v.outcome == HookOutcome::refused)
         return not_found();
     auto r = text_response(v.status, v.message + "\n");
@@ -291,8 +296,9 @@ std::string_view ServerResponse::header(std::string_view name) const {
 
 namespace {
 
-ServerResponse
-route_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
+ServerResponse route_request(
+    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
         return text_response(400, "bad request target\n");
@@ -303,7 +309,7 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, cfg, now, *url};
+    Ctx ctx{req, store, metrics, cfg, now, *url};
     for (auto const& route : routes) {
         std::string_view arg;
         if (!route.match(path, arg))
@@ -332,9 +338,10 @@ route_request(ServerRequest const& req, FeedStore const& store, Config const& cf
 
 } // namespace
 
-ServerResponse
-handle_request(ServerRequest const& req, FeedStore const& store, Config const& cfg, sys_seconds now) {
-    auto r = route_request(req, store, cfg, now);
+ServerResponse handle_request(
+    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+) {
+    auto r = route_request(req, store, metrics, cfg, now);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;

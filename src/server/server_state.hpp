@@ -26,6 +26,7 @@ struct ServerState {
         boost::asio::any_io_executor e,
         std::shared_ptr<LiveConfig const> c,
         FeedStore const& s,
+        Metrics& m,
         Logger l,
         std::vector<boost::asio::any_io_executor> w,
         HookSink h
@@ -36,6 +37,7 @@ struct ServerState {
         , live(std::move(c))
         , cfg(live->get())
         , store(s)
+        , metrics(m)
         , log(std::move(l))
         , on_hook(std::move(h))
         , acceptor(strand)
@@ -54,6 +56,7 @@ struct ServerState {
     /// The config at start: what only a restart changes (listen address, limits, timeouts)
     std::shared_ptr<Config const> cfg;
     FeedStore const& store;
+    Metrics& metrics; ///< requests and webhooks counted here; owned by whoever wires the service
     Logger log;
     HookSink on_hook;
     boost::asio::ip::tcp::acceptor acceptor;

@@ -73,7 +73,7 @@ net::awaitable<void> send_error(SessionState& st, unsigned status, ServerState& 
     res.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
     res.text = std::string(http::obsolete_reason(static_cast<http::status>(status))) + "\n";
     co_await send(st, 11, res, date_header(now_seconds()), false);
-    impl.store.http_metrics().count(Route::other, status);
+    impl.metrics.http.count(Route::other, status);
 }
 
 } // namespace
@@ -173,10 +173,10 @@ net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_
         sreq.body = req.body();
         sreq.body_too_large = body_too_large;
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-        ServerResponse res = handle_request(sreq, impl->store, *impl->live->get(), now);
+        ServerResponse res = handle_request(sreq, impl->store, impl->metrics, *impl->live->get(), now);
         bool keep = req.keep_alive() && !impl->stopping && !body_unread;
         auto wec = co_await send(*st, req.version(), res, date_header(now), keep);
-        impl->store.http_metrics().count(res.route, res.status);
+        impl->metrics.http.count(res.route, res.status);
         if (!res.hook_source.empty()) {
             impl->log.info(
                 "hook for source " + res.hook_source + " (" + res.hook_action + "): refreshing its feeds"

@@ -7,8 +7,8 @@
 #include "sources/upstream_error.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
-#include <icsbridge/http_client.hpp>
 #include <icsbridge/log.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/awaitable.hpp>
 

@@ -1,6 +1,6 @@
 // File: disk_snapshots.cpp
 // The snapshot backend of a single box: one file per feed under storage.dir.
-#include <icsbridge/snapshots.hpp>
+#include <icsbridge/store.hpp>
 
 #include <filesystem>
 

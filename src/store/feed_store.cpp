@@ -1,11 +1,9 @@
 // File: feed_store.cpp
 // FeedStore: the mutex-guarded table of immutable snapshots, per-feed refresh status and token digests.
 #include "net/http_date.hpp"
-#include "store/duration_bucket.hpp"
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
 #include "views/view_cache.hpp"
-#include <icsbridge/snapshots.hpp>
 #include <icsbridge/store.hpp>
 
 #include <openssl/crypto.h>
@@ -18,7 +16,6 @@ namespace icsbridge {
 
 namespace {
 
-using store_detail::duration_bucket;
 using Digest = std::array<unsigned char, 32>;
 constexpr std::int64_t never = std::numeric_limits<std::int64_t>::min();
 
@@ -105,8 +102,6 @@ std::shared_ptr<FeedSettings const> make_settings(FeedConfig const& f, FeedSetti
 
 FeedStore::FeedStore(Config const& cfg)
     : gzip_(cfg.server.gzip)
-    , http_(std::make_unique<HttpMetrics>())
-    , upstream_(std::make_unique<UpstreamMetrics>())
     , views_(std::make_unique<ViewCache>()) {
     reconfigure(cfg);
 }

@@ -5,7 +5,7 @@
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>

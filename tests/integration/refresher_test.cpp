@@ -280,6 +280,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
     f.select = "organizer";
     cfg.feeds.push_back(f);
     FeedStore store(cfg);
+    UpstreamMetrics upstream_metrics;
     test::TempDir dir;
     test::StringLogger logs;
     test::run_coro(
@@ -289,9 +290,11 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
                 cfg,
                 ex,
                 logs.logger(),
-                [&store](std::string_view source, unsigned status, std::chrono::duration<double> took) {
-                    store.upstream_metrics().record(source, status, took);
-                }
+                [&upstream_metrics](
+                    std::string_view source,
+                    unsigned status,
+                    std::chrono::duration<double> took
+                ) { upstream_metrics.record(source, status, took); }
             );
             Refreshers r(ex, cfg, store, pipeline_fetch(pipeline), logs.logger(), fast(dir.path()));
             // Run
@@ -325,7 +328,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
             // One histogram entry per request the upstream saw: 200s, the 500s of every retry, and the
             // malformed answers (200s too).
             std::uint64_t counted = 0, server_errors = 0;
-            for (auto const& series : store.upstream_metrics().series()) {
+            for (auto const& series : upstream_metrics.series()) {
                 BOOST_TEST(series.source == "eb");
                 std::uint64_t n = 0;
                 for (auto c : series.counts)

@@ -41,6 +41,7 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 struct Running {
     Config cfg;
     FeedStore store;
+    Metrics metrics;
     net::io_context ioc;
     Server server;
     std::uint16_t port = 0;
@@ -49,7 +50,7 @@ struct Running {
     explicit Running(Config c = test::server_test_config())
         : cfg(prepare(std::move(c)))
         , store(cfg)
-        , server(ioc.get_executor(), cfg, store, null_logger()) {
+        , server(ioc.get_executor(), cfg, store, metrics, null_logger()) {
         auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
         store.publish("pub", test::calendar_body(300), 300, now - 1h);
         store.publish("secret", test::calendar_body(2, "s"), 2, now - 1h);

@@ -7,7 +7,7 @@
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
 #include <icsbridge/config.hpp>
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 #include <icsbridge/sources.hpp>
 
 #include <boost/test/unit_test.hpp>

@@ -39,6 +39,7 @@ inline std::vector<std::string> const secrets = {"s3cret-token-value", "alice-se
 struct HostileServer {
     Config cfg;
     FeedStore store;
+    Metrics metrics;
     test::StringLogger logs;
     net::io_context ioc;
     Server server;
@@ -50,7 +51,7 @@ struct HostileServer {
     )
         : cfg(config(request_timeout, std::move(base)))
         , store(cfg)
-        , server(ioc.get_executor(), cfg, store, logs.logger()) {
+        , server(ioc.get_executor(), cfg, store, metrics, logs.logger()) {
         auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
         store.publish("pub", test::calendar_body(25000), 25000, now - 1h);
         store.publish("secret", test::calendar_body(2, "s"), 2, now - 1h);

@@ -3,7 +3,7 @@
 // there is no text (paragraph breaks kept), X-ALT-DESC the sanitized HTML; SEQUENCE follows the change time;
 // two ids that the UID writes the same way give one VEVENT.
 #include "support/ics_lines.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/test/unit_test.hpp>
 

@@ -23,6 +23,7 @@ constexpr std::string_view good_body =
 struct Fixture {
     Config cfg = test::server_test_config();
     FeedStore store{cfg};
+    Metrics metrics;
     Fixture() {
         SourceConfig eb;
         eb.name = "eb";
@@ -45,13 +46,13 @@ struct Fixture {
         r.target = target;
         r.body = body;
         r.body_too_large = too_large;
-        return handle_request(r, store, cfg, t0);
+        return handle_request(r, store, metrics, cfg, t0);
     }
     ServerResponse get(std::string const& target) {
         ServerRequest r;
         r.method = "GET";
         r.target = target;
-        return handle_request(r, store, cfg, t0);
+        return handle_request(r, store, metrics, cfg, t0);
     }
     std::string hook(std::string_view source = "eb", std::string_view s = secret) {
         return "/hooks/" + std::string(source) + "/" + std::string(s);
@@ -67,7 +68,7 @@ BOOST_FIXTURE_TEST_CASE(a_valid_hook_is_accepted_for_its_source, Fixture) {
     BOOST_TEST(r.hook_source == "eb");
     BOOST_TEST(r.hook_action == "event.updated");
     BOOST_TEST(r.header("Cache-Control") == "no-store");
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::accepted) == 1u);
+    BOOST_TEST(metrics.http.hooks(HookOutcome::accepted) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(every_refusal_is_the_same_404_as_an_unknown_feed, Fixture) {
@@ -93,8 +94,8 @@ BOOST_FIXTURE_TEST_CASE(every_refusal_is_the_same_404_as_an_unknown_feed, Fixtur
             BOOST_TEST((r.headers == unknown_feed.headers));
         }
     }
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::refused) == refused.size());
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::accepted) == 0u);
+    BOOST_TEST(metrics.http.hooks(HookOutcome::refused) == refused.size());
+    BOOST_TEST(metrics.http.hooks(HookOutcome::accepted) == 0u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_body_that_is_not_a_hook_is_400, Fixture) {
@@ -116,7 +117,7 @@ BOOST_FIXTURE_TEST_CASE(a_body_that_is_not_a_hook_is_400, Fixture) {
             BOOST_TEST(r.hook_source.empty());
         }
     }
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::malformed) == bodies.size());
+    BOOST_TEST(metrics.http.hooks(HookOutcome::malformed) == bodies.size());
 }
 
 BOOST_FIXTURE_TEST_CASE(an_api_url_off_the_sources_host_is_refused, Fixture) {
@@ -138,7 +139,7 @@ BOOST_FIXTURE_TEST_CASE(an_api_url_off_the_sources_host_is_refused, Fixture) {
             BOOST_TEST(r.hook_source.empty());
         }
     }
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::foreign_url) == urls.size());
+    BOOST_TEST(metrics.http.hooks(HookOutcome::foreign_url) == urls.size());
     // The host compares without case and without the port or path of base_url.
     auto ok = post(
         hook(),
@@ -152,7 +153,7 @@ BOOST_FIXTURE_TEST_CASE(a_body_too_large_is_413_only_behind_the_secret, Fixture)
     BOOST_TEST(r.status == 413u);
     BOOST_TEST(r.hook_source.empty());
     BOOST_TEST(post(hook("eb", "wrong-wrong-wrong-1"), "", true).status == 404u);
-    BOOST_TEST(store.http_metrics().hooks(HookOutcome::too_large) == 1u);
+    BOOST_TEST(metrics.http.hooks(HookOutcome::too_large) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(only_post_reaches_a_hook_and_only_hooks_take_post, Fixture) {

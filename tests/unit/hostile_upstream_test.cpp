@@ -5,8 +5,8 @@
 #include "sources/events_json.hpp"
 #include "sources/jobs_json.hpp"
 #include "support/fixtures.hpp"
-#include <icsbridge/calendar.hpp>
 #include <icsbridge/files.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>

@@ -1,7 +1,7 @@
 // File: html_sanitize_test.cpp
 // sanitize_html() for X-ALT-DESC: formatting kept, everything that could run or load something removed,
 // whatever tricks the markup plays.
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,6 +1,6 @@
 // File: html_text_test.cpp
 // html_to_text(): the HTML that upstream descriptions really contain -> readable plain text.
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/test/unit_test.hpp>
 

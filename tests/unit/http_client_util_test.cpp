@@ -9,7 +9,7 @@
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
 #include <icsbridge/duration.hpp>
-#include <icsbridge/http_client.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>

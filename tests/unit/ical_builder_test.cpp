@@ -4,7 +4,7 @@
 // that tests/python/check_ics.py parses with real parsers (CTest fixture ical_sample).
 #include "ical/render_cache.hpp"
 #include "support/ics_lines.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -329,16 +329,16 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     RenderCache cache;
     auto const fresh = render_ok(events, opts);
     BOOST_TEST(render_ok(events, opts, &cache) == fresh);
-    BOOST_TEST(cache.impl().misses == 5u);
+    BOOST_TEST(cache.stats().misses == 5u);
     BOOST_TEST(render_ok(events, opts, &cache) == fresh);
-    BOOST_TEST(cache.impl().hits == 5u);
-    BOOST_TEST(cache.impl().misses == 0u);
+    BOOST_TEST(cache.stats().hits == 5u);
+    BOOST_TEST(cache.stats().misses == 0u);
 
     // Same id, new change time and name: rebuilt, and identical to a render without cache.
     events[2].changed = utc(2026, 2, 4, 0, 0);
     events[2].name = "Renamed";
     auto const changed = render_ok(events, opts, &cache);
-    BOOST_TEST(cache.impl().misses == 1u);
+    BOOST_TEST(cache.stats().misses == 1u);
     BOOST_TEST(changed == render_ok(events, opts));
     BOOST_TEST(changed.find("SUMMARY:Renamed") != std::string::npos);
     BOOST_TEST(changed.find("LAST-MODIFIED:20260204T000000Z") != std::string::npos);
@@ -346,7 +346,7 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     // Options are part of the key: another policy must not reuse blocks built for the old one.
     opts.cancelled = CancelledPolicy::prefix;
     BOOST_TEST(render_ok(events, opts, &cache) == render_ok(events, opts));
-    BOOST_TEST(cache.impl().hits == 0u);
+    BOOST_TEST(cache.stats().hits == 0u);
 
     // New order and a duplicate id: blocks found by id, the duplicate written once, as without cache.
     std::swap(events[0].start, events[2].start);
@@ -359,7 +359,7 @@ BOOST_AUTO_TEST_CASE(cache_reuses_blocks_and_rerenders_changed_items) {
     // Items gone from the feed leave the cache.
     events.resize(2);
     render_ok(events, opts, &cache);
-    BOOST_TEST(cache.impl().events.size() == 2u);
+    BOOST_TEST(cache.stats().events == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(prerendered_pages_give_the_same_bytes_and_changed_events_are_rebuilt) {
@@ -375,15 +375,15 @@ BOOST_AUTO_TEST_CASE(prerendered_pages_give_the_same_bytes_and_changed_events_ar
     prerender_events(sample_meta(), all.first(2), opts, cache);
     prerender_events(sample_meta(), all.subspan(2), opts, cache);
     BOOST_TEST(render_ok(events, opts, &cache) == fresh);
-    BOOST_TEST(cache.impl().misses == 0u);
-    BOOST_TEST(cache.impl().hits == events.size());
+    BOOST_TEST(cache.stats().misses == 0u);
+    BOOST_TEST(cache.stats().hits == events.size());
 
     // An event completed after its page (new text) is rebuilt by the render, not served from its page.
     RenderCache second;
     prerender_events(sample_meta(), events, opts, second);
     events[1].name = "Completed later";
     auto const changed = render_ok(events, opts, &second);
-    BOOST_TEST(second.impl().misses == 1u);
+    BOOST_TEST(second.stats().misses == 1u);
     BOOST_TEST(changed == render_ok(events, opts));
     BOOST_TEST(changed.find("SUMMARY:Completed later") != std::string::npos);
 
@@ -391,14 +391,14 @@ BOOST_AUTO_TEST_CASE(prerendered_pages_give_the_same_bytes_and_changed_events_ar
     RenderCache third;
     prerender_events(sample_meta(), events, EventRenderOptions{}, third);
     BOOST_TEST(render_ok(events, opts, &third) == changed);
-    BOOST_TEST(third.impl().hits == 0u);
+    BOOST_TEST(third.stats().hits == 0u);
 
     // Prerendered but filtered out before the render: dropped from the cache by the render.
     RenderCache fourth;
     prerender_events(sample_meta(), events, opts, fourth);
     std::vector<Event> const fewer(events.begin(), events.begin() + 2);
     BOOST_TEST(render_ok(fewer, opts, &fourth) == render_ok(fewer, opts));
-    BOOST_TEST(fourth.impl().events.size() == 2u);
+    BOOST_TEST(fourth.stats().events == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(empty_feed_is_a_valid_calendar) {
@@ -504,7 +504,7 @@ BOOST_AUTO_TEST_CASE(job_cache_matches_fresh_render) {
     meta.uid_domain = "jobs.example.com";
     BOOST_TEST(*render_jobs(meta, posts, opts, &cache) == fresh);
     BOOST_TEST(*render_jobs(meta, posts, opts, &cache) == fresh);
-    BOOST_TEST(cache.impl().hits == 2u);
+    BOOST_TEST(cache.stats().hits == 2u);
 }
 
 // Writes the sample calendar and what it must contain, for tests/python/check_ics.py (real parsers).

@@ -3,7 +3,7 @@
 // a UID given twice kept once, events and to-dos together, one VTIMEZONE per TZID (rebuilt over both
 // ranges when parts differ). Also writes the merge sample that tests/python/check_ics.py parses.
 #include "support/ics_lines.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>

@@ -3,7 +3,7 @@
 // failing part keeps contributing its last good items, unchanged parts keep the ETag, snapshots saved and
 // served again after a restart.
 #include "support/fixtures.hpp"
-#include <icsbridge/calendar.hpp>
+#include <icsbridge/ical.hpp>
 #include <icsbridge/merge.hpp>
 #include <icsbridge/store.hpp>
 

@@ -20,6 +20,7 @@ sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
 struct Fixture {
     Config cfg = test::server_test_config();
     FeedStore store{cfg};
+    Metrics metrics;
     Fixture() {
         store.publish("pub", test::calendar_body(3), 3, t0);
         store.publish("secret", test::calendar_body(2, "s"), 2, t0);
@@ -29,9 +30,9 @@ struct Fixture {
         ServerRequest r;
         r.method = method;
         r.target = target;
-        return handle_request(r, store, cfg, t0 + 10min);
+        return handle_request(r, store, metrics, cfg, t0 + 10min);
     }
-    ServerResponse with(ServerRequest r) { return handle_request(r, store, cfg, t0 + 10min); }
+    ServerResponse with(ServerRequest r) { return handle_request(r, store, metrics, cfg, t0 + 10min); }
 };
 
 ServerRequest req(std::string_view target) {
@@ -134,10 +135,11 @@ BOOST_AUTO_TEST_CASE(gzip_can_be_turned_off) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
     FeedStore store(cfg);
+    Metrics metrics;
     store.publish("pub", test::calendar_body(3), 3, t0);
     auto r = req("/feeds/pub.ics");
     r.accept_encoding = "gzip";
-    auto a = handle_request(r, store, cfg, t0);
+    auto a = handle_request(r, store, metrics, cfg, t0);
     BOOST_TEST(!a.gzip);
     BOOST_TEST(a.header("Content-Encoding").empty());
     BOOST_TEST(a.header("Vary").empty());
@@ -292,14 +294,14 @@ BOOST_FIXTURE_TEST_CASE(healthz_and_metrics_hide_token_feeds_without_the_admin_t
 }
 
 BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
-    store.http_metrics().count(Route::feed, 200);
-    store.http_metrics().count(Route::feed, 200);
-    store.http_metrics().count(Route::other, 404);
+    metrics.http.count(Route::feed, 200);
+    metrics.http.count(Route::feed, 200);
+    metrics.http.count(Route::other, 404);
     store.record_failure("pub", Error{errc::upstream_timeout, "x"}, t0);
     store.record_fetch_duration("pub", milliseconds(300));
-    store.upstream_metrics().record("eb", 200, milliseconds(80));
-    store.upstream_metrics().record("eb", 200, milliseconds(700));
-    store.upstream_metrics().record("eb", 0, milliseconds(20000));
+    metrics.upstream.record("eb", 200, milliseconds(80));
+    metrics.upstream.record("eb", 200, milliseconds(700));
+    metrics.upstream.record("eb", 0, milliseconds(20000));
     auto text = std::string(get("/metrics").body());
     for (auto line : {
              "icsbridge_http_requests_total{route=\"feed\",status=\"200\"} 2\n",
@@ -328,7 +330,7 @@ BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
 BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_show_each_sources_call_budget, Fixture) {
     // No budget source: no budget series, an empty list in /healthz.
     BOOST_TEST(std::string(get("/metrics").body()).find("icsbridge_upstream_budget") == std::string::npos);
-    store.upstream_metrics().set_budget_source([] {
+    metrics.upstream.set_budget_source([] {
         return std::vector<BudgetGauge>{{"eb", 20, 60, 20, 0, 42}, {"jobs", 100, 3600, 7, 93, 0}};
     });
     auto text = std::string(get("/metrics").body());
@@ -344,7 +346,7 @@ BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_show_each_sources_call_budget, Fixtu
     auto health = std::string(get("/healthz").body());
     BOOST_TEST(health.find("\"the call budget is spent: refreshes wait 42s\"") != std::string::npos, health);
     BOOST_TEST(health.find("\"source\":\"jobs\"") != std::string::npos);
-    store.upstream_metrics().set_budget_source({});
+    metrics.upstream.set_budget_source({});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

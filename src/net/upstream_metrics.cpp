@@ -1,11 +1,8 @@
-// File: metrics.cpp
-// The request and upstream counters /metrics shows: lock-free for requests, one mutex for upstream timings.
-#include "store/duration_bucket.hpp"
-#include <icsbridge/store.hpp>
+// File: upstream_metrics.cpp
+// The upstream request histogram and call-budget gauges /metrics shows (one mutex each).
+#include <icsbridge/net.hpp>
 
 namespace icsbridge {
-
-using store_detail::duration_bucket;
 
 void UpstreamMetrics::set_budget_source(std::function<std::vector<BudgetGauge>()> source) {
     std::lock_guard lock(budget_mtx_);
@@ -34,29 +31,6 @@ std::vector<UpstreamMetrics::Series> UpstreamMetrics::series() const {
     for (auto const& [key, h] : series_)
         out.push_back(Series{key.first, key.second, h.counts, h.sum});
     return out;
-}
-
-std::size_t HttpMetrics::status_index(unsigned status) noexcept {
-    for (std::size_t i = 0; i + 1 < counted_statuses.size(); ++i)
-        if (counted_statuses[i] == status)
-            return i;
-    return counted_statuses.size() - 1;
-}
-
-void HttpMetrics::count(Route r, unsigned status) noexcept {
-    counts_[static_cast<std::size_t>(r)][status_index(status)].fetch_add(1, std::memory_order_relaxed);
-}
-
-std::uint64_t HttpMetrics::get(Route r, unsigned status) const noexcept {
-    return counts_[static_cast<std::size_t>(r)][status_index(status)].load(std::memory_order_relaxed);
-}
-
-void HttpMetrics::count_hook(HookOutcome o) noexcept {
-    hooks_[static_cast<std::size_t>(o)].fetch_add(1, std::memory_order_relaxed);
-}
-
-std::uint64_t HttpMetrics::hooks(HookOutcome o) const noexcept {
-    return hooks_[static_cast<std::size_t>(o)].load(std::memory_order_relaxed);
 }
 
 } // namespace icsbridge

@@ -1,18 +1,23 @@
-// File: http_client.hpp
+// File: net.hpp
 // The one coroutine HTTP(S) client every source uses: keep-alive per host, TLS with verification,
 // deadlines on every step, retries with backoff, bounded concurrency, gzip.
 #pragma once
 
+#include <icsbridge/duration.hpp>
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +105,52 @@ class HttpClient {
   private:
     struct Impl;
     std::shared_ptr<Impl> impl_;
+};
+
+/** @brief A source's call budget as /metrics and /healthz show it (see sources' RateBudget). */
+struct BudgetGauge {
+    std::string source;
+    std::size_t limit = 0;
+    long long period_seconds = 0;
+    std::size_t used = 0;
+    std::size_t left = 0;
+    long long waiting_seconds = 0; ///< > 0: a refresh waits this long for room in the budget
+};
+
+/**
+ * @brief Upstream HTTP requests (every attempt, retries included) by source and status class, as a
+ * histogram of their durations. Thread-safe.
+ */
+class UpstreamMetrics {
+  public:
+    /**
+     * @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. Once it
+     * returns, the source it replaced is no longer called.
+     */
+    void set_budget_source(std::function<std::vector<BudgetGauge>()> source);
+    std::vector<BudgetGauge> budgets() const;
+
+    /** @brief One attempt; status 0 means no response arrived (network error or timeout). */
+    void record(std::string_view source, unsigned status, std::chrono::duration<double> took);
+
+    struct Series {
+        std::string source;
+        std::string code; ///< "2xx" … "5xx", or "error" when no response arrived
+        std::array<std::uint64_t, duration_buckets.size() + 1> counts{}; ///< non-cumulative, last = +Inf
+        double sum = 0;
+    };
+    /** @brief A copy of every series, sorted by source and code. */
+    std::vector<Series> series() const;
+
+  private:
+    struct Histogram {
+        std::array<std::uint64_t, duration_buckets.size() + 1> counts{};
+        double sum = 0;
+    };
+    mutable std::mutex mtx_;
+    std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
+    mutable std::mutex budget_mtx_;
+    std::function<std::vector<BudgetGauge>()> budget_source_; ///< guarded by budget_mtx_
 };
 
 /** @brief Parses a Retry-After value (delta seconds or HTTP-date) relative to `now`; nullopt if malformed. */

@@ -1,4 +1,4 @@
-// File: calendar.hpp
+// File: ical.hpp
 // Model -> iCalendar text (RFC 5545) through libical: events as VEVENTs, job posts as VTODOs
 // (or all-day VEVENTs). Pure: no I/O, `now` is never read; same input gives byte-identical output.
 #pragma once
@@ -35,6 +35,10 @@ struct JobRenderOptions {
     JobsAs jobs_as = JobsAs::vtodo;
 };
 
+namespace ical_detail {
+struct RenderCacheAccess;
+} // namespace ical_detail
+
 /**
  * @brief Keeps the rendered text of each item keyed by its identity and change time, so a refresh
  * where little changed reuses blocks instead of rebuilding them. One per feed; not thread-safe.
@@ -46,10 +50,18 @@ class RenderCache {
     RenderCache(RenderCache&&) noexcept;
     RenderCache& operator=(RenderCache&&) noexcept;
 
-    struct Impl;
-    Impl& impl() { return *impl_; }
+    /** @brief What the last render did with the cache, and what it holds now. */
+    struct Stats {
+        std::size_t hits = 0;   ///< blocks reused by the last render
+        std::size_t misses = 0; ///< blocks built by the last render
+        std::size_t events = 0; ///< event blocks kept
+        std::size_t jobs = 0;   ///< job post blocks kept
+    };
+    Stats stats() const;
 
   private:
+    friend struct ical_detail::RenderCacheAccess; // the renderer's way in (src/ical/render_cache.hpp)
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 
