@@ -6,16 +6,9 @@
 set -u
 
 bin=$1
-chromium=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
-
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-    [ -n "$serve_pid" ] && { kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+need_chromium
+init_work
 fail() {
     echo "FAIL [index_page]: $*" >&2
     [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
@@ -58,16 +51,7 @@ select = "organizer"
 tokens = { alice = "alice-token-do-not-show" }
 TOML
 
-"$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" &
-serve_pid=$!
-base=
-for _ in $(seq 1 300); do
-    base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve.log" | head -1 | sed 's/listening on //')
-    [ -n "$base" ] && break
-    kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
-    sleep 0.1
-done
-[ -n "$base" ] || fail "serve did not start"
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 
 timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
     --disable-component-update --disable-sync --no-first-run --user-data-dir="$work/profile" \

@@ -12,13 +12,8 @@ bin=$1
 fake=$2
 src=$3
 python=/usr/bin/python3
-work=$(mktemp -d)
-. "$src/tests/support/sh/upstream_fixtures.sh"
-cleanup() {
-    stop_fake_upstream
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 
 fail() {
     echo "FAIL [lifecycle]: $*" >&2
@@ -26,8 +21,7 @@ fail() {
     exit 1
 }
 
-launch_fake_upstream "$fake" "$work" --data "$src/tests/fixtures/upstream" --lifecycle ||
-    fail "the fake upstream did not start"
+start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream" --lifecycle
 
 write_config() { # write_config FILE KEEP_PAST_LINE
     cat >"$1" <<TOML

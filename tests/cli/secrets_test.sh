@@ -10,18 +10,10 @@ set -u
 bin=$1
 fake=$2
 src=$3
-work=$(mktemp -d)
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 out="$work/out" # everything icsbridge said or served; the config and the fakes' logs stay outside
 mkdir -p "$out"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 fail() {
     echo "FAIL [secrets]: $*" >&2
@@ -36,16 +28,14 @@ bob_token="subtok-bob-LEAKCHECK-66bb"
 admin_token="admtok-LEAKCHECK-3c4d5e"
 secrets=("$events_token" "$jobs_key" "$feed_token" "$alice_token" "$bob_token" "$admin_token")
 
-# start_fake VAR EVENTS_TOKEN JOBS_KEY: a fake upstream; VAR gets its base URL.
+# start_fake VAR EVENTS_TOKEN JOBS_KEY: a fake upstream (stopped at exit); VAR gets its base URL.
 start_fake() {
-    local fifo="$work/ready-$1"
-    mkfifo "$fifo"
-    "$fake" --port 0 --data "$src/tests/fixtures/upstream" --events-token "$2" --jobs-api-key "$3" \
-        >"$fifo" 2>"$work/fake-$1.log" &
-    pids+=($!)
-    local line
-    read -r -t 30 line <"$fifo" || fail "the fake upstream did not start"
-    printf -v "$1" '%s' "${line#listening on }"
+    mkdir -p "$work/fake-$1"
+    start_fake_upstream "$fake" "$work/fake-$1" "$src/tests/fixtures/upstream" --events-token "$2" \
+        --jobs-api-key "$3"
+    extra_pids+=("$fake_pid")
+    fake_pid=
+    printf -v "$1" '%s' "$upstream"
 }
 start_fake good "$events_token" "$jobs_key"
 start_fake rejecting "other-events-token" "other-jobs-key" # our secrets get 401 / "stat": "fail"
@@ -165,13 +155,9 @@ fault none
 
 # --- serve: every endpoint with and without the right token, HEAD, 404/405, error paths
 serve() { # serve LOG READY: starts the server and waits until /healthz matches READY; sets base
-    "$bin" serve --config "$work/secrets.toml" >"$out/$1.stdout" 2>"$out/$1" &
-    serve_pid=$!
-    pids+=("$serve_pid")
-    base=
+    start_icsbridge "$bin" "$work/secrets.toml" "$out/$1" >"$out/$1.stdout"
     for _ in $(seq 1 300); do
-        base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$out/$1" | head -1 | sed 's/listening on //')
-        if [ -n "$base" ] && curl -s "${admin[@]}" "$base/healthz" >"$work/health" && grep -q "$2" "$work/health"; then
+        if curl -s "${admin[@]}" "$base/healthz" >"$work/health" && grep -q "$2" "$work/health"; then
             return 0
         fi
         kill -0 "$serve_pid" 2>/dev/null || fail "serve exited early"
@@ -182,6 +168,7 @@ serve() { # serve LOG READY: starts the server and waits until /healthz matches 
 stop_serve() {
     kill -TERM "$serve_pid"
     wait "$serve_pid" || fail "serve exited with $? after SIGTERM"
+    serve_pid=
 }
 n=0
 curls=()

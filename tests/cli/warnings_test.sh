@@ -5,8 +5,8 @@
 #   warnings_test.sh ICSBRIDGE
 set -u
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+init_work
 fail() {
     echo "FAIL [warnings]: $*" >&2
     [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }

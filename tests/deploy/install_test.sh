@@ -3,7 +3,9 @@
 # and the bash completion.
 set -euo pipefail
 build="$1"
-prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+init_work
+prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/icsbridge share/doc/icsbridge/README.md share/doc/icsbridge/examples/example.toml \
     share/doc/icsbridge/examples/nginx.conf lib/systemd/system/icsbridge.service share/man/man1/icsbridge.1.gz \

@@ -11,6 +11,8 @@ mode=$1 build=$2
 out="$build/package-test"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Scratch space ($work, removed at exit) from the shared fixtures.
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
 
 deb_file() {
     local debs=("$out"/icsbridge_*.deb)
@@ -63,8 +65,9 @@ contents)
         grep -Eq "(^|, )$dep( |,|$)" <<<"$depends" || fail "Depends lacks $dep: $depends"
     done
 
-    ctl=$(mktemp -d)
-    trap 'rm -rf "$ctl"' EXIT
+    init_work
+    ctl="$work/control"
+    mkdir "$ctl"
     dpkg-deb -e "$deb" "$ctl"
     diff <(printf '/etc/icsbridge/config.toml\n/etc/icsbridge/secrets.env\n') "$ctl/conffiles" || fail "conffiles"
     for s in postinst prerm postrm; do
@@ -80,8 +83,8 @@ contents)
 
     # The packaged unit is the repository's, with the package's paths; the packaged config is the example
     # with its snapshots in the unit's state directory.
-    x=$(mktemp -d)
-    trap 'rm -rf "$ctl" "$x"' EXIT
+    x="$work/extracted"
+    mkdir "$x"
     dpkg-deb -x "$deb" "$x"
     unit="$x/lib/systemd/system/icsbridge.service"
     grep -q '^ExecStart=/usr/bin/icsbridge serve ' "$unit" || fail "unit ExecStart"
@@ -114,8 +117,9 @@ lintian)
 
 install)
     deb=$(deb_file)
-    root=$(mktemp -d)
-    trap 'rm -rf "$root"' EXIT
+    init_work
+    root="$work/root"
+    mkdir "$root"
     mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/log"
     touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
     # The maintainer scripts run unchrooted with DPKG_ROOT set (the root has no shell of its own); they must

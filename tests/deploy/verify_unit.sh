@@ -5,7 +5,9 @@
 set -euo pipefail
 src="$1"; bin="$2"; build="$3"
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze not installed: skipped"; exit 77; }
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+init_work
+dir="$work"
 export MANPATH="$build/man"
 for unit in "$src/deploy/icsbridge.service" "$build/deb/icsbridge.service"; do
     sed -E "s#/usr(/local)?/bin/icsbridge#$bin#g" "$unit" >"$dir/icsbridge.service"

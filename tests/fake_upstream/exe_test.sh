@@ -1,13 +1,15 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # File: exe_test.sh
 # CTest check of the icsbridge-fake-upstream executable: one "listening on" line, control and API
 # endpoints over curl, a clean exit on SIGTERM. Usage: exe_test.sh PATH-TO-EXECUTABLE
 set -eu
 exe=$1
-out=$(mktemp)
+. "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+init_work
+# Started by hand, not with start_fake_upstream: the test reads every line it prints on startup.
+out="$work/out"
 "$exe" --port 0 --page-size 5 >"$out" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; rm -f "$out"' EXIT
+fake_pid=$!
 
 i=0
 until grep -q '^listening on http://127.0.0.1:[0-9]*$' "$out"; do
@@ -31,11 +33,11 @@ curl -s -H 'Authorization: Bearer demo-events-token' "$url/v3/users/me/events/?s
 curl -s "$url/__control/requests" | grep -q '"path":"/api/categories/"' || { echo "request not recorded"; exit 1; }
 expect "$(status -X POST "$url/__control/fault?kind=bogus")" 400 "unknown fault kind"
 
-kill -TERM "$pid"
+kill -TERM "$fake_pid"
 set +e
-wait "$pid"
+wait "$fake_pid"
 rc=$?
 set -e
-trap 'rm -f "$out"' EXIT
+fake_pid=
 [ "$rc" -eq 0 ] || { echo "exit status $rc after SIGTERM"; exit 1; }
 echo "ok"

@@ -9,13 +9,8 @@ set -u
 bin=$1
 src=$2
 python=/usr/bin/python3
-work=$(mktemp -d)
-serve_pid=
-cleanup() {
-    [ -n "$serve_pid" ] && { kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
 fail() {
     echo "FAIL [fd_limit]: $*" >&2
     [ -f "$work/serve.log" ] && { echo "--- serve log (tail):" >&2; tail -20 "$work/serve.log" >&2; }

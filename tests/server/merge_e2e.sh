@@ -17,8 +17,6 @@ src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
 init_work
-jobs_fake_pid=
-trap 'kill -TERM $jobs_fake_pid 2>/dev/null; wait $jobs_fake_pid 2>/dev/null; stop_and_clean' EXIT
 
 fail() {
     echo "FAIL [merge_e2e]: $*" >&2
@@ -48,7 +46,7 @@ uids_of() {
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 # The jobs part has an upstream of its own, so it can fail while the events upstream answers.
 start_fake_upstream "$fake" "$work" "$work/data"
-jobs_fake_pid=$fake_pid
+extra_pids+=("$fake_pid") # stopped at exit with the rest
 jobs_upstream=$upstream
 start_fake_upstream "$fake" "$work" "$work/data"
 events_upstream=$upstream

@@ -25,16 +25,18 @@ start_icsbridge() {
     fail "serve did not start listening"
 }
 
-# init_work: a new temporary directory in $work, removed at exit after serve_pid and fake_pid (when set)
-# are stopped.
+# init_work: a new temporary directory in $work, removed at exit after serve_pid, fake_pid (when set) and
+# every pid in the extra_pids array (a second fake, a second server) are stopped.
 init_work() {
     work=$(mktemp -d)
     serve_pid=
     fake_pid=
+    extra_pids=()
     trap stop_and_clean EXIT
 }
 stop_and_clean() {
-    for pid in $serve_pid $fake_pid; do
+    local pid
+    for pid in $serve_pid $fake_pid "${extra_pids[@]}"; do
         kill -TERM "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
