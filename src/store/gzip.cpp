@@ -8,9 +8,9 @@
 
 namespace icsbridge {
 
-std::string gzip_compress(std::string_view data) {
+std::string gzip_compress(std::string_view data, int level) {
     z_stream zs{};
-    if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
         throw std::runtime_error("deflateInit2 failed");
     std::string out;
     out.resize(deflateBound(&zs, static_cast<uLong>(data.size())) + 32);

@@ -7,7 +7,10 @@
 
 namespace icsbridge {
 
-/** @brief gzip-compresses `data` (best compression: it is done once per snapshot, served many times). */
-std::string gzip_compress(std::string_view data);
+/**
+ * @brief gzip-compresses `data`. The default is the best compression: a snapshot is compressed once and
+ * served many times. Something compressed per response wants a fast level (web servers use 1).
+ */
+std::string gzip_compress(std::string_view data, int level = 9);
 
 } // namespace icsbridge
