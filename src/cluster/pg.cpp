@@ -4,9 +4,33 @@
 
 #include <icsbridge/config.hpp>
 
+#include <poll.h>
+
+#include <cerrno>
 #include <cstring>
 
 namespace icsbridge::cluster {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+/** Waits until the socket is ready for `events` or `deadline` passes: false on the deadline or an error. */
+bool wait_socket(int fd, short events, steady::time_point deadline) {
+    for (;;) {
+        auto const left = std::chrono::ceil<std::chrono::milliseconds>(deadline - steady::now());
+        if (left.count() <= 0 || fd < 0)
+            return false;
+        pollfd p{fd, events, 0};
+        int const rc = ::poll(&p, 1, static_cast<int>(left.count()));
+        if (rc > 0)
+            return true;
+        if (rc == 0 || errno != EINTR)
+            return false;
+    }
+}
+
+} // namespace
 
 std::optional<std::int64_t> PgRow::int8(int col) const {
     if (is_null(col) || PQgetlength(res, row, col) != 8)
@@ -19,8 +43,9 @@ std::optional<std::int64_t> PgRow::int8(int col) const {
     return static_cast<std::int64_t>(v);
 }
 
-PgConnection::PgConnection(std::string url)
-    : url_(std::move(url)) {}
+PgConnection::PgConnection(std::string url, std::chrono::milliseconds answer_within)
+    : url_(std::move(url))
+    , answer_within_(answer_within) {}
 
 bool PgConnection::connected() const {
     return conn_ && PQstatus(conn_.get()) == CONNECTION_OK;
@@ -31,7 +56,10 @@ std::string PgConnection::where() const {
 }
 
 Error PgConnection::error(std::string const& what) const {
-    std::string why = conn_ ? PQerrorMessage(conn_.get()) : "out of memory";
+    return error(what, conn_ ? PQerrorMessage(conn_.get()) : "no connection");
+}
+
+Error PgConnection::error(std::string const& what, std::string why) const {
     while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
         why.pop_back();
     // libpq messages name host and user, not the password; scrub it anyway in case a future one does.
@@ -43,16 +71,20 @@ Result<void> PgConnection::ensure() {
         return {};
     if (conn_) {
         PQreset(conn_.get());
-        if (connected())
+        if (connected() && PQsetnonblocking(conn_.get(), 1) == 0)
             return {};
     }
     // Our defaults come first so that the URL's own values override them: a bounded connect (the
-    // control thread waits for it) and statements that cannot hang a refresh for ever.
+    // control thread waits for it) and statements the server ends before our own deadline does.
     char const* keys[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
-    char const* values[] = {"5", "icsbridge", "-c statement_timeout=15000", url_.c_str(), nullptr};
+    char const* values[] = {"5", "icsbridge", "-c statement_timeout=8000", url_.c_str(), nullptr};
     conn_.reset(PQconnectdbParams(keys, values, 1));
     if (!connected())
         return error("cannot connect");
+    // Non-blocking, so that sending a large row to a server that stopped reading waits in poll(), under
+    // the statement's deadline, not in a write() without one.
+    if (PQsetnonblocking(conn_.get(), 1) != 0)
+        return error("cannot switch the connection to non-blocking mode");
     // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our log.
     PQsetNoticeProcessor(
         conn_.get(),
@@ -72,20 +104,65 @@ PgConnection::run_once(std::string const& sql, std::vector<PgParam> const& param
         lengths.push_back(static_cast<int>(p.value.size()));
         formats.push_back(p.binary ? 1 : 0);
     }
-    PgResultPtr res(PQexecParams(
-        conn_.get(),
-        sql.c_str(),
-        static_cast<int>(params.size()),
-        nullptr,
-        values.data(),
-        lengths.data(),
-        formats.data(),
-        binary ? 1 : 0
-    ));
-    auto const status = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
-    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-        return res;
-    return error("statement failed");
+    if (!PQsendQueryParams(
+            conn_.get(),
+            sql.c_str(),
+            static_cast<int>(params.size()),
+            nullptr,
+            values.data(),
+            lengths.data(),
+            formats.data(),
+            binary ? 1 : 0
+        ))
+        return error("statement failed");
+    return await_results("statement failed");
+}
+
+Result<PgResultPtr> PgConnection::await_results(std::string const& what) {
+    PGconn* c = conn_.get();
+    auto const deadline = steady::now() + answer_within_;
+    auto give_up = [&] {
+        // A server that stopped answering (SIGSTOP, a partition, a full disk) would hold the control thread
+        // for as long as TCP retries; dropping the connection ends the statement on both sides.
+        conn_.reset();
+        return fail(
+            errc::io_error,
+            where() + ": " + what + ": no answer within " + std::to_string(answer_within_.count()) +
+                " ms; the connection is closed and opened again on the next call"
+        );
+    };
+    // Send what libpq still holds (non-blocking mode): wait for room, reading meanwhile as the docs ask.
+    for (int pending; (pending = PQflush(c)) != 0;) {
+        if (pending < 0)
+            return error(what);
+        if (!wait_socket(PQsocket(c), POLLIN | POLLOUT, deadline))
+            return give_up();
+        if (PQconsumeInput(c) == 0)
+            return error(what);
+    }
+    // Every result of the statement (several for a multi-statement exec()); the first error wins.
+    PgResultPtr last;
+    std::optional<std::string> failed;
+    for (;;) {
+        while (PQisBusy(c)) {
+            if (!wait_socket(PQsocket(c), POLLIN, deadline))
+                return give_up();
+            if (PQconsumeInput(c) == 0)
+                return error(what);
+        }
+        PgResultPtr res(PQgetResult(c));
+        if (!res)
+            break;
+        auto const status = PQresultStatus(res.get());
+        if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && !failed)
+            failed = PQresultErrorMessage(res.get());
+        last = std::move(res);
+    }
+    if (failed)
+        return error(what, *failed);
+    if (!last)
+        return error(what);
+    return last;
 }
 
 Result<PgResultPtr>
@@ -107,11 +184,11 @@ PgConnection::query(std::string const& sql, std::vector<PgParam> const& params, 
 Result<void> PgConnection::exec(std::string const& sql) {
     if (auto ok = ensure(); !ok)
         return ok.error();
-    // PQexec, not PQexecParams: a migration step is several statements, and there are no values to pass.
-    PgResultPtr res(PQexec(conn_.get(), sql.c_str()));
-    auto const status = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+    // The simple protocol, not parameters: a migration step is several statements, with no values to pass.
+    if (!PQsendQuery(conn_.get(), sql.c_str()))
         return error("statement failed");
+    if (auto res = await_results("statement failed"); !res)
+        return res.error();
     return {};
 }
 

@@ -1,13 +1,15 @@
 // File: pg.hpp
 // The libpq layer of cluster mode: RAII owners of PGconn and PGresult, a connection that reconnects, and
-// parameterised statements only (values never spliced into SQL). Blocking: call it from the refresh
-// (control) thread or at start, never from an HTTP worker.
+// parameterised statements only (values never spliced into SQL). Blocking, but never for long: a connect
+// gives up after 5 s and a statement after `answer_within`, however the server or the network hangs. Call
+// it from the refresh (control) thread or at start, never from an HTTP worker.
 #pragma once
 
 #include <icsbridge/error.hpp>
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,15 +56,24 @@ struct PgRow {
  */
 class PgConnection {
   public:
-    /** @param url a libpq URI; it is never written into a message (see mask_database_url). */
-    explicit PgConnection(std::string url);
+    /// What a statement gets by default: more than the server's own statement_timeout (8 s), so that a
+    /// slow statement is ended by the server and the connection stays usable.
+    static constexpr std::chrono::milliseconds default_answer_within{10000};
+
+    /**
+     * @param url a libpq URI; it is never written into a message (see mask_database_url).
+     * @param answer_within how long a statement may wait for the server (a stopped server, a partition):
+     * past it the connection is closed, the statement fails, and the next call connects again.
+     */
+    explicit PgConnection(std::string url, std::chrono::milliseconds answer_within = default_answer_within);
 
     /** @brief Connects if not connected (or the connection broke); errc::io_error says why, no password. */
     Result<void> ensure();
 
     /**
      * @brief Runs one parameterised statement; rows in binary format when `binary`. Outside a transaction
-     * a broken connection is reset and the statement tried once more (every statement here is safe to
+     * a broken connection, or one that gave no answer within `answer_within`, is reset and the statement
+     * tried once more (every statement here is safe to
      * repeat).
      */
     Result<PgResultPtr>
@@ -78,9 +89,12 @@ class PgConnection {
 
   private:
     Result<PgResultPtr> run_once(std::string const& sql, std::vector<PgParam> const& params, bool binary);
+    Result<PgResultPtr> await_results(std::string const& what);
     Error error(std::string const& what) const;
+    Error error(std::string const& what, std::string why) const;
 
     std::string url_;
+    std::chrono::milliseconds answer_within_;
     PgConnPtr conn_;
 };
 

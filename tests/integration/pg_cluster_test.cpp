@@ -12,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <poll.h>
+#include <signal.h>
 
 #include <atomic>
 #include <thread>
@@ -287,6 +288,26 @@ BOOST_AUTO_TEST_CASE(concurrent_claims_have_one_winner) {
         t.join();
     BOOST_TEST(answered.load() == nodes);
     BOOST_TEST(winners.load() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_backend_that_stops_answering_is_given_up_and_the_statement_runs_on_a_new_one) {
+    // The backend serving the connection stopped (as a hung server or a partition looks from here): the
+    // statement must give it up by its deadline instead of holding the control thread for as long as TCP
+    // waits, and run once more on a new connection (the postmaster still answers).
+    auto const url = shared_postgres().fresh_database("stopped");
+    PgConnection c(url, 1000ms);
+    auto pid = c.query("SELECT pg_backend_pid()");
+    BOOST_REQUIRE_MESSAGE(pid, (pid ? "" : pid.error().message));
+    pid_t const backend = std::stoi(PQgetvalue(pid->get(), 0, 0));
+    BOOST_REQUIRE(::kill(backend, SIGSTOP) == 0);
+    auto again = c.query("SELECT pg_backend_pid()");
+    ::kill(backend, SIGCONT);
+    BOOST_REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
+    BOOST_TEST(std::stoi(PQgetvalue(again->get(), 0, 0)) != backend);
+    // A multi-statement exec() reports the statement that failed, not a later one.
+    auto bad = c.exec("SELECT 1; SELECT * FROM no_such_table; SELECT 2");
+    BOOST_REQUIRE(!bad);
+    BOOST_TEST(bad.error().message.find("no_such_table") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(errors_never_show_the_password) {
