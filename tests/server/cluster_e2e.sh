@@ -7,7 +7,8 @@
 # killed with SIGKILL is replaced within the lease plus one refresh; with the database gone the
 # others keep serving and /healthz says "degraded", refresh on their own, then say "ok" once it is back and
 # converge on the newest snapshot (theirs, written into the database), also when one restarts after the
-# outage with only its disk copy newer than the database's row; the database password shows in no log.
+# outage with only its disk copy newer than the database's row; a replica started with the database away
+# serves its disk copy and joins when it comes; the database password shows in no log.
 #   cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -192,6 +193,23 @@ for _ in $(seq 1 50); do [ "$(row_etag)" = "$newer" ] && break; sleep 0.1; done
 [ "$(row_etag)" = "$newer" ] || fail "restarted, r$survivor left the database at $(row_etag), not its newer $newer"
 [ "$(etag_of "$base")" = "$newer" ] || fail "restarted, r$survivor serves $(etag_of "$base"), not its newer $newer"
 curl -s -X POST "$upstream/__control/fault?kind=none" >/dev/null
+
+# A replica started while the database is unreachable: it serves its disk copy at once, says "degraded",
+# and joins the cluster ("ok") once the database is there.
+pause_postgres
+kill -TERM "$serve_pid"
+wait "$serve_pid" 2>/dev/null
+replicas=${replicas/ $serve_pid/}
+mv "$work/r$survivor.log" "$work/r$survivor.second.log"
+start_icsbridge "$bin" "$work/r$survivor.toml" "$work/r$survivor.log"
+replicas="$replicas $serve_pid"
+[ "$(etag_of "$base")" = "$newer" ] || fail "started without its database, r$survivor serves $(etag_of "$base"), not its disk copy $newer"
+for _ in $(seq 1 50); do curl -s "$base/healthz" | grep -q '"cluster":"degraded"' && break; sleep 0.1; done
+curl -s "$base/healthz" | grep -q '"cluster":"degraded"' || fail "started without its database, r$survivor does not say degraded"
+run_postgres
+for _ in $(seq 1 150); do curl -s "$base/healthz" | grep -q '"cluster":"ok"' && break; sleep 0.1; done
+curl -s "$base/healthz" | grep -q '"cluster":"ok"' || fail "r$survivor, started without its database, did not join once it came"
+[ "$(etag_of "$base")" = "$newer" ] || fail "joining, r$survivor went from $newer to $(etag_of "$base")"
 
 # Nothing printed the database password.
 if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi
