@@ -12,12 +12,12 @@ build_pkgs=(
 )
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)
-# Real clients the tests check our output with, and the tools the fuzz/sanitizer steps use.
+# Real clients the tests check our output with, and the tools the fuzz/sanitizer and clang-tidy steps use.
 # lintian, man-db (man -l) and fakeroot (dpkg into a throwaway root as non-root) check the package; wrk loads
 # the server while the reload test sends SIGHUP; postgresql-15 is the real database the cluster tests start;
 # python3-yaml reads deploy/compose.yaml in its test.
 test_pkgs=(
-    python3 python3-icalendar python3-vobject python3-yaml openssl clang-14 libclang-rt-14-dev chromium zbar-tools nginx-light
+    python3 python3-icalendar python3-vobject python3-yaml openssl clang-14 clang-tidy-14 libclang-rt-14-dev chromium zbar-tools nginx-light
     lintian man-db fakeroot wrk libpq-dev postgresql-15
 )
 # Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).

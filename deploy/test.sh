@@ -2,7 +2,8 @@
 # Builds icsbridge and runs every test. On a fresh Debian 12 machine this is the only command needed:
 # it installs the packages it uses first. Exit status is non-zero on any failure.
 #
-# 1. build/      RelWithDebInfo, warnings as errors: the whole CTest suite.
+# 1. build/      RelWithDebInfo, warnings as errors: the whole CTest suite, then clang-tidy (.clang-tidy)
+#                over src/ against build/compile_commands.json.
 # 2. build-san/  clang with AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite again, then
 #                every libFuzzer target for a bounded time (deploy/fuzz.sh, about a minute in all).
 # ICSBRIDGE_SKIP_SANITIZERS=1 skips step 2 (for a quick local run; CI always runs it).
@@ -14,9 +15,14 @@ deploy/install-deps.sh
 jobs="${ICSBRIDGE_JOBS:-2}"
 started=$(date +%s)
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DICSBRIDGE_WERROR=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DICSBRIDGE_WERROR=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure --timeout 600
+# Our own sources only (the tests and the fuzz/bench drivers are not checked); any finding fails the run.
+tidy_started=$(date +%s)
+run-clang-tidy-14 -p build -j"$jobs" -quiet "$PWD/src/" >build/clang-tidy.log 2>&1 ||
+    { grep -E 'warning:|error:' build/clang-tidy.log | sort -u; echo "clang-tidy found the above" >&2; exit 1; }
+echo "clang-tidy: clean in $(( $(date +%s) - tidy_started ))s"
 
 if [ "${ICSBRIDGE_SKIP_SANITIZERS:-0}" != 1 ]; then
     CC=clang-14 CXX=clang++-14 cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \

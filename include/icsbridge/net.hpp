@@ -48,9 +48,9 @@ struct ClientOptions {
     std::chrono::milliseconds io_timeout{std::chrono::seconds(20)};      ///< each write / read
     std::chrono::milliseconds request_timeout{std::chrono::seconds(20)}; ///< one whole attempt
     std::size_t max_body =
-        32 * 1024 * 1024;    ///< decoded body limit; larger answers fail with upstream_too_large
-    int max_concurrency = 4; ///< requests in flight at once (and pooled connections) per client
-    std::string ca_file;     ///< extra PEM trust anchors; the system store is always used too
+        std::size_t{32} * 1024 * 1024; ///< decoded body limit; larger answers fail with upstream_too_large
+    int max_concurrency = 4;           ///< requests in flight at once (and pooled connections) per client
+    std::string ca_file;               ///< extra PEM trust anchors; the system store is always used too
     RetryPolicy retry;
     /// Called after every attempt (retries included) with the status, or 0 when no response came (network
     /// error, timeout), and how long the attempt took: for the upstream request histogram in /metrics.

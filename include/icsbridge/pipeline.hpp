@@ -59,7 +59,7 @@ class Pipeline {
         Config const& cfg,
         boost::asio::any_io_executor ex,
         Logger log = null_logger(),
-        RequestObserver observe = {},
+        RequestObserver const& observe = {},
         Pipeline const* previous = nullptr
     );
     ~Pipeline();

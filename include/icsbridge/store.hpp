@@ -54,7 +54,7 @@ class SealedFile {
  * const>. */
 /// A gzip body this large or larger is also kept in a SealedFile; smaller ones go out with the header in
 /// one write.
-inline constexpr std::size_t sendfile_min_bytes = 32 * 1024;
+inline constexpr std::size_t sendfile_min_bytes = std::size_t{32} * 1024;
 
 struct Snapshot {
     std::string body;               ///< the calendar

@@ -31,7 +31,7 @@ namespace net = boost::asio;
 
 /** @brief Contains a failure of a top-level coroutine to one log line; the last one to end stops the loop. */
 auto on_done(Logger const& log, std::string what, std::atomic<int>& remaining, net::io_context& ioc) {
-    return [&log, what, &remaining, &ioc](std::exception_ptr e) {
+    return [&log, what = std::move(what), &remaining, &ioc](std::exception_ptr e) {
         if (e) {
             try {
                 std::rethrow_exception(e);
@@ -175,7 +175,7 @@ int serve_command(Config const& start_cfg, Logger const& log) {
     std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
     for (int i = 0; i < threads; ++i) {
         workers.push_back(std::make_unique<net::io_context>(1));
-        worker_executors.push_back(workers.back()->get_executor());
+        worker_executors.emplace_back(workers.back()->get_executor());
         keep_running.push_back(net::make_work_guard(*workers.back()));
     }
 
@@ -286,6 +286,7 @@ int serve_command(Config const& start_cfg, Logger const& log) {
     );
 
     std::vector<std::thread> pool;
+    pool.reserve(workers.size() + 1);
     for (auto& w : workers)
         pool.emplace_back([&w] { w->run(); });
     pool.emplace_back([&accept_ioc] { accept_ioc.run(); });

@@ -18,7 +18,6 @@ namespace {
 
 using boost::beast::iequals;
 using html::is_space;
-using html::lower;
 
 enum class TagKind { other, paragraph, line, list_item, cell, link, pre, br, hr, skip_content };
 

@@ -110,7 +110,7 @@ std::string event_location(Event const& e) {
     if (!e.venue)
         return {};
     std::string const name = one_line(e.venue->name);
-    std::string const address = one_line(e.venue->address);
+    std::string address = one_line(e.venue->address);
     if (name.empty())
         return address;
     if (address.empty() || address.starts_with(name))

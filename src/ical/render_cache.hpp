@@ -30,7 +30,7 @@ class ItemHasher {
             // Four independent lanes: descriptions are most of the bytes hashed on every refresh.
             std::uint64_t lane[4] = {h_, h_ ^ k1, h_ ^ k2, h_ ^ k3};
             for (; n >= 32; p += 32, n -= 32)
-                for (int i = 0; i < 4; ++i)
+                for (std::size_t i = 0; i < 4; ++i)
                     lane[i] = mix(lane[i], load(p + 8 * i));
             for (std::uint64_t l : lane)
                 add(l);

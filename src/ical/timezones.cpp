@@ -69,7 +69,7 @@ std::optional<icaltimetype> local_time(sys_seconds t, icaltimezone* zone) {
     int const offset = utc_offset(zone, instant);
     // When clocks went back within the last hours, the same wall time may also name an earlier instant;
     // a TZID time means that earlier one (RFC 5545 3.3.5), so this instant cannot be written that way.
-    constexpr long long look_back = 6 * 3600;
+    constexpr long long look_back = 6LL * 3600;
     if (int const earlier = utc_offset(zone, instant - look_back); earlier > offset) {
         if (utc_offset(zone, instant + offset - earlier) == earlier)
             return std::nullopt;

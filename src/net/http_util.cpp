@@ -38,8 +38,9 @@ Error client_error(std::string const& service, errc code, std::string what) {
 }
 
 std::string format_size(std::size_t bytes) {
-    if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0)
-        return std::to_string(bytes / (1024 * 1024)) + " MiB";
+    constexpr std::size_t mib = std::size_t{1024} * 1024;
+    if (bytes >= mib && bytes % mib == 0)
+        return std::to_string(bytes / mib) + " MiB";
     if (bytes >= 1024 && bytes % 1024 == 0)
         return std::to_string(bytes / 1024) + " KiB";
     return std::to_string(bytes) + " bytes";

@@ -54,7 +54,7 @@ run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
         if (items)
             out.push_back(pipeline->render(*f, *items));
         else
-            out.push_back(items.error());
+            out.emplace_back(items.error());
     }
     co_return out;
 }

@@ -99,7 +99,11 @@ struct Pipeline::Impl {
 };
 
 Pipeline::Pipeline(
-    Config const& cfg, net::any_io_executor ex, Logger log, RequestObserver observe, Pipeline const* previous
+    Config const& cfg,
+    net::any_io_executor ex,
+    Logger log,
+    RequestObserver const& observe,
+    Pipeline const* previous
 )
     : impl_(std::make_unique<Impl>(
           cfg, std::move(ex), std::move(log), observe, previous ? previous->impl_.get() : nullptr

@@ -14,7 +14,7 @@
 namespace icsbridge {
 
 /// The events service sends a few hundred bytes; anything near this is not one of its hooks.
-inline constexpr std::size_t hook_body_limit = 64 * 1024;
+inline constexpr std::size_t hook_body_limit = std::size_t{64} * 1024;
 
 /** @brief The answer to one hook request and why. */
 struct HookVerdict {

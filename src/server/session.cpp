@@ -32,7 +32,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::size_t header_limit = 16 * 1024;
+constexpr std::size_t header_limit = std::size_t{16} * 1024;
 
 /**
  * @brief True unless the request has a Transfer-Encoding other than exactly `chunked` (`identity`,

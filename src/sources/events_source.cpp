@@ -304,6 +304,7 @@ class EventsClient {
     net::awaitable<Result<void>>
     add_ticket_classes(std::vector<Event>& events, FeedConfig const& feed) const {
         std::vector<net::awaitable<Result<std::vector<TicketClass>>>> tasks;
+        tasks.reserve(events.size());
         for (auto const& e : events)
             tasks.push_back(ticket_classes(e.id, feed.max_items));
         auto results = co_await all_of(std::move(tasks));
