@@ -94,6 +94,7 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
     CommandInfo const* cmd = find_command(first);
     if (!cmd) {
         std::vector<std::string_view> names;
+        names.reserve(std::size(commands));
         for (auto const& c : commands)
             names.push_back(c.name);
         std::string msg =

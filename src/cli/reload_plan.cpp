@@ -27,19 +27,19 @@ ReloadPlan plan_reload(Config const& old, Config const& next) {
     auto const& so = old.server;
     auto const& sn = next.server;
     if (so.host != sn.host || so.port != sn.port)
-        plan.restart_needed.push_back("listen");
+        plan.restart_needed.emplace_back("listen");
     if (so.threads != sn.threads)
-        plan.restart_needed.push_back("threads");
+        plan.restart_needed.emplace_back("threads");
     if (so.gzip != sn.gzip)
-        plan.restart_needed.push_back("gzip");
+        plan.restart_needed.emplace_back("gzip");
     if (so.max_connections != sn.max_connections)
-        plan.restart_needed.push_back("max_connections");
+        plan.restart_needed.emplace_back("max_connections");
     if (so.request_timeout != sn.request_timeout || so.idle_timeout != sn.idle_timeout)
-        plan.restart_needed.push_back("request_timeout/idle_timeout");
+        plan.restart_needed.emplace_back("request_timeout/idle_timeout");
     if (old.storage.dir != next.storage.dir)
-        plan.restart_needed.push_back("storage.dir");
+        plan.restart_needed.emplace_back("storage.dir");
     if (old.cluster != next.cluster)
-        plan.restart_needed.push_back("[cluster]");
+        plan.restart_needed.emplace_back("[cluster]");
     plan.sources_changed = old.sources != next.sources;
 
     for (auto const& f : next.feeds) {

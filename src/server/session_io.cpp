@@ -232,11 +232,11 @@ read_body(SessionState& st, beast::flat_buffer& buffer, http::request_parser<htt
 
 net::awaitable<void> drain_before_close(SessionState& st, steady::duration limit) {
     // Enough for any body a calendar client sends by mistake; past it, a reset is the client's problem.
-    constexpr std::size_t cap = 4 * 1024 * 1024;
+    constexpr std::size_t cap = std::size_t{4} * 1024 * 1024;
     beast::error_code ec;
     st.socket.shutdown(tcp::socket::shutdown_send, ec);
     st.expires_after(limit);
-    std::array<char, 16 * 1024> scratch;
+    std::array<char, std::size_t{16} * 1024> scratch;
     for (std::size_t total = 0; total < cap;) {
         auto [rec, n] = co_await st.socket.async_read_some(net::buffer(scratch), use_tuple);
         if (rec)
