@@ -32,7 +32,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , store_(store)
     , log_(std::move(log))
     , rows_(std::make_shared<PgSnapshots>(
-          cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }
+          cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }, log_
       ))
     , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
     , budget_(std::make_shared<PgBudget>(cfg.database_url))
@@ -113,6 +113,12 @@ void ClusterNode::renew_held() {
 void ClusterNode::listen_or_reconnect() {
     if (std::chrono::steady_clock::now() < retry_after_)
         return;
+    // The schema first: a database that came back empty needs its tables before leases and LISTEN.
+    if (auto ok = rows_->prepare(); !ok) {
+        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+        set_degraded(true, ok.error().message);
+        return;
+    }
     if (auto ok = listen_db_.exec(std::string("LISTEN ") + snapshot_channel + "; LISTEN " + hook_channel);
         !ok) {
         retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
@@ -134,6 +140,8 @@ void ClusterNode::converge() {
         auto row = rows_->load(s.name, store_.gzip_enabled());
         if (!row && row.error().code == errc::io_error)
             return; // away again: the next reconnect converges
+        if (!row && row.error().code == errc::snapshot_corrupt)
+            snapshots_->warn_refused(s.name, row.error());
         bool const ours_newer =
             s.snapshot && s.last_success && !refused_.count(s.name) &&
             (!row || !*row || ((*row)->etag != s.snapshot->etag && *s.last_success > (*row)->fetched_at));

@@ -19,9 +19,13 @@ Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const
     }
     // A corrupt row is news for whoever runs the cluster; the store would only hear of it with no cache.
     if (!row && row.error().code == errc::snapshot_corrupt)
-        log_.warn("feed " + feed + ": " + row.error().message + "; serving this replica's own copy");
+        warn_refused(feed, row.error());
     // No row, a corrupt one (never served) or no database: what this replica kept itself.
     return disk_.load(feed, gzip);
+}
+
+void ClusterSnapshots::warn_refused(std::string const& feed, Error const& why) const {
+    log_.warn("feed " + feed + ": " + why.message + "; serving this replica's own copy");
 }
 
 } // namespace icsbridge::cluster

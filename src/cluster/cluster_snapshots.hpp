@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cluster/pg_snapshots.hpp"
+#include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/store.hpp>
 
@@ -28,6 +29,10 @@ class ClusterSnapshots final : public SnapshotBackend {
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
 
     std::string where() const override { return rows_->where() + " (cache: " + disk_.where() + ")"; }
+
+    /** @brief Logs a row refused for `why` (errc::snapshot_corrupt), as load() does, for other readers of
+     * the row (the convergence after an outage). */
+    void warn_refused(std::string const& feed, Error const& why) const;
 
   private:
     std::shared_ptr<PgSnapshots> rows_;

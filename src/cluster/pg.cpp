@@ -30,6 +30,30 @@ bool wait_socket(int fd, short events, steady::time_point deadline) {
     }
 }
 
+/**
+ * libpq's message as one log line: its lines joined with "; ", without the LINE n: excerpt of the SQL and
+ * the caret under it that a statement's error carries (of no use in a log, and a break in it).
+ */
+std::string one_line(std::string_view why) {
+    std::string out;
+    while (!why.empty()) {
+        auto const nl = why.find('\n');
+        auto line = why.substr(0, nl);
+        why = nl == std::string_view::npos ? std::string_view{} : why.substr(nl + 1);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+            line.remove_prefix(1);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+            line.remove_suffix(1);
+        if (line.empty() || line.starts_with("LINE ") ||
+            line.find_first_not_of('^') == std::string_view::npos)
+            continue;
+        if (!out.empty())
+            out += "; ";
+        out += line;
+    }
+    return out;
+}
+
 } // namespace
 
 std::optional<std::int64_t> PgRow::int8(int col) const {
@@ -60,8 +84,7 @@ Error PgConnection::error(std::string const& what) const {
 }
 
 Error PgConnection::error(std::string const& what, std::string why) const {
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
-        why.pop_back();
+    why = one_line(why);
     // libpq messages name host and user, not the password; scrub it anyway in case a future one does.
     return fail(errc::io_error, where() + ": " + what + ": " + scrub_database_password(why, url_));
 }
@@ -71,26 +94,31 @@ Result<void> PgConnection::ensure() {
         return {};
     if (conn_) {
         PQreset(conn_.get());
-        if (connected() && PQsetnonblocking(conn_.get(), 1) == 0)
+        if (connected() && PQsetnonblocking(conn_.get(), 1) == 0) {
+            ++connects_;
             return {};
+        }
     }
     // Our defaults come first so that the URL's own values override them: a bounded connect (the
     // control thread waits for it) and statements the server ends before our own deadline does.
     char const* keys[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
     char const* values[] = {"5", "icsbridge", "-c statement_timeout=8000", url_.c_str(), nullptr};
     conn_.reset(PQconnectdbParams(keys, values, 1));
+    // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our log. Set
+    // before the check: a failed connection is kept, and PQreset() later brings it up with what it has.
+    if (conn_)
+        PQsetNoticeProcessor(
+            conn_.get(),
+            [](void*, char const*) {},
+            nullptr
+        );
     if (!connected())
         return error("cannot connect");
     // Non-blocking, so that sending a large row to a server that stopped reading waits in poll(), under
     // the statement's deadline, not in a write() without one.
     if (PQsetnonblocking(conn_.get(), 1) != 0)
         return error("cannot switch the connection to non-blocking mode");
-    // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our log.
-    PQsetNoticeProcessor(
-        conn_.get(),
-        [](void*, char const*) {},
-        nullptr
-    );
+    ++connects_;
     return {};
 }
 

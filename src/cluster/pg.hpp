@@ -84,6 +84,11 @@ class PgConnection {
 
     PGconn* raw() const { return conn_.get(); }
     bool connected() const;
+    /**
+     * @brief How many times a connection was made (first, or again after one broke, also inside query()):
+     * what was set up on the last one, such as the schema, may need doing again on a new one.
+     */
+    std::uint64_t connects() const { return connects_; }
     /** @brief The URL with its password masked, for log lines. */
     std::string where() const;
 
@@ -96,6 +101,7 @@ class PgConnection {
     std::string url_;
     std::chrono::milliseconds answer_within_;
     PgConnPtr conn_;
+    std::uint64_t connects_ = 0;
 };
 
 } // namespace icsbridge::cluster

@@ -3,7 +3,7 @@
 #include "cluster/pg_snapshots.hpp"
 
 #include "cluster/schema.hpp"
-#include "store/etag.hpp"
+#include "store/snapshot_check.hpp"
 
 namespace icsbridge::cluster {
 
@@ -35,30 +35,45 @@ WITH up AS (
 SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) AS n
 )sql";
 
-constexpr char const* load_sql =
-    "SELECT body, etag, last_modified, fetched_at, items FROM icsbridge_snapshots WHERE feed = $1";
+constexpr char const* load_sql = "SELECT body, etag, last_modified, fetched_at, items, generation "
+                                 "FROM icsbridge_snapshots WHERE feed = $1";
+
+// The lease holder's write over a row that failed its check, only if the row is still the one checked
+// ($10, its generation): a peer's good publish in between is never lost.
+constexpr char const* replace_sql = R"sql(
+WITH up AS (
+    UPDATE icsbridge_snapshots
+       SET body = $2, etag = $3, last_modified = $4::bigint, fetched_at = $5::bigint, items = $6::bigint,
+           lease_epoch = $7::bigint, saved_by = $8, generation = generation + 1, saved_at = now()
+     WHERE feed = $1 AND generation = $10::bigint
+    RETURNING feed, generation
+)
+SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) AS n
+)sql";
 
 } // namespace
 
-PgSnapshots::PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of)
+PgSnapshots::PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of, Logger log)
     : db_(std::move(database_url))
     , node_(std::move(node))
-    , epoch_of_(std::move(epoch_of)) {}
+    , epoch_of_(std::move(epoch_of))
+    , log_(std::move(log)) {}
 
 std::string PgSnapshots::where() const {
     return db_.where();
 }
 
 Result<void> PgSnapshots::prepare_locked() {
-    if (migrated_ && db_.connected())
-        return {};
     if (auto ok = db_.ensure(); !ok)
         return ok.error();
-    if (!migrated_) {
-        if (auto v = migrate(db_); !v)
-            return v.error();
-        migrated_ = true;
-    }
+    // Every new connection meets the schema again, not only the first: the database that comes back may be
+    // an empty one (restored from nothing, a failover to a fresh server). When nothing is missing this is
+    // one locked read of the version.
+    if (migrated_on_ == db_.connects())
+        return {};
+    if (auto v = migrate(db_); !v)
+        return v.error();
+    migrated_on_ = db_.connects();
     return {};
 }
 
@@ -77,23 +92,54 @@ Result<bool> PgSnapshots::write(
     std::lock_guard lock(mtx_);
     if (auto ok = prepare_locked(); !ok)
         return ok.error();
-    auto res = db_.query(
-        save_sql,
-        {PgParam::text(feed),
-         PgParam::bytes(snap.body),
-         PgParam::text(snap.etag),
-         PgParam::integer(snap.last_modified.time_since_epoch().count()),
-         PgParam::integer(fetched_at.time_since_epoch().count()),
-         PgParam::integer(static_cast<std::int64_t>(snap.items)),
-         PgParam::integer(epoch),
-         PgParam::text(node_),
-         PgParam::text(snapshot_channel),
-         PgParam::text(catching_up ? "true" : "false")},
-        true
-    );
+    auto params = row_params(feed, snap, fetched_at, epoch);
+    params.push_back(PgParam::text(catching_up ? "true" : "false"));
+    auto res = db_.query(save_sql, params, true);
     if (!res)
         return res.error();
     return PQntuples(res->get()) == 1;
+}
+
+std::vector<PgParam> PgSnapshots::row_params(
+    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+) const {
+    return {
+        PgParam::text(feed),
+        PgParam::bytes(snap.body),
+        PgParam::text(snap.etag),
+        PgParam::integer(snap.last_modified.time_since_epoch().count()),
+        PgParam::integer(fetched_at.time_since_epoch().count()),
+        PgParam::integer(static_cast<std::int64_t>(snap.items)),
+        PgParam::integer(epoch),
+        PgParam::text(node_),
+        PgParam::text(snapshot_channel),
+    };
+}
+
+Result<bool> PgSnapshots::replace_unusable(
+    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+) {
+    std::lock_guard lock(mtx_);
+    if (auto ok = prepare_locked(); !ok)
+        return ok.error();
+    auto res = db_.query(load_sql, {PgParam::text(feed)}, true);
+    if (!res)
+        return res.error();
+    if (PQntuples(res->get()) == 0)
+        return false;
+    auto const row = checked(res->get(), feed, false);
+    auto const generation = PgRow{res->get(), 0}.int8(5);
+    if (row || row.error().code != errc::snapshot_corrupt || !generation)
+        return false; // a good row: the fence was right to keep it
+    auto params = row_params(feed, snap, fetched_at, epoch);
+    params.push_back(PgParam::integer(*generation));
+    auto up = db_.query(replace_sql, params, true);
+    if (!up)
+        return up.error();
+    if (PQntuples(up->get()) != 1)
+        return false;
+    log_.warn(row.error().message + "; replaced with this replica's snapshot " + snap.etag);
+    return true;
 }
 
 Result<bool> PgSnapshots::store(
@@ -112,6 +158,15 @@ Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sy
     auto written = store(feed, snap, fetched_at, epoch);
     if (!written)
         return written.error();
+    // The fence keeps a newer row, but a row that fails its check is no snapshot at all: its fields (an
+    // epoch or a fetch time from the future) must not hold off every publish, so the lease holder's
+    // calendar replaces it.
+    if (!*written && epoch > 0) {
+        auto replaced = replace_unusable(feed, snap, fetched_at, epoch);
+        if (!replaced)
+            return replaced.error();
+        written = replaced;
+    }
     if (!*written) {
         if (on_refused_)
             on_refused_(feed);
@@ -134,7 +189,12 @@ Result<std::shared_ptr<Snapshot const>> PgSnapshots::load(std::string const& fee
         return res.error();
     if (PQntuples(res->get()) == 0)
         return std::shared_ptr<Snapshot const>();
-    PgRow const row{res->get(), 0};
+    return checked(res->get(), feed, gzip);
+}
+
+Result<std::shared_ptr<Snapshot const>>
+PgSnapshots::checked(PGresult const* res, std::string const& feed, bool gzip) const {
+    PgRow const row{res, 0};
     auto corrupt = [&](std::string const& why) {
         return fail(errc::snapshot_corrupt, where() + ": the row of feed " + feed + " " + why);
     };
@@ -144,9 +204,9 @@ Result<std::shared_ptr<Snapshot const>> PgSnapshots::load(std::string const& fee
     if (!lm || !fa || !items || *lm <= 0 || *fa <= 0 || *items < 0)
         return corrupt("has a missing or impossible last_modified, fetched_at or items");
     std::string body(row.bytes(0));
-    // Recompute the hash: a row altered (or written by something else) must not be served under its ETag.
-    if (make_etag(body) != row.bytes(1))
-        return corrupt("has a body that does not match its ETag");
+    // The same check as a disk snapshot's: a row altered, or written by something else, is never served.
+    if (auto defect = kept_body_defect(body, row.bytes(1)); !defect.empty())
+        return corrupt("has a body that " + defect);
     return make_snapshot(
         std::move(body),
         static_cast<std::size_t>(*items),

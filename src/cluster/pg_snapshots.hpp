@@ -4,12 +4,14 @@
 #pragma once
 
 #include "cluster/pg.hpp"
+#include <icsbridge/log.hpp>
 #include <icsbridge/store.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace icsbridge::cluster {
 
@@ -33,7 +35,9 @@ class PgSnapshots final : public SnapshotBackend {
     /** @brief The lease epoch this node holds for a feed's refresh; 0 when it holds none. */
     using EpochOf = std::function<std::int64_t(std::string const& feed)>;
 
-    PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of = {});
+    PgSnapshots(
+        std::string database_url, std::string node, EpochOf epoch_of = {}, Logger log = null_logger()
+    );
 
     /** @brief Connects and migrates the schema if not yet done; errc::io_error when the database is away. */
     Result<void> prepare();
@@ -44,13 +48,17 @@ class PgSnapshots final : public SnapshotBackend {
      */
     void on_refused(std::function<void(std::string const& feed)> fn) { on_refused_ = std::move(fn); }
 
-    /** @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. */
+    /**
+     * @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. A lease
+     * holder (epoch above 0) whose write is refused because the row fails its check replaces that row
+     * (logged), as long as no one rewrote it meanwhile.
+     */
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
 
     /**
      * @brief The feed's row: nullptr when there is none; errc::snapshot_corrupt when it does not check out
-     * (its body's hash is not its ETag, or a field is out of range), never served; errc::io_error when the
-     * database is away.
+     * (not an iCalendar stream, its body's hash is not its ETag, or a field out of range: a disk snapshot's
+     * checks), never served; errc::io_error when the database is away.
      */
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
 
@@ -81,12 +89,26 @@ class PgSnapshots final : public SnapshotBackend {
         std::int64_t epoch
     );
 
+    /** @brief A save's first nine parameters ($1 feed ... $9 the NOTIFY channel). */
+    std::vector<PgParam> row_params(
+        std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+    ) const;
+    /** @brief The lease holder's write over a row that fails its check; true when it replaced it. */
+    Result<bool> replace_unusable(
+        std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+    );
+    /** @brief The first row of a load_sql result as a snapshot, or errc::snapshot_corrupt and why. */
+    Result<std::shared_ptr<Snapshot const>>
+    checked(PGresult const* res, std::string const& feed, bool gzip) const;
+
     mutable std::mutex mtx_;
     PgConnection db_;
     std::string node_;
     EpochOf epoch_of_;
+    Logger log_;
     std::function<void(std::string const&)> on_refused_;
-    bool migrated_ = false;
+    /** @brief The connection (PgConnection::connects()) the schema was last checked on; 0: none yet. */
+    std::uint64_t migrated_on_ = 0;
 };
 
 } // namespace icsbridge::cluster

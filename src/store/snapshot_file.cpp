@@ -1,7 +1,7 @@
 // File: snapshot_file.cpp
 // The last-good copy of a feed on disk: DIR/NAME.snapshot = one JSON header line + the body,
-// written atomically; a file that does not check out (length, hash) is never served.
-#include "store/etag.hpp"
+// written atomically; a file that does not check out (length, shape, hash) is never served.
+#include "store/snapshot_check.hpp"
 #include <icsbridge/files.hpp>
 #include <icsbridge/store.hpp>
 
@@ -72,9 +72,9 @@ load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
     std::string body = data->substr(nl + 1);
     if (body.size() != *bytes)
         return corrupt("truncated body");
-    // Recompute the hash: a body altered on disk must not be served under its old ETag.
-    if (make_etag(body) != *etag)
-        return corrupt("body does not match its ETag");
+    // A body altered on disk must not be served under its old ETag, nor something that is no calendar.
+    if (auto defect = kept_body_defect(body, *etag); !defect.empty())
+        return corrupt("body " + defect);
     return make_snapshot(
         std::move(body),
         *items,

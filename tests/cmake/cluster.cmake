@@ -13,3 +13,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.cluster_share_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 120)
+# A corrupt or foreign row, refused by every replica like a corrupt disk snapshot, then replaced.
+add_test(
+    NAME server.cluster_rows_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_rows_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.cluster_rows_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 120)

@@ -15,6 +15,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,8 +31,19 @@ sys_seconds at(long long s) {
     return sys_seconds{std::chrono::seconds{s}};
 }
 
-std::shared_ptr<Snapshot const> snapshot(std::string body, long long fetched) {
-    return make_snapshot(std::move(body), 2, at(1700000000), at(fetched), false);
+/** A calendar (rows are checked like disk snapshots: only calendars are served) that carries `label`. */
+std::string calendar(std::string const& label) {
+    return "BEGIN:VCALENDAR\r\nX-TEST:" + label + "\r\nEND:VCALENDAR\r\n";
+}
+
+/** The label calendar() put in `body`. */
+std::string label_of(std::string const& body) {
+    auto const from = body.find("X-TEST:");
+    return from == std::string::npos ? body : body.substr(from + 7, body.find('\r', from) - from - 7);
+}
+
+std::shared_ptr<Snapshot const> snapshot(std::string const& label, long long fetched) {
+    return make_snapshot(calendar(label), 2, at(1700000000), at(fetched), false);
 }
 
 /** Runs one statement on its own connection (to alter rows behind PgSnapshots' back). */
@@ -44,7 +57,7 @@ std::string body_of(PgSnapshots& db, std::string const& feed) {
     auto s = db.load(feed, false);
     BOOST_REQUIRE(s);
     BOOST_REQUIRE(*s);
-    return (*s)->body;
+    return label_of((*s)->body);
 }
 
 } // namespace
@@ -90,9 +103,10 @@ BOOST_AUTO_TEST_CASE(round_trip_is_byte_identical) {
     auto const url = shared_postgres().fresh_database("roundtrip");
     PgSnapshots db(url, "node-a");
     // Bytes a text column would mangle: NUL, CRLF, invalid UTF-8, a backslash.
-    std::string body = "BEGIN:VCALENDAR\r\nX:\\a\0b\xff\xfe\r\nEND:VCALENDAR\r\n";
-    body.append(std::string("\0\x01\x02", 3));
-    auto snap = snapshot(body, 1700000100);
+    std::string body = "BEGIN:VCALENDAR\r\nX:\\a";
+    body.append(std::string("\0b\xff\xfe\0\x01\x02", 7));
+    body += "\r\nEND:VCALENDAR\r\n";
+    auto snap = make_snapshot(body, 2, at(1700000000), at(1700000100), false);
     BOOST_REQUIRE(db.save("feed-a", *snap, at(1700000200)));
 
     auto loaded = db.load("feed-a", true);
@@ -144,7 +158,7 @@ BOOST_AUTO_TEST_CASE(catch_up_writes_only_a_newer_fetch) {
     BOOST_TEST(!db.catch_up("f", *snapshot("holder's, t=200", 200), at(400)).value());
     // A newer calendar fetched alone while the database was away: written, epoch kept.
     BOOST_TEST(db.catch_up("f", *snapshot("alone, t=300", 300), at(300)).value());
-    BOOST_TEST(db.load("f", false).value()->body == "alone, t=300");
+    BOOST_TEST(body_of(db, "f") == "alone, t=300");
     // The lease holder's next publish (epoch 5, a later fetch) still goes in; an older epoch still not.
     BOOST_TEST(!db.store("f", *snapshot("old epoch", 900), at(900), 4).value());
     BOOST_TEST(db.store("f", *snapshot("holder's, t=310", 310), at(310), 5).value());
@@ -152,18 +166,71 @@ BOOST_AUTO_TEST_CASE(catch_up_writes_only_a_newer_fetch) {
     BOOST_TEST(db.catch_up("g", *snapshot("first", 100), at(100)).value());
 }
 
-BOOST_AUTO_TEST_CASE(corrupt_rows_are_refused) {
+BOOST_AUTO_TEST_CASE(corrupt_and_foreign_rows_are_refused) {
     auto const url = shared_postgres().fresh_database("corrupt");
     PgSnapshots db(url, "node-a");
-    BOOST_REQUIRE(db.save("altered", *snapshot("the real body", 100), at(100)));
-    BOOST_REQUIRE(db.save("impossible", *snapshot("fine body", 100), at(100)));
-    sql(url, "UPDATE icsbridge_snapshots SET body = 'not the real body'::bytea WHERE feed = 'altered'");
+    for (auto const* feed : {"altered", "impossible", "foreign"})
+        BOOST_REQUIRE(db.save(feed, *snapshot("the real body", 100), at(100)));
+    // One byte of the body changed; a field out of range; a row written by something else, consistent
+    // (its ETag is the true hash of its body) but not a calendar.
+    sql(url,
+        "UPDATE icsbridge_snapshots SET body = overlay(body placing 'x'::bytea from 18 for 1) "
+        "WHERE feed = 'altered'");
     sql(url, "UPDATE icsbridge_snapshots SET items = -1 WHERE feed = 'impossible'");
-    for (auto const* feed : {"altered", "impossible"}) {
+    sql(url,
+        "UPDATE icsbridge_snapshots SET body = '<html>gone</html>'::bytea, "
+        "etag = '\"' || encode(sha256('<html>gone</html>'::bytea), 'hex') || '\"' WHERE feed = 'foreign'");
+    std::map<std::string, std::string> const why = {
+        {"altered", "does not match its ETag"},
+        {"impossible", "impossible last_modified, fetched_at or items"},
+        {"foreign", "is not an iCalendar stream"},
+    };
+    for (auto const& [feed, reason] : why) {
         auto r = db.load(feed, true);
         BOOST_REQUIRE(!r);
         BOOST_TEST((r.error().code == errc::snapshot_corrupt));
+        BOOST_TEST(r.error().message.find("the row of feed " + feed + " ") != std::string::npos);
+        BOOST_TEST(r.error().message.find(reason) != std::string::npos, r.error().message);
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_lease_holder_replaces_an_unusable_row) {
+    auto const url = shared_postgres().fresh_database("replace");
+    std::int64_t epoch = 0;
+    test::StringLogger logs;
+    PgSnapshots db(
+        url,
+        "node-a",
+        [&](std::string const&) { return epoch; },
+        logs.logger()
+    );
+    std::vector<std::string> refused;
+    db.on_refused([&](std::string const& feed) { refused.push_back(feed); });
+    BOOST_REQUIRE(db.store("f", *snapshot("good", 100), at(100), 1).value());
+    // A forged row whose fence fields would hold off every publish: a huge epoch, a fetch far ahead.
+    sql(url,
+        "UPDATE icsbridge_snapshots SET body = 'forged'::bytea, lease_epoch = 9000000000000000, "
+        "fetched_at = 32503680000 WHERE feed = 'f'");
+    // Without a lease (epoch 0): the fence refuses, nothing is replaced.
+    BOOST_TEST(!db.save("f", *snapshot("no lease", 200), at(200)));
+    BOOST_TEST(refused == std::vector<std::string>{"f"});
+    BOOST_TEST(!db.load("f", false));
+    // The lease holder: the unusable row gives way to its calendar, logged; peers are told as usual.
+    epoch = 2;
+    BOOST_REQUIRE(db.save("f", *snapshot("holder's", 200), at(200)));
+    BOOST_TEST(body_of(db, "f") == "holder's");
+    BOOST_TEST(refused.size() == 1u);
+    BOOST_TEST(
+        logs.joined().find("the row of feed f has a body that is not an iCalendar stream") !=
+        std::string::npos
+    );
+    // The row it wrote carries its epoch again: the ordinary fence works from there.
+    BOOST_TEST(!db.store("f", *snapshot("older epoch", 900), at(900), 1).value());
+    BOOST_TEST(db.store("f", *snapshot("next", 300), at(300), 2).value());
+    // A good row newer than the holder's calendar is never replaced.
+    BOOST_TEST(db.store("f", *snapshot("newer epoch", 400), at(400), 3).value());
+    BOOST_TEST(!db.save("f", *snapshot("holder's late", 500), at(500)));
+    BOOST_TEST(body_of(db, "f") == "newer epoch");
 }
 
 BOOST_AUTO_TEST_CASE(a_replica_falls_back_on_its_cache) {
@@ -179,14 +246,16 @@ BOOST_AUTO_TEST_CASE(a_replica_falls_back_on_its_cache) {
     auto peer = replica.load("c", false);
     BOOST_REQUIRE(peer);
     BOOST_REQUIRE(*peer);
-    BOOST_TEST((*peer)->body == "peer body");
-    BOOST_TEST(DiskSnapshots(dir.path()).load("c", false).value()->body == "peer body");
+    BOOST_TEST(label_of((*peer)->body) == "peer body");
+    BOOST_TEST(label_of(DiskSnapshots(dir.path()).load("c", false).value()->body) == "peer body");
     // A corrupt row: logged, never served; the cache stands in.
-    sql(url, "UPDATE icsbridge_snapshots SET body = 'forged'::bytea WHERE feed = 'c'");
+    sql(url,
+        "UPDATE icsbridge_snapshots SET body = overlay(body placing 'x'::bytea from 18 for 1) WHERE feed = "
+        "'c'");
     auto cached = replica.load("c", false);
     BOOST_REQUIRE(cached);
     BOOST_REQUIRE(*cached);
-    BOOST_TEST((*cached)->body == "peer body");
+    BOOST_TEST(label_of((*cached)->body) == "peer body");
     BOOST_TEST(logs.joined().find("does not match its ETag") != std::string::npos);
 }
 
@@ -323,6 +392,38 @@ BOOST_AUTO_TEST_CASE(errors_never_show_the_password) {
     BOOST_TEST((l.error().code == errc::io_error));
     BOOST_TEST(l.error().message.find("hunter2") == std::string::npos);
     BOOST_TEST(db.where().find("hunter2") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(errors_are_one_log_line) {
+    // A statement's error: libpq adds the SQL with a caret under it, on lines of their own.
+    PgConnection c(shared_postgres().fresh_database("oneline"));
+    auto r = c.query("SELECT 1\nFROM no_such_table");
+    BOOST_REQUIRE(!r);
+    auto const& m = r.error().message;
+    BOOST_TEST(m.find('\n') == std::string::npos, m);
+    BOOST_TEST(m.find("relation \"no_such_table\" does not exist") != std::string::npos, m);
+    BOOST_TEST(m.find('^') == std::string::npos, m);
+    // A connection's error keeps each of its lines, joined.
+    PgConnection away("postgresql:///nodb?host=/nonexistent-dir");
+    auto e = away.ensure();
+    BOOST_REQUIRE(!e);
+    BOOST_TEST(e.error().message.find('\n') == std::string::npos, e.error().message);
+}
+
+BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) {
+    // A backend that migrated once, then its database is emptied under it and the connection lost, as when
+    // a replica's database is restored empty or fails over to a fresh server.
+    auto const url = shared_postgres().fresh_database("emptied");
+    PgSnapshots db(url, "node-a");
+    BOOST_REQUIRE(db.save("f", *snapshot("before", 100), at(100)));
+    sql(url,
+        "DROP TABLE icsbridge_snapshots, icsbridge_leases, icsbridge_budget, icsbridge_subscribers, "
+        "icsbridge_schema; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    // The first call meets the lost connection; the next reconnects, creates the schema, and works.
+    (void)db.save("f", *snapshot("after", 200), at(200));
+    BOOST_REQUIRE(db.save("f", *snapshot("after", 200), at(200)));
+    BOOST_TEST(body_of(db, "f") == "after");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -19,27 +19,7 @@ src=$3
 cluster_init cluster_e2e
 
 refresh=6
-start_postgres
-cp -r "$src/tests/fixtures/upstream" "$work/data"
-start_fake_upstream "$fake" "$work" "$work/data"
-
-# The password is fake (trust auth ignores it): it must still show up nowhere.
-export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
-for i in 1 2 3; do
-    cat >"$work/r$i.toml" <<TOML
-$(cluster_toml $i)
-
-$(events_source_toml "$upstream" 'timeout = "5s"')
-
-[feeds.pub]
-source = "eb"
-select = "organizer"
-refresh = "${refresh}s"
-keep_past = "3650d"
-TOML
-done
-start_replicas "$bin"
-for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
+start_pub_cluster "$bin" "$fake" "$src" $refresh
 
 # current_holder: the replica that refreshed last (the latest "feed pub: N items" line of the three logs).
 current_holder() {
@@ -213,4 +193,7 @@ curl -s "$base/healthz" | grep -q '"cluster":"ok"' || fail "r$survivor, started 
 
 # Nothing printed the database password.
 if grep -l 'pw-do-not-print' "$work"/r*.log; then fail "the database password is in a log"; fi
+# Every line a log line: no libpq notice on stderr, no message broken over lines.
+stray=$(grep -hvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z (debug|info|warn|error) ' "$work"/r*.log | head -3)
+[ -z "$stray" ] || fail "lines in the logs that are not log lines: $stray"
 echo "cluster e2e OK"

@@ -161,14 +161,19 @@ BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
         write_file_atomically(dir.file("secret.snapshot"), good.substr(0, good.size() - 3)).has_value()
     );
     BOOST_TEST_REQUIRE(write_file_atomically(dir.file("team.snapshot"), "garbage").has_value());
+    // A foreign file: well formed, its ETag the true hash of its body, but the body is no calendar.
+    auto page = make_snapshot("<html><body>Not found</body></html>\r\n", 0, t0, t0);
+    BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "later", *page).has_value());
     test::StringLogger logs;
     FeedStore restarted(cfg);
     BOOST_TEST(restarted.load_dir(dir.path(), logs.logger()) == 0u);
     BOOST_TEST(!restarted.get("pub"));
     BOOST_TEST(!restarted.get("secret"));
     BOOST_TEST(!restarted.get("team"));
-    BOOST_TEST(logs.lines().size() == 3u);
+    BOOST_TEST(!restarted.get("later"));
+    BOOST_TEST(logs.lines().size() == 4u);
     BOOST_TEST(logs.joined().find("does not match its ETag") != std::string::npos);
+    BOOST_TEST(logs.joined().find("later.snapshot: body is not an iCalendar stream") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {

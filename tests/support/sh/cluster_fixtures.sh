@@ -18,7 +18,8 @@ cluster_init() {
 fail() {
     echo "FAIL [$cluster_test]: $*" >&2
     for i in 1 2 3; do
-        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; tail -15 "$work/r$i.log" >&2; }
+        # Request lines aside: the tests' own probes would push out what matters.
+        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; grep -v " info [A-Z]* /" "$work/r$i.log" | tail -${FAIL_TAIL:-15} >&2; }
     done
     exit 1
 }
@@ -60,4 +61,26 @@ start_replicas() {
         serve_pid=
         bases+=("$base")
     done
+}
+
+# start_pub_cluster BIN FAKE SRC REFRESH: the database, the fake upstream on a copy of the fixtures
+# ($work/data) and three replicas of one feed, pub (the organizer's events, refreshed every REFRESH
+# seconds), each serving it. The database URL carries a password (trust auth ignores it) that must show
+# up nowhere: pw-do-not-print.
+start_pub_cluster() {
+    local i
+    start_postgres
+    cp -r "$3/tests/fixtures/upstream" "$work/data"
+    start_fake_upstream "$2" "$work" "$work/data"
+    export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
+    for i in 1 2 3; do
+        {
+            cluster_toml "$i"
+            echo
+            events_source_toml "$upstream" 'timeout = "5s"'
+            printf '\n[feeds.pub]\nsource = "eb"\nselect = "organizer"\nrefresh = "%ss"\nkeep_past = "3650d"\n' "$4"
+        } >"$work/r$i.toml"
+    done
+    start_replicas "$1"
+    for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
 }

@@ -21,6 +21,18 @@ start_postgres() {
     run_postgres
 }
 
+# replace_postgres: the server stopped, its data wiped and a new empty cluster started in its place (same
+# socket): a database restored empty, or a failover to a fresh one.
+replace_postgres() {
+    pause_postgres
+    local as=()
+    [ "$(id -u)" = 0 ] && as=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+    rm -rf "$pg_dir/data"
+    "${as[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres -N >"$pg_dir/initdb.log" 2>&1 ||
+        fail "initdb failed: $(tail -5 "$pg_dir/initdb.log")"
+    run_postgres
+}
+
 # run_postgres: (re)starts the server on the data of start_postgres; sets pg_pid once it accepts connections.
 run_postgres() {
     local as=()
