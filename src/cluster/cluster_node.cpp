@@ -4,10 +4,15 @@
 #include "cluster/cluster_node.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <unistd.h>
+
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -205,7 +210,14 @@ void ClusterNode::load_rows(std::set<std::string> const& feeds) {
 }
 
 net::awaitable<void> ClusterNode::run() {
-    net::steady_timer tick(co_await net::this_coro::executor);
+    using namespace net::experimental::awaitable_operators;
+    auto const ex = co_await net::this_coro::executor;
+    net::steady_timer tick(ex);
+    // The LISTEN connection's socket, watched so that a peer's publish is loaded the moment it is
+    // announced. A dup: closing ours leaves libpq's own descriptor alone. Made again for each new
+    // connection (its number may be the old one's, so the connection count tells them apart).
+    std::optional<net::posix::stream_descriptor> notices;
+    std::uint64_t watched = 0;
     renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
     while (!stopped_) {
         if (!listening_)
@@ -226,10 +238,25 @@ net::awaitable<void> ClusterNode::run() {
                 log_.warn("cluster: cannot share subscribers' fetch times: " + ok.error().message);
             fetches_due_ = std::chrono::steady_clock::now() + (ok ? fetches_gap : reconnect_gap);
         }
-        // Polled rather than woken by the socket: a peer's publish reaches us within a quarter second,
-        // well inside the second the cluster promises, and a lost connection needs no special path.
+        if (!listening_) {
+            notices.reset();
+        } else if (!notices || watched != listen_db_.connects()) {
+            notices.reset();
+            watched = listen_db_.connects();
+            if (int const fd = ::dup(PQsocket(listen_db_.raw())); fd >= 0)
+                notices.emplace(ex, fd);
+        }
+        // The tick paces the rest (renewals, reconnects, the fetch times) and stands in for the socket
+        // when there is none, or when libpq already holds input the socket no longer shows.
         tick.expires_after(250ms);
-        co_await tick.async_wait(net::as_tuple(net::use_awaitable));
+        if (notices)
+            co_await (
+                tick.async_wait(net::as_tuple(net::use_awaitable)) ||
+                notices
+                    ->async_wait(net::posix::stream_descriptor::wait_read, net::as_tuple(net::use_awaitable))
+            );
+        else
+            co_await tick.async_wait(net::as_tuple(net::use_awaitable));
     }
 }
 

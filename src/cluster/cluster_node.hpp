@@ -41,8 +41,9 @@ class ClusterNode {
     std::chrono::milliseconds turn(FeedGroup const& g);
 
     /**
-     * @brief Until stop(): hears NOTIFYs every 250 ms and loads the notified feeds' rows into the store,
-     * renews the held leases, and reconnects after the database comes back.
+     * @brief Until stop(): hears NOTIFYs as they arrive (the LISTEN socket is watched) and loads the
+     * notified feeds' rows into the store, renews the held leases, and reconnects after the database comes
+     * back.
      */
     boost::asio::awaitable<void> run();
 

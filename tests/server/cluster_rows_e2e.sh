@@ -5,8 +5,8 @@
 # then replaced by something else's (a consistent row, its ETag the true hash, that is no calendar, with a
 # lease epoch and a fetch time no replica can beat), each announced with NOTIFY as a publish would be.
 # Every replica refuses it like a corrupt disk snapshot: it logs why, and keeps serving its last good
-# calendar (200, same ETag, its 304s) without a single 5xx; a replica restarted meanwhile serves its disk
-# copy. The lease holder's next publish puts a good row back, and every replica serves it. The database then
+# calendar (200, same ETag, its 304s) without a single 5xx, also with the upstream failing; a replica
+# restarted meanwhile serves its disk copy. The lease holder's next publish puts a good row back, and every replica serves it. The database then
 # replaced by an empty one gets its schema and the calendar back from the replicas.
 #   cluster_rows_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
@@ -74,12 +74,26 @@ keeps_serving() {
     done
 }
 
+# upstream_down: the upstream answers 500 from now on, and a refresh has failed since, so that none that
+# began before is still on its way to a publish (the holder rewrites even an unchanged calendar, which
+# would replace a bad row before the test has seen every replica refuse it).
+failed() { cat "$work"/r*.log | grep -c 'feed pub: refresh failed'; }
+upstream_down() {
+    local before
+    before=$(failed)
+    curl -s -X POST "$upstream/__control/fault?kind=status500" >/dev/null || fail "cannot set the fault"
+    for _ in $(seq 1 $(((2 * refresh + 10) * 10))); do [ "$(failed)" -gt "$before" ] && return 0; sleep 0.1; done
+    fail "no refresh failed with the upstream answering 500"
+}
+
 # One byte of the row's body altered, and announced: refused everywhere, the last good calendar served.
+upstream_down
 psql_row "UPDATE icsbridge_snapshots SET body = overlay(body placing 'X'::bytea from 26 for 1)
           WHERE feed = 'pub'; SELECT pg_notify('icsbridge_snapshot', 'pub')" >/dev/null
 refused_by_all "does not match its ETag"
 keeps_serving "$good"
-# The next publish (an unchanged calendar, rewritten each refresh) puts a good row back.
+# The upstream back, the next publish (an unchanged calendar, rewritten each refresh) puts a good row back.
+curl -s -X POST "$upstream/__control/fault?kind=none" >/dev/null
 # healed: the row is a calendar again, and its ETag the hash of its body.
 healed() {
     [ "$(psql_row "SELECT etag = '\"' || encode(sha256(body), 'hex') || '\"'
@@ -92,7 +106,9 @@ healed || fail "the altered row was not replaced by the next publish"
     fail "the row put back is not the good calendar"
 
 # A foreign row: consistent, but no calendar, and with a lease epoch and a fetch time (year 3000) that
-# would win every fence.
+# would win every fence. The upstream fails meanwhile, so that the row stays until every replica, and one
+# restarted, has refused it.
+upstream_down
 psql_row "UPDATE icsbridge_snapshots SET body = '<html>maintenance</html>'::bytea,
           etag = '\"' || encode(sha256('<html>maintenance</html>'::bytea), 'hex') || '\"',
           lease_epoch = 9000000000000000, fetched_at = 32503680000 WHERE feed = 'pub';
@@ -115,11 +131,12 @@ for _ in $(seq 1 30); do grep -q "the row of feed pub has a body that is not an 
 grep -q "the row of feed pub has a body that is not an iCalendar" "$work/r3.log" ||
     fail "restarted, r3 did not log the foreign row it refused"
 
-# The upstream changes: the lease holder's publish replaces the foreign row in spite of its fence fields,
-# and every replica serves the new calendar.
+# The upstream is back, and changed: the lease holder's publish replaces the foreign row in spite of its
+# fence fields, and every replica serves the new calendar.
 cp -r "$src/tests/fixtures/upstream" "$work/changed"
 sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+curl -s -X POST "$upstream/__control/fault?kind=none" >/dev/null
 new=
 for _ in $(seq 1 $(((2 * refresh + 4) * 10))); do
     healed && new=$(psql_row "SELECT etag FROM icsbridge_snapshots WHERE feed = 'pub'") && break
