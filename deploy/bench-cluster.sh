@@ -24,8 +24,7 @@ cluster_init bench-cluster
 
 start_postgres
 cp -r "$src/tests/fixtures/upstream" "$work/data"
-cp -r "$src/tests/fixtures/upstream" "$work/changed"
-sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
+changed_fixtures "$src" "$work/changed"
 start_fake_upstream "$build/icsbridge-fake-upstream" "$work" "$work/data"
 export BENCH_DATABASE_URL="$pg_url"
 

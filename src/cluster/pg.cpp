@@ -93,25 +93,24 @@ Result<void> PgConnection::ensure() {
     if (connected())
         return {};
     if (conn_) {
+        // The same parameters again: a failed reset is not followed by a fresh connect, which would only
+        // wait connect_timeout a second time for a database that is away.
         PQreset(conn_.get());
-        if (connected() && PQsetnonblocking(conn_.get(), 1) == 0) {
-            ++connects_;
-            return {};
-        }
+    } else {
+        // Our defaults come first so that the URL's own values override them: a bounded connect (the
+        // control thread waits for it) and statements the server ends before our own deadline does.
+        char const* keys[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
+        char const* values[] = {"5", "icsbridge", "-c statement_timeout=8000", url_.c_str(), nullptr};
+        conn_.reset(PQconnectdbParams(keys, values, 1));
+        // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our
+        // log. Set on the PGconn itself, even one that failed: PQreset() keeps it.
+        if (conn_)
+            PQsetNoticeProcessor(
+                conn_.get(),
+                [](void*, char const*) {},
+                nullptr
+            );
     }
-    // Our defaults come first so that the URL's own values override them: a bounded connect (the
-    // control thread waits for it) and statements the server ends before our own deadline does.
-    char const* keys[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
-    char const* values[] = {"5", "icsbridge", "-c statement_timeout=8000", url_.c_str(), nullptr};
-    conn_.reset(PQconnectdbParams(keys, values, 1));
-    // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our log. Set
-    // before the check: a failed connection is kept, and PQreset() later brings it up with what it has.
-    if (conn_)
-        PQsetNoticeProcessor(
-            conn_.get(),
-            [](void*, char const*) {},
-            nullptr
-        );
     if (!connected())
         return error("cannot connect");
     // Non-blocking, so that sending a large row to a server that stopped reading waits in poll(), under

@@ -73,8 +73,7 @@ class PgConnection {
     /**
      * @brief Runs one parameterised statement; rows in binary format when `binary`. Outside a transaction
      * a broken connection, or one that gave no answer within `answer_within`, is reset and the statement
-     * tried once more (every statement here is safe to
-     * repeat).
+     * tried once more (every statement here is safe to repeat).
      */
     Result<PgResultPtr>
     query(std::string const& sql, std::vector<PgParam> const& params = {}, bool binary = false);

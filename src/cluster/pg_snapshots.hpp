@@ -39,7 +39,10 @@ class PgSnapshots final : public SnapshotBackend {
         std::string database_url, std::string node, EpochOf epoch_of = {}, Logger log = null_logger()
     );
 
-    /** @brief Connects and migrates the schema if not yet done; errc::io_error when the database is away. */
+    /**
+     * @brief Connects, and brings the schema up to date on each new connection (the database may have
+     * come back empty); errc::io_error when the database is away.
+     */
     Result<void> prepare();
 
     /**

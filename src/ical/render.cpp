@@ -26,6 +26,8 @@ RenderCache::Stats RenderCache::stats() const {
 
 namespace {
 
+using CacheAccess = ical_detail::RenderCacheAccess;
+
 // Bump when the block format changes, so a long-lived cache never mixes old and new blocks.
 constexpr std::uint64_t block_format_version = 2;
 
@@ -135,14 +137,14 @@ std::vector<T const*> ordered(std::span<T const> items, Less less, auto keep) {
  */
 class BlockWriter {
   public:
-    using Impl = ical_detail::RenderCacheAccess::Impl;
+    using Impl = CacheAccess::Impl;
 
     BlockWriter(RenderCache* cache, Impl::Items Impl::*items, Impl::Order Impl::*order, std::string& out)
         : cache_(cache)
         , out_(out) {
         if (cache_) {
-            items_ = &(ical_detail::RenderCacheAccess::impl(*cache_).*items);
-            order_ = &(ical_detail::RenderCacheAccess::impl(*cache_).*order);
+            items_ = &(CacheAccess::impl(*cache_).*items);
+            order_ = &(CacheAccess::impl(*cache_).*order);
             // Taken out for the render: on failure the old order (which may name erased entries) is gone.
             previous_ = std::move(*order_);
             order_->clear();
@@ -165,7 +167,7 @@ class BlockWriter {
                 return {};
             return build(out_);
         }
-        auto& impl = ical_detail::RenderCacheAccess::impl(*cache_);
+        auto& impl = CacheAccess::impl(*cache_);
         std::size_t const position = position_++;
         Impl::Items::value_type* node = nullptr;
         if (position < previous_.size() && previous_[position]->first == id)
@@ -211,11 +213,11 @@ struct CacheScope {
     explicit CacheScope(RenderCache* c)
         : cache(c) {
         if (cache)
-            ical_detail::RenderCacheAccess::impl(*cache).begin_render();
+            CacheAccess::impl(*cache).begin_render();
     }
     ~CacheScope() {
         if (cache)
-            ical_detail::RenderCacheAccess::impl(*cache).end_render();
+            CacheAccess::impl(*cache).end_render();
     }
 };
 
@@ -224,7 +226,7 @@ Result<std::string> vtimezone_cached(
 ) {
     if (cache == nullptr)
         return ical::vtimezone_text(name, zone, first_year, last_year);
-    auto& tzs = ical_detail::RenderCacheAccess::impl(*cache).vtimezones;
+    auto& tzs = CacheAccess::impl(*cache).vtimezones;
     auto key = std::make_tuple(name, first_year, last_year);
     if (auto it = tzs.find(key); it != tzs.end())
         return it->second;
@@ -246,7 +248,7 @@ void prerender_events(
     EventRenderOptions const& opts,
     RenderCache& cache
 ) {
-    auto& impl = ical_detail::RenderCacheAccess::impl(cache);
+    auto& impl = CacheAccess::impl(cache);
     // Generation 0 marks an entry no render has built: lift a new cache's counter so these count as built.
     impl.generation = std::max<std::uint64_t>(impl.generation, 1);
     for (Event const& e : events) {
@@ -322,12 +324,7 @@ Result<std::string> render_events(
             return text.error();
         out.append(*text);
     }
-    BlockWriter blocks(
-        cache,
-        &ical_detail::RenderCacheAccess::Impl::events,
-        &ical_detail::RenderCacheAccess::Impl::events_order,
-        out
-    );
+    BlockWriter blocks(cache, &CacheAccess::Impl::events, &CacheAccess::Impl::events_order, out);
     for (Event const* e : items) {
         auto r = blocks.item(
             e->id,
@@ -367,12 +364,7 @@ Result<std::string> render_jobs(
     std::string out;
     out.reserve(estimate);
     out.append(*header);
-    BlockWriter blocks(
-        cache,
-        &ical_detail::RenderCacheAccess::Impl::jobs,
-        &ical_detail::RenderCacheAccess::Impl::jobs_order,
-        out
-    );
+    BlockWriter blocks(cache, &CacheAccess::Impl::jobs, &CacheAccess::Impl::jobs_order, out);
     for (JobPost const* p : items) {
         auto r = blocks.item(
             p->id,

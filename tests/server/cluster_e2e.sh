@@ -45,8 +45,7 @@ e1=$(etag_of "${bases[0]}") e2=$(etag_of "${bases[1]}") e3=$(etag_of "${bases[2]
 [ -n "$e1" ] && [ "$e1" = "$e2" ] && [ "$e2" = "$e3" ] || fail "ETags differ: $e1 / $e2 / $e3"
 
 # A change upstream: the holder publishes it, every replica serves the new ETag within a second of it.
-cp -r "$src/tests/fixtures/upstream" "$work/changed"
-sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
+changed_fixtures "$src" "$work/changed"
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 # new_etag OLD SECONDS [SKIP]: the first ETag other than OLD that a replica (but replica SKIP) serves
 # within SECONDS; empty if none.

@@ -133,8 +133,7 @@ grep -q "the row of feed pub has a body that is not an iCalendar" "$work/r3.log"
 
 # The upstream is back, and changed: the lease holder's publish replaces the foreign row in spite of its
 # fence fields, and every replica serves the new calendar.
-cp -r "$src/tests/fixtures/upstream" "$work/changed"
-sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
+changed_fixtures "$src" "$work/changed"
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 curl -s -X POST "$upstream/__control/fault?kind=none" >/dev/null
 new=

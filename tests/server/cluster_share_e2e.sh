@@ -18,8 +18,7 @@ cluster_init cluster_share_e2e
 budget=8
 start_postgres
 cp -r "$src/tests/fixtures/upstream" "$work/data"
-cp -r "$src/tests/fixtures/upstream" "$work/changed"
-sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$work/changed/events/events.json"
+changed_fixtures "$src" "$work/changed"
 start_fake_upstream "$fake" "$work" "$work/data"
 export TEST_DATABASE_URL="$pg_url"
 # The same sources and feeds on every replica: a hooked one, and one with a tight budget.

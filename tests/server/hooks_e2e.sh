@@ -22,9 +22,7 @@ fail() {
 secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 cp -r "$src/tests/fixtures/upstream" "$work/data"
-cp -r "$src/tests/fixtures/upstream" "$work/changed"
-sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' \
-    "$work/changed/events/events.json"
+changed_fixtures "$src" "$work/changed"
 start_fake_upstream "$fake" "$work" "$work/data"
 
 # write_config BUDGET: the service with one hooked events source

@@ -10,6 +10,13 @@ start_fake_upstream() {
     launch_fake_upstream "$1" "$2" --data "$3" "${@:4}" || fail "the fake upstream did not start"
 }
 
+# changed_fixtures SRC DIR: a copy of SRC's upstream fixtures in DIR with one event renamed ("... MOVED"), for
+# a test that needs the upstream to change (POST /__control/reload?dir=DIR).
+changed_fixtures() {
+    cp -r "$1/tests/fixtures/upstream" "$2"
+    sed -i '0,/Rust & Systems Programming Night/s//Rust \& Systems Programming Night MOVED/' "$2/events/events.json"
+}
+
 # start_icsbridge BIN CONFIG LOG: `serve` with CONFIG (listen on port 0), stderr to LOG; sets serve_pid and
 # base (http://127.0.0.1:PORT) once it listens.
 start_icsbridge() {
