@@ -3,9 +3,8 @@
 // shows it). Nothing is copied through: every tag kept is written anew, every text run re-escaped.
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
+#include "util/ascii.hpp"
 #include <icsbridge/ical.hpp>
-
-#include <boost/beast/core/string.hpp>
 
 #include <algorithm>
 #include <array>
@@ -14,8 +13,6 @@
 namespace icsbridge {
 
 namespace {
-
-using boost::beast::iequals;
 
 // Formatting a mail client renders safely; attributes are dropped, except a checked href on <a>.
 constexpr std::array<std::string_view, 33> allowed_tags{
@@ -48,7 +45,7 @@ constexpr std::size_t max_depth = 64;
 template <std::size_t N>
 std::string_view canonical(std::array<std::string_view, N> const& names, std::string_view name) {
     for (auto n : names)
-        if (iequals(n, name))
+        if (ascii_iequals(n, name))
             return n;
     return {};
 }

@@ -2,7 +2,7 @@
 // Tag scanning, attributes and entities for the two HTML readers (html_text.cpp, html_sanitize.cpp).
 #include "ical/html_scan.hpp"
 
-#include <boost/beast/core/string.hpp>
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <array>
@@ -55,7 +55,7 @@ std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t fro
     for (std::size_t i = from; i + needle.size() <= hay.size(); ++i) {
         if (lower(hay[i]) != needle[0])
             continue;
-        if (boost::beast::iequals(hay.substr(i, needle.size()), needle))
+        if (ascii_iequals(hay.substr(i, needle.size()), needle))
             return i;
     }
     return std::string_view::npos;
@@ -91,7 +91,7 @@ std::string_view attribute(std::string_view inside, std::string_view attr) {
                 value = inside.substr(start, i - start);
             }
         }
-        if (boost::beast::iequals(name, attr))
+        if (ascii_iequals(name, attr))
             return value;
         if (name.empty() && value.empty())
             ++i; // stray character: make progress

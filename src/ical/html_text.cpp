@@ -3,10 +3,9 @@
 // One forward pass with bounded look-ahead, so malformed or hostile HTML stays linear in time.
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
+#include "util/ascii.hpp"
 #include "util/trim.hpp"
 #include <icsbridge/ical.hpp>
-
-#include <boost/beast/core/string.hpp>
 
 #include <algorithm>
 #include <array>
@@ -16,7 +15,6 @@ namespace icsbridge {
 
 namespace {
 
-using boost::beast::iequals;
 using html::is_space;
 
 enum class TagKind { other, paragraph, line, list_item, cell, link, pre, br, hr, skip_content };
@@ -28,26 +26,26 @@ TagKind classify(std::string_view name) {
         "nav", "aside", "figure",     "dl",      "address", "details", "form"};
     static constexpr std::array<std::string_view, 7>
         lines{"div", "tr", "dt", "dd", "figcaption", "summary", "caption"};
-    if (iequals(name, "br"))
+    if (ascii_iequals(name, "br"))
         return TagKind::br;
-    if (iequals(name, "li"))
+    if (ascii_iequals(name, "li"))
         return TagKind::list_item;
-    if (iequals(name, "a"))
+    if (ascii_iequals(name, "a"))
         return TagKind::link;
-    if (iequals(name, "td") || iequals(name, "th"))
+    if (ascii_iequals(name, "td") || ascii_iequals(name, "th"))
         return TagKind::cell;
-    if (iequals(name, "pre"))
+    if (ascii_iequals(name, "pre"))
         return TagKind::pre;
-    if (iequals(name, "hr"))
+    if (ascii_iequals(name, "hr"))
         return TagKind::hr;
-    if (iequals(name, "script") || iequals(name, "style") || iequals(name, "head") ||
-        iequals(name, "template") || iequals(name, "noscript"))
+    if (ascii_iequals(name, "script") || ascii_iequals(name, "style") || ascii_iequals(name, "head") ||
+        ascii_iequals(name, "template") || ascii_iequals(name, "noscript"))
         return TagKind::skip_content;
     for (auto p : paragraphs)
-        if (iequals(name, p))
+        if (ascii_iequals(name, p))
             return TagKind::paragraph;
     for (auto l : lines)
-        if (iequals(name, l))
+        if (ascii_iequals(name, l))
             return TagKind::line;
     return TagKind::other;
 }

@@ -4,9 +4,8 @@
 #include "ical/item_text.hpp"
 
 #include "ical/text.hpp"
+#include "util/ascii.hpp"
 #include <icsbridge/ical.hpp>
-
-#include <boost/beast/core/string.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -101,7 +100,7 @@ std::string uri(std::string_view in) {
 }
 
 bool says_cancelled(std::string_view summary) {
-    return boost::beast::iequals(summary.substr(0, 6), "cancel");
+    return ascii_iequals(summary.substr(0, 6), "cancel");
 }
 
 std::string event_location(Event const& e) {

@@ -3,11 +3,11 @@
 #include "net/exchange.hpp"
 
 #include "net/gzip_decode.hpp"
+#include "util/ascii.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -130,9 +130,9 @@ Error exchange_error(ClientOptions const& opts, Target const& t, Phase phase, be
 Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exchange& ex) {
     auto const& svc = opts.service_name;
     auto const& coding = ex.content_encoding;
-    if (coding.empty() || beast::iequals(coding, "identity"))
+    if (coding.empty() || ascii_iequals(coding, "identity"))
         return std::move(ex.body);
-    if (!beast::iequals(coding, "gzip") && !beast::iequals(coding, "x-gzip"))
+    if (!ascii_iequals(coding, "gzip") && !ascii_iequals(coding, "x-gzip"))
         return client_error(
             svc,
             errc::upstream_io,

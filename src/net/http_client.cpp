@@ -7,6 +7,7 @@
 #include "net/http_util.hpp"
 #include "net/retry.hpp"
 #include "net/target.hpp"
+#include "util/ascii.hpp"
 #include <icsbridge/duration.hpp>
 #include <icsbridge/net.hpp>
 
@@ -15,7 +16,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/string.hpp>
 
 #include <functional>
 #include <random>
@@ -246,7 +246,7 @@ boost::asio::awaitable<Result<HttpResponse>> HttpClient::get(HttpRequest req) {
 
 std::string HttpResponse::header(std::string_view name) const {
     for (auto const& [k, v] : headers)
-        if (beast::iequals(k, name))
+        if (ascii_iequals(k, name))
             return v;
     return {};
 }

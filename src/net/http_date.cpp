@@ -2,9 +2,8 @@
 // The three HTTP-date forms: IMF-fixdate out; IMF-fixdate, RFC 850 and asctime in.
 #include "net/http_date.hpp"
 
+#include "util/ascii.hpp"
 #include "util/trim.hpp"
-
-#include <boost/beast/core/string.hpp>
 
 #include <array>
 #include <cstdio>
@@ -45,7 +44,7 @@ struct Cursor {
     // Month names are case-sensitive in the grammar, but being lenient costs nothing.
     int month() {
         for (std::size_t i = 0; i < month_names.size(); ++i)
-            if (s.size() >= 3 && boost::beast::iequals(s.substr(0, 3), month_names[i])) {
+            if (s.size() >= 3 && ascii_iequals(s.substr(0, 3), month_names[i])) {
                 s.remove_prefix(3);
                 return static_cast<int>(i) + 1;
             }

@@ -3,9 +3,8 @@
 #include "server/conditional.hpp"
 
 #include "net/http_date.hpp"
+#include "util/ascii.hpp"
 #include "util/trim.hpp"
-
-#include <boost/beast/core/string.hpp>
 
 #include <cctype>
 
@@ -107,7 +106,7 @@ bool accepts_gzip(std::string_view ae) {
         auto semi = item.find(';');
         auto coding = trim_ows(item.substr(0, semi));
         double q = semi == std::string_view::npos ? 1.0 : qvalue(item.substr(semi + 1));
-        if (boost::beast::iequals(coding, "gzip") || boost::beast::iequals(coding, "x-gzip"))
+        if (ascii_iequals(coding, "gzip") || ascii_iequals(coding, "x-gzip"))
             gzip_q = q;
         else if (coding == "*")
             star_q = q;

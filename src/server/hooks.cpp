@@ -3,9 +3,9 @@
 #include "server/hooks.hpp"
 
 #include "store/etag.hpp"
+#include "util/ascii.hpp"
 #include "views/feed_index.hpp"
 
-#include <boost/beast/core/string.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 #include <boost/url/parse.hpp>
@@ -30,7 +30,7 @@ std::string http_host(std::string_view url) {
     if (!u || !u->has_authority())
         return {};
     auto scheme = u->scheme();
-    if (!boost::beast::iequals(scheme, "http") && !boost::beast::iequals(scheme, "https"))
+    if (!ascii_iequals(scheme, "http") && !ascii_iequals(scheme, "https"))
         return {};
     return views::ascii_lower(u->host());
 }

@@ -7,10 +7,10 @@
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "store/etag.hpp"
+#include "util/ascii.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
-#include <boost/beast/core/string.hpp>
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
@@ -170,7 +170,7 @@ Admin admin_access(Ctx const& c) {
         return Admin::public_view;
     constexpr std::string_view scheme = "Bearer ";
     if (c.cfg.server.admin_token.empty() || auth.size() <= scheme.size() ||
-        !boost::beast::iequals(auth.substr(0, scheme.size()), scheme))
+        !ascii_iequals(auth.substr(0, scheme.size()), scheme))
         return Admin::refused;
     auto presented = auth.substr(scheme.size());
     while (!presented.empty() && presented.front() == ' ')

@@ -3,12 +3,12 @@
 // route it with handle_request(), write the answer, log it, and keep the connection alive or close it.
 #include "server/hooks.hpp"
 #include "server/server_state.hpp"
+#include "util/ascii.hpp"
 #include "util/trim.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/status.hpp>
@@ -51,7 +51,7 @@ bool plain_chunked_or_absent(http::request<http::string_body> const& req) {
             if (coding.empty())
                 continue;
             ++codings;
-            chunked_only = chunked_only && beast::iequals(coding, "chunked");
+            chunked_only = chunked_only && ascii_iequals(coding, "chunked");
         }
         if (codings == 0)
             return false; // "Transfer-Encoding:" with no coding
