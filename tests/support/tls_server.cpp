@@ -2,6 +2,8 @@
 // The scripted loopback server and the self-signed certificate generator used by network tests.
 #include "support/tls_server.hpp"
 
+#include "util/ascii.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -12,7 +14,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/string.hpp>
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -116,7 +117,7 @@ std::string ServerRequest::header(std::string_view name) const {
         auto line = rest.substr(0, eol);
         rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 2);
         auto colon = line.find(':');
-        if (colon == std::string_view::npos || !boost::beast::iequals(line.substr(0, colon), name))
+        if (colon == std::string_view::npos || !icsbridge::ascii_iequals(line.substr(0, colon), name))
             continue;
         auto value = line.substr(colon + 1);
         while (!value.empty() && value.front() == ' ')
