@@ -36,15 +36,16 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , lease_(cfg.lease)
     , store_(store)
     , log_(std::move(log))
+    , server_(std::make_shared<PgServer>(cfg.database_url))
     , rows_(std::make_shared<PgSnapshots>(
-          cfg.database_url, node_, [this](std::string const& f) { return epoch_of(f); }, log_
+          server_, node_, [this](std::string const& f) { return epoch_of(f); }, log_
       ))
     , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
-    , budget_(std::make_shared<PgBudget>(cfg.database_url))
-    , lease_db_(cfg.database_url)
+    , budget_(std::make_shared<PgBudget>(server_))
+    , lease_db_(server_)
     , leases_(lease_db_, node_, cfg.lease)
     , fetches_(lease_db_, store_)
-    , listen_db_(cfg.database_url) {
+    , listen_db_(server_) {
     rows_->on_refused([this](std::string const& feed) { refused_.insert(feed); });
     store_.record_cluster(true);
     // Start-up meets the schema first: a database that is away shows up here, not in the first refresh.
@@ -85,11 +86,11 @@ std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
     // A refresh needs the lease for a while yet: renewals come every third of it, keep one in hand.
     switch (refresh_turn(claim, std::chrono::duration_cast<std::chrono::milliseconds>(lease_) / 3)) {
     case RefreshTurn::mine:
-        set_degraded(false, {});
+        leases_answer();
         held_[name] = claim->epoch;
         return 0ms;
     case RefreshTurn::theirs:
-        set_degraded(false, {});
+        leases_answer();
         held_.erase(name);
         return recheck_after(*claim, lease_);
     case RefreshTurn::alone:
@@ -99,6 +100,32 @@ std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
     held_.erase(name);
     set_degraded(true, claim.error().message);
     return 0ms;
+}
+
+void ClusterNode::leases_answer() {
+    if (!degraded_ || !listening_)
+        return;
+    // The database answers again after a spell away. The LISTEN connection may look open yet be dead (the
+    // server restarted or failed over while the network was cut, and a connection that only reads never
+    // hears so): listen anew and converge, which also puts in what we refreshed alone meanwhile. Back
+    // out of degraded mode once that is done (listen_or_reconnect), not before.
+    listening_ = false;
+    listen_db_.close();
+}
+
+void ClusterNode::check_listening() {
+    // A connection that only waits for NOTIFYs learns of nothing when a firewall drops it or the server
+    // goes without a word; a statement on it must be answered (within answer_within), or it is replaced.
+    auto const connects = listen_db_.connects();
+    auto const answered = listen_db_.exec("SELECT 1");
+    if (answered && listen_db_.connects() == connects)
+        return;
+    listening_ = false;
+    listen_db_.close();
+    set_degraded(
+        true,
+        answered ? listen_db_.where() + ": the LISTEN connection was lost" : answered.error().message
+    );
 }
 
 void ClusterNode::renew_held() {
@@ -131,10 +158,11 @@ void ClusterNode::listen_or_reconnect() {
         return;
     }
     listening_ = true;
-    converge();
+    if (converge())
+        set_degraded(false, {});
 }
 
-void ClusterNode::converge() {
+bool ClusterNode::converge() {
     // What peers published while we were not listening, and what we fetched alone meanwhile: per feed the
     // newer fetch wins, ours goes in (and its NOTIFY brings the peers along) or the row comes out.
     std::size_t pushed = 0;
@@ -143,8 +171,14 @@ void ClusterNode::converge() {
         if (!s.merge.empty())
             continue; // a merged feed is rebuilt from its parts on every replica
         auto row = rows_->load(s.name, store_.gzip_enabled());
-        if (!row && row.error().code == errc::io_error)
-            return; // away again: the next reconnect converges
+        if (!row && row.error().code == errc::io_error) {
+            // Away again: the next reconnect listens anew and converges.
+            listening_ = false;
+            listen_db_.close();
+            retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+            set_degraded(true, row.error().message);
+            return false;
+        }
         if (!row && row.error().code == errc::snapshot_corrupt)
             snapshots_->warn_refused(s.name, row.error());
         bool const ours_newer =
@@ -164,6 +198,7 @@ void ClusterNode::converge() {
         "cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded, " +
         std::to_string(pushed) + " newer snapshot(s) of ours written"
     );
+    return true;
 }
 
 bool ClusterNode::announce_hook(std::string const& source) {
@@ -228,6 +263,8 @@ net::awaitable<void> ClusterNode::run() {
             load_rows(std::exchange(refused_, {}));
         if (std::chrono::steady_clock::now() >= renew_due_) {
             renew_held();
+            if (listening_)
+                check_listening();
             renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
         }
         show_leases();

@@ -68,14 +68,19 @@ class ClusterNode {
     void listen_or_reconnect();
     void load_notified();
     void load_rows(std::set<std::string> const& feeds);
+    void leases_answer();
+    void check_listening();
     void renew_held();
-    void converge();
+    /** @brief False when the database went away meanwhile. */
+    bool converge();
     void show_leases();
 
     std::string node_;
     std::chrono::seconds lease_;
     FeedStore& store_;
     Logger log_;
+    /// Shared by every connection below: one that waits out its deadline for nothing resets the others.
+    std::shared_ptr<PgServer> server_;
     std::shared_ptr<PgSnapshots> rows_;
     std::shared_ptr<ClusterSnapshots> snapshots_;
     std::shared_ptr<PgBudget> budget_;

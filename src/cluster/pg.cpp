@@ -68,7 +68,10 @@ std::optional<std::int64_t> PgRow::int8(int col) const {
 }
 
 PgConnection::PgConnection(std::string url, std::chrono::milliseconds answer_within)
-    : url_(std::move(url))
+    : PgConnection(std::make_shared<PgServer>(std::move(url)), answer_within) {}
+
+PgConnection::PgConnection(std::shared_ptr<PgServer> server, std::chrono::milliseconds answer_within)
+    : server_(std::move(server))
     , answer_within_(answer_within) {}
 
 bool PgConnection::connected() const {
@@ -76,7 +79,7 @@ bool PgConnection::connected() const {
 }
 
 std::string PgConnection::where() const {
-    return "database " + mask_database_url(url_);
+    return "database " + mask_database_url(server_->url());
 }
 
 Error PgConnection::error(std::string const& what) const {
@@ -86,10 +89,16 @@ Error PgConnection::error(std::string const& what) const {
 Error PgConnection::error(std::string const& what, std::string why) const {
     why = one_line(why);
     // libpq messages name host and user, not the password; scrub it anyway in case a future one does.
-    return fail(errc::io_error, where() + ": " + what + ": " + scrub_database_password(why, url_));
+    return fail(errc::io_error, where() + ": " + what + ": " + scrub_database_password(why, server_->url()));
 }
 
 Result<void> PgConnection::ensure() {
+    // Another connection to the server waited out its deadline for nothing: this one most likely leads to
+    // the same silence, so start afresh now rather than find out by waiting as long.
+    if (auto const n = server_->silences(); n != silences_seen_) {
+        silences_seen_ = n;
+        conn_.reset();
+    }
     if (connected())
         return {};
     if (conn_) {
@@ -98,9 +107,29 @@ Result<void> PgConnection::ensure() {
         PQreset(conn_.get());
     } else {
         // Our defaults come first so that the URL's own values override them: a bounded connect (the
-        // control thread waits for it) and statements the server ends before our own deadline does.
-        char const* keys[] = {"connect_timeout", "application_name", "options", "dbname", nullptr};
-        char const* values[] = {"5", "icsbridge", "-c statement_timeout=8000", url_.c_str(), nullptr};
+        // control thread waits for it), statements the server ends before our own deadline does, and TCP
+        // keepalives, so that a firewall or NAT between us and the server does not drop an idle connection
+        // (the LISTEN one is idle for as long as no peer publishes) and a dead one is noticed by the kernel.
+        char const* keys[] = {
+            "connect_timeout",
+            "application_name",
+            "options",
+            "keepalives",
+            "keepalives_idle",
+            "keepalives_interval",
+            "keepalives_count",
+            "dbname",
+            nullptr};
+        char const* values[] = {
+            "5",
+            "icsbridge",
+            "-c statement_timeout=8000",
+            "1",
+            "30",
+            "10",
+            "3",
+            server_->url().c_str(),
+            nullptr};
         conn_.reset(PQconnectdbParams(keys, values, 1));
         // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our
         // log. Set on the PGconn itself, even one that failed: PQreset() keeps it.
@@ -152,6 +181,8 @@ Result<PgResultPtr> PgConnection::await_results(std::string const& what) {
         // A server that stopped answering (SIGSTOP, a partition, a full disk) would hold the control thread
         // for as long as TCP retries; dropping the connection ends the statement on both sides.
         conn_.reset();
+        server_->went_silent();
+        silences_seen_ = server_->silences();
         return fail(
             errc::io_error,
             where() + ": " + what + ": no answer within " + std::to_string(answer_within_.count()) +

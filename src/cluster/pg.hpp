@@ -9,6 +9,7 @@
 
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,25 @@ struct PgRow {
 };
 
 /**
+ * @brief A database as one replica's connections to it see it: its URL, and how many times one of them
+ * waited out its deadline for no answer. A server that is gone without a reset (a failover, a partition)
+ * takes every connection with it, but each finds out only by waiting as long in turn; sharing this, the
+ * others start afresh at their next statement instead. Thread-safe.
+ */
+class PgServer {
+  public:
+    explicit PgServer(std::string url)
+        : url_(std::move(url)) {}
+    std::string const& url() const { return url_; }
+    void went_silent() { ++silences_; }
+    std::uint64_t silences() const { return silences_.load(); }
+
+  private:
+    std::string url_;
+    std::atomic<std::uint64_t> silences_{0};
+};
+
+/**
  * @brief A connection to the cluster database, reconnected on the next call after it broke. Not
  * thread-safe: one owner (or a mutex) per connection.
  */
@@ -66,6 +86,10 @@ class PgConnection {
      * past it the connection is closed, the statement fails, and the next call connects again.
      */
     explicit PgConnection(std::string url, std::chrono::milliseconds answer_within = default_answer_within);
+    /** @brief A connection to `server`, dropped before its next statement when another of its went silent. */
+    explicit PgConnection(
+        std::shared_ptr<PgServer> server, std::chrono::milliseconds answer_within = default_answer_within
+    );
 
     /** @brief Connects if not connected (or the connection broke); errc::io_error says why, no password. */
     Result<void> ensure();
@@ -80,6 +104,10 @@ class PgConnection {
 
     /** @brief Runs SQL without parameters (BEGIN, COMMIT, DDL), never twice; errc::io_error on failure. */
     Result<void> exec(std::string const& sql);
+
+    /** @brief Drops the connection (what was set up on it, such as LISTEN, goes too); the next call connects.
+     */
+    void close() { conn_.reset(); }
 
     PGconn* raw() const { return conn_.get(); }
     bool connected() const;
@@ -97,7 +125,8 @@ class PgConnection {
     Error error(std::string const& what) const;
     Error error(std::string const& what, std::string why) const;
 
-    std::string url_;
+    std::shared_ptr<PgServer> server_;
+    std::uint64_t silences_seen_ = 0;
     std::chrono::milliseconds answer_within_;
     PgConnPtr conn_;
     std::uint64_t connects_ = 0;

@@ -54,7 +54,15 @@ SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) 
 } // namespace
 
 PgSnapshots::PgSnapshots(std::string database_url, std::string node, EpochOf epoch_of, Logger log)
-    : db_(std::move(database_url))
+    : PgSnapshots(
+          std::make_shared<PgServer>(std::move(database_url)),
+          std::move(node),
+          std::move(epoch_of),
+          std::move(log)
+      ) {}
+
+PgSnapshots::PgSnapshots(std::shared_ptr<PgServer> server, std::string node, EpochOf epoch_of, Logger log)
+    : db_(std::move(server))
     , node_(std::move(node))
     , epoch_of_(std::move(epoch_of))
     , log_(std::move(log)) {}

@@ -38,6 +38,9 @@ class PgSnapshots final : public SnapshotBackend {
     PgSnapshots(
         std::string database_url, std::string node, EpochOf epoch_of = {}, Logger log = null_logger()
     );
+    PgSnapshots(
+        std::shared_ptr<PgServer> server, std::string node, EpochOf epoch_of = {}, Logger log = null_logger()
+    );
 
     /**
      * @brief Connects, and brings the schema up to date on each new connection (the database may have

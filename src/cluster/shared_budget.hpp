@@ -21,6 +21,8 @@ class PgBudget final : public SharedCalls {
   public:
     explicit PgBudget(std::string database_url)
         : db_(std::move(database_url)) {}
+    explicit PgBudget(std::shared_ptr<PgServer> server)
+        : db_(std::move(server)) {}
 
     /** @brief nullopt when the database does not answer: the caller counts locally (and we wait a while
      * before asking again, so a database that is away costs no connect per call). */

@@ -20,3 +20,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.cluster_rows_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 120)
+# Database connections lost without a word (a NAT forgetting idle ones, a silent failover), through a proxy.
+add_test(
+    NAME server.cluster_cut_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_cut_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.cluster_cut_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 180)

@@ -379,6 +379,33 @@ BOOST_AUTO_TEST_CASE(a_backend_that_stops_answering_is_given_up_and_the_statemen
     BOOST_TEST(bad.error().message.find("no_such_table") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_connection_that_heard_nothing_makes_its_siblings_start_afresh) {
+    // A server gone without a reset takes every connection to it along: once one has waited out its
+    // deadline, the others of the same PgServer connect anew at their next statement rather than each wait
+    // as long. A connection to the same URL through another PgServer (another replica) is left alone.
+    auto const url = shared_postgres().fresh_database("silence");
+    auto server = std::make_shared<PgServer>(url);
+    PgConnection a(server, 1000ms), b(server, 1000ms), elsewhere(url, 1000ms);
+    auto backend_of = [](PgConnection& c) -> pid_t {
+        auto r = c.query("SELECT pg_backend_pid()");
+        BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
+        return std::stoi(PQgetvalue(r->get(), 0, 0));
+    };
+    pid_t const a0 = backend_of(a), b0 = backend_of(b), elsewhere0 = backend_of(elsewhere);
+    BOOST_TEST(server->silences() == 0u);
+    BOOST_REQUIRE(::kill(a0, SIGSTOP) == 0);
+    auto const again = a.query("SELECT 1");
+    ::kill(a0, SIGCONT);
+    BOOST_REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
+    BOOST_TEST(server->silences() == 1u);
+    auto const connects = b.connects();
+    BOOST_TEST(backend_of(b) != b0);
+    BOOST_TEST(b.connects() == connects + 1);
+    BOOST_TEST(backend_of(b) != b0); // and only once: the silence was heard
+    BOOST_TEST(b.connects() == connects + 1);
+    BOOST_TEST(backend_of(elsewhere) == elsewhere0);
+}
+
 BOOST_AUTO_TEST_CASE(errors_never_show_the_password) {
     // Nothing listens in this directory: the connection fails, and its message must not carry the password.
     PgConnection c("postgresql://icsbridge:hunter2-secret@/nodb?host=/nonexistent-dir");

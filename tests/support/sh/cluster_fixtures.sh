@@ -68,11 +68,17 @@ start_replicas() {
 # seconds), each serving it. The database URL carries a password (trust auth ignores it) that must show
 # up nowhere: pw-do-not-print.
 start_pub_cluster() {
-    local i
     start_postgres
+    start_pub_replicas "$@" "postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
+}
+
+# start_pub_replicas BIN FAKE SRC REFRESH URL: start_pub_cluster on a database already started, which the
+# replicas reach at URL.
+start_pub_replicas() {
+    local i
     cp -r "$3/tests/fixtures/upstream" "$work/data"
     start_fake_upstream "$2" "$work" "$work/data"
-    export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
+    export TEST_DATABASE_URL=$5
     for i in 1 2 3; do
         {
             cluster_toml "$i"
