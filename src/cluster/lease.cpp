@@ -3,6 +3,7 @@
 #include "cluster/lease.hpp"
 
 #include <algorithm>
+#include <random>
 
 namespace icsbridge::cluster {
 
@@ -47,11 +48,28 @@ SELECT holder, epoch, greatest(0, extract(epoch FROM expires_at - clock_timestam
     WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM claimed)
 )sql";
 
+/** Sixteen hex digits from the system's random source: one process among those sharing a node name. */
+std::string instance_token() {
+    std::random_device rd;
+    std::uint64_t v = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    std::string out(16, '0');
+    for (auto it = out.rbegin(); it != out.rend(); ++it, v >>= 4)
+        *it = "0123456789abcdef"[v & 0xf];
+    return out;
+}
+
 } // namespace
+
+Leases::Leases(PgConnection& db, std::string node, std::chrono::seconds lease)
+    : db_(db)
+    , node_(std::move(node))
+    , holder_(node_ + "/" + instance_token())
+    , lease_(lease) {}
 
 Result<LeaseClaim> Leases::claim(std::string const& name) {
     auto const ms = std::chrono::duration_cast<std::chrono::milliseconds>(lease_).count();
-    auto res = db_.query(claim_sql, {PgParam::text(name), PgParam::text(node_), PgParam::integer(ms)}, true);
+    auto res =
+        db_.query(claim_sql, {PgParam::text(name), PgParam::text(holder_), PgParam::integer(ms)}, true);
     if (!res)
         return res.error();
     LeaseClaim out;
@@ -62,7 +80,7 @@ Result<LeaseClaim> Leases::claim(std::string const& name) {
     }
     PgRow const row{res->get(), 0};
     out.holder = std::string(row.bytes(0));
-    out.held = out.holder == node_;
+    out.held = out.holder == holder_;
     out.epoch = row.int8(1).value_or(0);
     out.remaining = std::chrono::milliseconds(row.int8(2).value_or(0));
     return out;
@@ -72,7 +90,7 @@ Result<void> Leases::release(std::string const& name) {
     auto res = db_.query(
         "UPDATE icsbridge_leases SET expires_at = clock_timestamp() - interval '1 second' "
         "WHERE name = $1 AND holder = $2",
-        {PgParam::text(name), PgParam::text(node_)}
+        {PgParam::text(name), PgParam::text(holder_)}
     );
     if (!res)
         return res.error();

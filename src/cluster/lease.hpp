@@ -40,13 +40,16 @@ std::chrono::milliseconds renew_after(std::chrono::seconds lease);
  */
 std::chrono::milliseconds recheck_after(LeaseClaim const& claim, std::chrono::seconds lease);
 
-/** @brief The lease rows of one node. Blocking: the control thread's. */
+/**
+ * @brief The lease rows of one node. Blocking: the control thread's.
+ *
+ * A lease is held by this process, not by the node name: the holder written is the name and a random
+ * instance token. Two replicas given the same `node` (one config file copied to every box) then still
+ * take turns instead of both refreshing, and one of them stopping does not release the other's leases.
+ */
 class Leases {
   public:
-    Leases(PgConnection& db, std::string node, std::chrono::seconds lease)
-        : db_(db)
-        , node_(std::move(node))
-        , lease_(lease) {}
+    Leases(PgConnection& db, std::string node, std::chrono::seconds lease);
 
     /**
      * @brief Claims `name` for the lease if it is free, expired or already ours (renewing it), in one
@@ -58,11 +61,14 @@ class Leases {
     Result<void> release(std::string const& name);
 
     std::string const& node() const { return node_; }
+    /** @brief What this process writes as a lease's holder: "NODE/TOKEN". */
+    std::string const& holder() const { return holder_; }
     std::chrono::seconds lease() const { return lease_; }
 
   private:
     PgConnection& db_;
     std::string node_;
+    std::string holder_;
     std::chrono::seconds lease_;
 };
 

@@ -291,6 +291,31 @@ BOOST_AUTO_TEST_CASE(a_save_notifies_peers) {
     BOOST_TEST(heard == std::vector<std::string>{"n1"});
 }
 
+BOOST_AUTO_TEST_CASE(two_replicas_given_the_same_node_name_still_take_turns) {
+    // One config file copied to every box names the same node everywhere: the lease is still one
+    // process's, and one of them releasing (stopping) leaves the other's lease alone.
+    auto const url = shared_postgres().fresh_database("samename");
+    PgConnection ca(url), cb(url);
+    BOOST_REQUIRE(migrate(ca));
+    Leases a(ca, "replica", 30s), b(cb, "replica", 30s);
+    BOOST_TEST(a.holder() != b.holder());
+    auto first = a.claim("group-1");
+    BOOST_REQUIRE(first);
+    BOOST_TEST(first->held);
+    auto second = b.claim("group-1");
+    BOOST_REQUIRE(second);
+    BOOST_TEST(!second->held);
+    BOOST_TEST(second->holder == a.holder());
+    BOOST_REQUIRE(b.release("group-1"));
+    auto still = b.claim("group-1");
+    BOOST_REQUIRE(still);
+    BOOST_TEST(!still->held);
+    auto renewed = a.claim("group-1");
+    BOOST_REQUIRE(renewed);
+    BOOST_TEST(renewed->held);
+    BOOST_TEST(renewed->epoch == first->epoch);
+}
+
 BOOST_AUTO_TEST_CASE(one_node_wins_a_lease_another_takes_over_after_expiry) {
     auto const url = shared_postgres().fresh_database("leases");
     PgConnection ca(url), cb(url);
@@ -303,7 +328,8 @@ BOOST_AUTO_TEST_CASE(one_node_wins_a_lease_another_takes_over_after_expiry) {
     auto lost = b.claim("group-1");
     BOOST_REQUIRE(lost);
     BOOST_TEST(!lost->held);
-    BOOST_TEST(lost->holder == "node-a");
+    BOOST_TEST(lost->holder == a.holder());
+    BOOST_TEST(lost->holder.starts_with("node-a/"));
     BOOST_TEST(lost->remaining.count() > 0);
     BOOST_TEST((refresh_turn(lost, 500ms) == RefreshTurn::theirs));
     // Renewing keeps the epoch: no one else wrote in between.
@@ -321,7 +347,7 @@ BOOST_AUTO_TEST_CASE(one_node_wins_a_lease_another_takes_over_after_expiry) {
     auto back = a.claim("group-1");
     BOOST_REQUIRE(back);
     BOOST_TEST(!back->held);
-    BOOST_TEST(back->holder == "node-b");
+    BOOST_TEST(back->holder == b.holder());
 
     // A release hands it over at once.
     BOOST_REQUIRE(b.release("group-1"));
