@@ -257,16 +257,17 @@ net::awaitable<void> ClusterNode::run() {
     while (!stopped_) {
         if (!listening_)
             listen_or_reconnect();
-        if (listening_)
-            load_notified();
-        if (!refused_.empty())
-            load_rows(std::exchange(refused_, {}));
         if (std::chrono::steady_clock::now() >= renew_due_) {
             renew_held();
             if (listening_)
                 check_listening();
             renew_due_ = std::chrono::steady_clock::now() + renew_after(lease_);
         }
+        // After the check: NOTIFYs that arrived while it waited for its answer are queued in libpq by now.
+        if (listening_)
+            load_notified();
+        if (!refused_.empty())
+            load_rows(std::exchange(refused_, {}));
         show_leases();
         if (!degraded_ && std::chrono::steady_clock::now() >= fetches_due_) {
             // Seconds matter little here (/healthz shows last fetches to the second, for people).
