@@ -97,7 +97,9 @@ Result<void> PgConnection::ensure() {
     // the same silence, so start afresh now rather than find out by waiting as long.
     if (auto const n = server_->silences(); n != silences_seen_) {
         silences_seen_ = n;
-        conn_.reset();
+        // Never inside a transaction: its next statement would run outside it. Its own deadline applies.
+        if (conn_ && PQtransactionStatus(conn_.get()) == PQTRANS_IDLE)
+            conn_.reset();
     }
     if (connected())
         return {};

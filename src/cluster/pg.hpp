@@ -105,8 +105,7 @@ class PgConnection {
     /** @brief Runs SQL without parameters (BEGIN, COMMIT, DDL), never twice; errc::io_error on failure. */
     Result<void> exec(std::string const& sql);
 
-    /** @brief Drops the connection (what was set up on it, such as LISTEN, goes too); the next call connects.
-     */
+    /** @brief Drops the connection and what was set up on it (LISTEN); the next call connects anew. */
     void close() { conn_.reset(); }
 
     PGconn* raw() const { return conn_.get(); }

@@ -406,13 +406,15 @@ BOOST_AUTO_TEST_CASE(a_connection_that_heard_nothing_makes_its_siblings_start_af
     // as long. A connection to the same URL through another PgServer (another replica) is left alone.
     auto const url = shared_postgres().fresh_database("silence");
     auto server = std::make_shared<PgServer>(url);
-    PgConnection a(server, 1000ms), b(server, 1000ms), elsewhere(url, 1000ms);
+    PgConnection a(server, 1000ms), b(server, 1000ms), in_tx(server, 1000ms), elsewhere(url, 1000ms);
     auto backend_of = [](PgConnection& c) -> pid_t {
         auto r = c.query("SELECT pg_backend_pid()");
         BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
         return std::stoi(PQgetvalue(r->get(), 0, 0));
     };
     pid_t const a0 = backend_of(a), b0 = backend_of(b), elsewhere0 = backend_of(elsewhere);
+    pid_t const in_tx0 = backend_of(in_tx);
+    BOOST_REQUIRE(in_tx.exec("BEGIN"));
     BOOST_TEST(server->silences() == 0u);
     BOOST_REQUIRE(::kill(a0, SIGSTOP) == 0);
     auto const again = a.query("SELECT 1");
@@ -425,6 +427,9 @@ BOOST_AUTO_TEST_CASE(a_connection_that_heard_nothing_makes_its_siblings_start_af
     BOOST_TEST(backend_of(b) != b0); // and only once: the silence was heard
     BOOST_TEST(b.connects() == connects + 1);
     BOOST_TEST(backend_of(elsewhere) == elsewhere0);
+    // A connection inside a transaction keeps it: a new one would run the rest outside the transaction.
+    BOOST_TEST(backend_of(in_tx) == in_tx0);
+    BOOST_CHECK(in_tx.exec("COMMIT"));
 }
 
 BOOST_AUTO_TEST_CASE(errors_never_show_the_password) {
