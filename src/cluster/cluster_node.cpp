@@ -86,31 +86,48 @@ std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
     // A refresh needs the lease for a while yet: renewals come every third of it, keep one in hand.
     switch (refresh_turn(claim, std::chrono::duration_cast<std::chrono::milliseconds>(lease_) / 3)) {
     case RefreshTurn::mine:
-        leases_answer();
+        rejoin_if_degraded();
         held_[name] = claim->epoch;
         return 0ms;
     case RefreshTurn::theirs:
-        leases_answer();
+        rejoin_if_degraded();
         held_.erase(name);
         return recheck_after(*claim, lease_);
     case RefreshTurn::alone:
         break;
     }
-    retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
     held_.erase(name);
-    set_degraded(true, claim.error().message);
+    away(claim.error().message);
     return 0ms;
 }
 
-void ClusterNode::leases_answer() {
+void ClusterNode::away(std::string const& why) {
+    retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
+    set_degraded(true, why);
+}
+
+void ClusterNode::stop_listening() {
+    listening_ = false;
+    listen_db_.close();
+}
+
+void ClusterNode::listen_lost(std::string const& why) {
+    stop_listening();
+    set_degraded(
+        true,
+        "the LISTEN connection was lost: " +
+            (why.empty() ? listen_db_.where() + " closed it, or the network did" : why)
+    );
+}
+
+void ClusterNode::rejoin_if_degraded() {
     if (!degraded_ || !listening_)
         return;
     // The database answers again after a spell away. The LISTEN connection may look open yet be dead (the
     // server restarted or failed over while the network was cut, and a connection that only reads never
     // hears so): listen anew and converge, which also puts in what we refreshed alone meanwhile. Back
     // out of degraded mode once that is done (listen_or_reconnect), not before.
-    listening_ = false;
-    listen_db_.close();
+    stop_listening();
 }
 
 void ClusterNode::check_listening() {
@@ -120,12 +137,7 @@ void ClusterNode::check_listening() {
     auto const answered = listen_db_.exec("SELECT 1");
     if (answered && listen_db_.connects() == connects)
         return;
-    listening_ = false;
-    listen_db_.close();
-    set_degraded(
-        true,
-        answered ? listen_db_.where() + ": the LISTEN connection was lost" : answered.error().message
-    );
+    listen_lost(answered ? std::string{} : answered.error().message);
 }
 
 void ClusterNode::renew_held() {
@@ -147,14 +159,12 @@ void ClusterNode::listen_or_reconnect() {
         return;
     // The schema first: a database that came back empty needs its tables before leases and LISTEN.
     if (auto ok = rows_->prepare(); !ok) {
-        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
-        set_degraded(true, ok.error().message);
+        away(ok.error().message);
         return;
     }
     if (auto ok = listen_db_.exec(std::string("LISTEN ") + snapshot_channel + "; LISTEN " + hook_channel);
         !ok) {
-        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
-        set_degraded(true, ok.error().message);
+        away(ok.error().message);
         return;
     }
     listening_ = true;
@@ -173,10 +183,8 @@ bool ClusterNode::converge() {
         auto row = rows_->load(s.name, store_.gzip_enabled());
         if (!row && row.error().code == errc::io_error) {
             // Away again: the next reconnect listens anew and converges.
-            listening_ = false;
-            listen_db_.close();
-            retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
-            set_degraded(true, row.error().message);
+            stop_listening();
+            away(row.error().message);
             return false;
         }
         if (!row && row.error().code == errc::snapshot_corrupt)
@@ -207,8 +215,7 @@ bool ClusterNode::announce_hook(std::string const& source) {
     auto sent =
         lease_db_.query("SELECT pg_notify($1, $2)", {PgParam::text(hook_channel), PgParam::text(source)});
     if (!sent) {
-        retry_after_ = std::chrono::steady_clock::now() + reconnect_gap;
-        set_degraded(true, sent.error().message);
+        away(sent.error().message);
         return false;
     }
     return true;
@@ -222,8 +229,7 @@ void ClusterNode::show_leases() {
 void ClusterNode::load_notified() {
     PGconn* c = listen_db_.raw();
     if (PQconsumeInput(c) == 0 || PQstatus(c) != CONNECTION_OK) {
-        listening_ = false;
-        set_degraded(true, listen_db_.where() + ": the connection was lost");
+        listen_lost({});
         return;
     }
     std::set<std::string> feeds;

@@ -68,7 +68,13 @@ class ClusterNode {
     void listen_or_reconnect();
     void load_notified();
     void load_rows(std::set<std::string> const& feeds);
-    void leases_answer();
+    /** @brief The database did not answer: on our own, and no new attempt for a while. */
+    void away(std::string const& why);
+    /** @brief Drops the LISTEN connection; the run loop listens anew and converges. */
+    void stop_listening();
+    /** @brief stop_listening(), degraded; `why` empty: the server or the network closed it. */
+    void listen_lost(std::string const& why);
+    void rejoin_if_degraded();
     void check_listening();
     void renew_held();
     /** @brief False when the database went away meanwhile. */

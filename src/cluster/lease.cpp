@@ -48,22 +48,11 @@ SELECT holder, epoch, greatest(0, extract(epoch FROM expires_at - clock_timestam
     WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM claimed)
 )sql";
 
-/** Sixteen hex digits from the system's random source: one process among those sharing a node name. */
-std::string instance_token() {
-    std::random_device rd;
-    std::uint64_t v = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    std::string out(16, '0');
-    for (auto it = out.rbegin(); it != out.rend(); ++it, v >>= 4)
-        *it = "0123456789abcdef"[v & 0xf];
-    return out;
-}
-
 } // namespace
 
-Leases::Leases(PgConnection& db, std::string node, std::chrono::seconds lease)
+Leases::Leases(PgConnection& db, std::string const& node, std::chrono::seconds lease)
     : db_(db)
-    , node_(std::move(node))
-    , holder_(node_ + "/" + instance_token())
+    , holder_(node + "/" + std::to_string(std::random_device{}()))
     , lease_(lease) {}
 
 Result<LeaseClaim> Leases::claim(std::string const& name) {

@@ -44,12 +44,12 @@ std::chrono::milliseconds recheck_after(LeaseClaim const& claim, std::chrono::se
  * @brief The lease rows of one node. Blocking: the control thread's.
  *
  * A lease is held by this process, not by the node name: the holder written is the name and a random
- * instance token. Two replicas given the same `node` (one config file copied to every box) then still
+ * number. Two replicas given the same `node` (one config file copied to every box) then still
  * take turns instead of both refreshing, and one of them stopping does not release the other's leases.
  */
 class Leases {
   public:
-    Leases(PgConnection& db, std::string node, std::chrono::seconds lease);
+    Leases(PgConnection& db, std::string const& node, std::chrono::seconds lease);
 
     /**
      * @brief Claims `name` for the lease if it is free, expired or already ours (renewing it), in one
@@ -60,14 +60,12 @@ class Leases {
     /** @brief Gives `name` up at once (on shutdown), so the next replica need not wait for the expiry. */
     Result<void> release(std::string const& name);
 
-    std::string const& node() const { return node_; }
-    /** @brief What this process writes as a lease's holder: "NODE/TOKEN". */
+    /** @brief What this process writes as a lease's holder: "NODE/" and a random number. */
     std::string const& holder() const { return holder_; }
     std::chrono::seconds lease() const { return lease_; }
 
   private:
     PgConnection& db_;
-    std::string node_;
     std::string holder_;
     std::chrono::seconds lease_;
 };
