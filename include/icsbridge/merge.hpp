@@ -1,15 +1,15 @@
 // File: merge.hpp
 // Merged feeds (`[feeds.NAME] merge = [...]`): never fetched, rebuilt from their parts' current snapshots
-// whenever a part publishes, and published through the FeedStore like any feed.
+// whenever a part is published, and published through the Publisher like any feed.
 #pragma once
 
 #include <icsbridge/config.hpp>
 #include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/store.hpp>
 
 #include <map>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,37 +23,37 @@ namespace icsbridge {
 Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts);
 
 /**
- * @brief Keeps every merged feed of a config built from its parts' snapshots in `store`: once at start(),
- * then whenever a part publishes. A failing part publishes nothing, so its last good items stay in the
- * merge. Each rebuilt snapshot is kept in `snapshots` (when not null), as the refresher does.
+ * @brief Keeps every merged feed of a config built from its parts' snapshots: once at start(), then
+ * whenever a part is published (a subscriber of the Publisher). A merged feed is published only once every
+ * part has a snapshot, never a partial calendar; until then it answers like a feed never fetched (503).
+ * A failing part publishes nothing, so its last good items stay in the merge.
  */
 class MergedFeeds {
   public:
-    /** @brief `cfg` and `store` must outlive this object. */
-    MergedFeeds(Config const& cfg, FeedStore& store, Logger log, std::shared_ptr<SnapshotBackend> snapshots);
-    /** @brief Stops listening to the store. */
-    ~MergedFeeds();
+    /** @brief `cfg`, `table` and `publisher` must outlive this object. */
+    MergedFeeds(Config const& cfg, FeedStore& table, Publisher& publisher, Logger log);
     MergedFeeds(MergedFeeds const&) = delete;
     MergedFeeds& operator=(MergedFeeds const&) = delete;
 
-    /** @brief Builds every merged feed from the snapshots in the store now (call after load_dir), then
-     * listens to the store's publishes. Does nothing for a config without merged feeds. */
+    /** @brief Builds every merged feed from the snapshots in the table now (call after they were
+     * restored), then subscribes to publications. Does nothing for a config without merged feeds. */
     void start();
 
-    /** @brief `feed` published (changed or not): rebuilds the merges it is a part of. Thread-safe. */
-    void published(std::string_view feed);
+    /** @brief A publication: rebuilds the merges `p.feed` is a part of (changed or not: the merge's last
+     * success follows its parts'). */
+    void published(Publication const& p);
 
   private:
     void rebuild(FeedConfig const& merged);
 
     Config const& cfg_;
-    FeedStore& store_;
+    FeedStore& table_;
+    Publisher& publisher_;
     Logger log_;
-    std::shared_ptr<SnapshotBackend> snapshots_;
     std::map<std::string, std::vector<FeedConfig const*>, std::less<>> merges_of_; ///< part -> merges
-    bool listening_ = false;
-    std::mutex mtx_;                                ///< one rebuild at a time; guards built_from_
     std::map<std::string, std::string> built_from_; ///< merge -> the parts' ETags it was built from
+    std::map<std::string, std::string> waiting_;    ///< merge -> the parts it waits for (logged once)
+    Publisher::Subscription subscription_;          ///< last: unsubscribed before the rest goes
 };
 
 } // namespace icsbridge

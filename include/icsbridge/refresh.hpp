@@ -8,6 +8,7 @@
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/pipeline.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -24,8 +25,6 @@
 namespace icsbridge {
 
 struct RefreshOptions {
-    /// Where snapshots are kept after each success (disk files, or the database); null: not kept
-    std::shared_ptr<SnapshotBackend> snapshots;
     std::chrono::milliseconds retry_initial{
         std::chrono::seconds(30)}; ///< first retry after a failure; doubles up to refresh
     std::chrono::milliseconds confirm_delay{
@@ -49,7 +48,7 @@ struct RefreshOptions {
 
 /**
  * @brief The refreshers of all feeds. They run on one strand of their own (use executor() for the
- * Pipeline's HttpClients); every status change goes through the FeedStore.
+ * Pipeline's HttpClients); what they fetch goes to `publisher`, failures to the feed's status in `store`.
  */
 class Refreshers {
   public:
@@ -57,6 +56,7 @@ class Refreshers {
         boost::asio::any_io_executor ex,
         Config const& cfg,
         FeedStore& store,
+        Publisher& publisher,
         GroupFetch fetch,
         Logger log,
         RefreshOptions opts = {}
@@ -74,7 +74,7 @@ class Refreshers {
 
     /**
      * @brief One refresh of one group: fetch; if a feed suddenly lost most of its items, wait and fetch
-     * again to confirm; publish successes (saving changed snapshots), record failures.
+     * again to confirm; publish successes, record failures.
      * @return true if every feed of the group was refreshed
      */
     boost::asio::awaitable<bool> refresh_once(std::size_t group);

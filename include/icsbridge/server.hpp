@@ -25,6 +25,8 @@
 
 namespace icsbridge {
 
+class ViewCache; // src/views/view_cache.hpp: the views built from the served snapshots
+
 namespace server_detail {
 struct ServerState;
 } // namespace server_detail
@@ -104,7 +106,12 @@ struct ServerResponse {
  * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
  */
 ServerResponse handle_request(
-    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+    ServerRequest const& req,
+    FeedStore const& store,
+    ViewCache& views,
+    Metrics& metrics,
+    Config const& cfg,
+    sys_seconds now
 );
 
 /** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
@@ -125,6 +132,7 @@ class Server {
         boost::asio::any_io_executor ex,
         Config const& cfg,
         FeedStore const& store,
+        ViewCache& views,
         Metrics& metrics,
         Logger log,
         std::vector<boost::asio::any_io_executor> workers = {},
@@ -135,6 +143,7 @@ class Server {
         boost::asio::any_io_executor ex,
         std::shared_ptr<LiveConfig const> live,
         FeedStore const& store,
+        ViewCache& views,
         Metrics& metrics,
         Logger log,
         std::vector<boost::asio::any_io_executor> workers = {},

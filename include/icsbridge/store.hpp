@@ -25,7 +25,6 @@
 
 namespace icsbridge {
 
-class ViewCache;
 class SnapshotBackend;
 
 using sys_seconds = std::chrono::sys_seconds;
@@ -72,9 +71,15 @@ struct Snapshot {
 /**
  * @brief Builds a snapshot: hashes the body into the ETag, formats Last-Modified, gzips once if `gzip`.
  * @param changed_at the Last-Modified time (the content changed then)
+ * @param etag the body's ETag when the caller already has it (make_etag(body)); empty: computed here
  */
 std::shared_ptr<Snapshot const> make_snapshot(
-    std::string body, std::size_t items, sys_seconds changed_at, sys_seconds fetched_at, bool gzip = true
+    std::string body,
+    std::size_t items,
+    sys_seconds changed_at,
+    sys_seconds fetched_at,
+    bool gzip = true,
+    std::string etag = {}
 );
 
 /**
@@ -201,8 +206,9 @@ struct FeedLookup {
 };
 
 /**
- * @brief All feeds' snapshots and status. Readers copy a shared_ptr under a mutex and never wait for a
- * refresh; publishing swaps the pointer. Feeds come from the config, and change with reconfigure().
+ * @brief The served table: each feed's current snapshot and its status. Readers copy a shared_ptr under a
+ * mutex and never wait for a refresh; the Publisher (publish.hpp) swaps the pointer. Feeds come from the
+ * config, and change with reconfigure().
  */
 class FeedStore {
   public:
@@ -226,17 +232,17 @@ class FeedStore {
     std::shared_ptr<Snapshot const> get(std::string_view name) const;
 
     /**
-     * @brief Publishes new bytes for a feed. When they are identical to the current snapshot, the
-     * current one (with its ETag and Last-Modified) is kept. Records a success either way.
-     * @return the snapshot now current and whether it changed; nullptr for an unknown feed
+     * @brief The served table's swap: `snap` becomes the feed's snapshot (null: it keeps the one it has),
+     * and `success_at` its last success. Only the Publisher (publish.hpp) calls this.
+     * @param refreshed a refresh or a merge of this replica (counted, clears the last error); false for a
+     * snapshot adopted from elsewhere (a sibling's row, the copy kept by the last run)
+     * @return false for a feed not in the config in force
      */
-    std::pair<std::shared_ptr<Snapshot const>, bool>
-    publish(std::string_view name, std::string body, std::size_t items, sys_seconds now);
-
-    /** @brief Told the feed's name after every publish(), changed or not, outside the store's lock. */
-    using PublishListener = std::function<void(std::string_view feed)>;
-    /** @brief Sets (or, with an empty function, clears) the one listener; merged feeds rebuild from it. */
-    void set_publish_listener(PublishListener listener);
+    bool
+    put(std::string_view name,
+        std::shared_ptr<Snapshot const> snap,
+        sys_seconds success_at,
+        bool refreshed = true);
 
     /** @brief Records a failed refresh; the snapshot is left alone. */
     void record_failure(std::string_view name, Error const& err, sys_seconds now);
@@ -254,14 +260,6 @@ class FeedStore {
     /** @brief Notes that a `tokens` subscriber fetched the feed (lock-free). */
     void record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const;
 
-    /** @brief Loads every configured feed's snapshot from `dir`, taking each feed's last success from its
-     * stored fetched_at; missing files are skipped, corrupt ones warned about. */
-    std::size_t load_dir(std::string const& dir, Logger const& log);
-    /** @brief The same from any snapshot backend (disk, or the database in cluster mode). */
-    std::size_t load_from(SnapshotBackend& snapshots, Logger const& log);
-    /** @brief One feed's kept snapshot (a peer's publish in cluster mode); false if none or unusable. */
-    bool load_feed(std::string_view name, SnapshotBackend& snapshots, Logger const& log);
-
     std::vector<FeedStatus> status() const;
     void record_reload(ReloadStatus r);
     /** @brief nullopt until the first reload. */
@@ -277,8 +275,6 @@ class FeedStore {
      * replica knows (fetch times only move forward). Unknown feeds and names are ignored.
      */
     void merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at);
-    /** @brief The subscriber views built from the feeds' snapshots (src/views/view_cache.hpp). */
-    ViewCache& views() const { return *views_; }
     bool gzip_enabled() const { return gzip_; }
     /** @brief Configured feed names, in config order. */
     std::vector<std::string> names() const;
@@ -293,8 +289,6 @@ class FeedStore {
     std::vector<std::shared_ptr<Entry>> entries_; ///< guarded by mtx_
     std::optional<ReloadStatus> reload_;          ///< guarded by mtx_
     std::optional<bool> cluster_;                 ///< guarded by mtx_
-    PublishListener on_publish_;                  ///< guarded by mtx_
-    std::unique_ptr<ViewCache> views_;
 };
 
 } // namespace icsbridge

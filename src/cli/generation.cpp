@@ -14,6 +14,7 @@ std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
     FeedStore& store,
+    Publisher& publisher,
     UpstreamMetrics& upstream,
     Logger const& log,
     RefreshOptions opts,
@@ -37,10 +38,9 @@ std::shared_ptr<Generation> make_generation(
     GroupFetch fetch = [cfg, pipeline = gen->pipeline](FeedGroup const& g, sys_seconds now) {
         return pipeline_fetch(*pipeline)(g, now);
     };
-    auto const snapshots = opts.snapshots;
     gen->refreshers =
-        std::make_unique<Refreshers>(strand, *cfg, store, std::move(fetch), log, std::move(opts));
-    gen->merged = std::make_unique<MergedFeeds>(*cfg, store, log, snapshots);
+        std::make_unique<Refreshers>(strand, *cfg, store, publisher, std::move(fetch), log, std::move(opts));
+    gen->merged = std::make_unique<MergedFeeds>(*cfg, store, publisher, log);
     gen->merged->start();
     return gen;
 }

@@ -20,20 +20,21 @@ struct Generation {
     std::shared_ptr<Config const> cfg;
     std::shared_ptr<Pipeline> pipeline;
     std::unique_ptr<Refreshers> refreshers;
-    /// Rebuilds the merged feeds whenever a part publishes; the store has one listener, so a reload
-    /// drops the previous generation's before it builds this one.
+    /// Rebuilds the merged feeds whenever a part is published (a subscriber of the Publisher until it
+    /// goes: a reload drops the previous generation's before it builds this one).
     std::unique_ptr<MergedFeeds> merged;
 };
 
 /**
  * @brief Builds the pipeline and the refreshers of `cfg` on `ex` (one thread), and builds its merged feeds
- * from the store's snapshots (call after load_dir). With `previous`, unchanged budgets go on counting in
- * the same window. Every upstream attempt is counted in `upstream`.
+ * from the store's snapshots (call after they were restored). With `previous`, unchanged budgets go on
+ * counting in the same window. Every upstream attempt is counted in `upstream`.
  */
 std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
     FeedStore& store,
+    Publisher& publisher,
     UpstreamMetrics& upstream,
     Logger const& log,
     RefreshOptions opts,

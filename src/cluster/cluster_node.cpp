@@ -31,10 +31,13 @@ constexpr auto fetches_gap = 2s;
 
 } // namespace
 
-ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& store, Logger log)
+ClusterNode::ClusterNode(
+    ClusterConfig const& cfg, std::string dir, FeedStore& store, Publisher& publisher, Logger log
+)
     : node_(cluster_node(cfg))
     , lease_(cfg.lease)
     , store_(store)
+    , publisher_(publisher)
     , log_(std::move(log))
     , server_(std::make_shared<PgServer>(cfg.database_url))
     , rows_(std::make_shared<PgSnapshots>(
@@ -46,7 +49,10 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
     , leases_(lease_db_, node_, cfg.lease)
     , fetches_(lease_db_, store_)
     , listen_db_(server_) {
-    rows_->on_refused([this](std::string const& feed) { refused_.insert(feed); });
+    rows_->on_refused([this](std::string const& feed) {
+        std::lock_guard lock(mtx_);
+        refused_.insert(feed);
+    });
     store_.record_cluster(true);
     // Start-up meets the schema first: a database that is away shows up here, not in the first refresh.
     if (auto ok = rows_->prepare(); !ok)
@@ -59,6 +65,7 @@ ClusterNode::ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& s
 }
 
 std::int64_t ClusterNode::epoch_of(std::string const& feed) const {
+    std::lock_guard lock(mtx_);
     auto lease = lease_of_feed_.find(feed);
     if (lease == lease_of_feed_.end())
         return 0;
@@ -78,25 +85,33 @@ void ClusterNode::set_degraded(bool degraded, std::string const& why) {
 
 std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
     auto const name = fetch_key(*g.feeds.front());
-    for (auto const* f : g.feeds)
-        lease_of_feed_[f->name] = name;
+    {
+        std::lock_guard lock(mtx_);
+        for (auto const* f : g.feeds)
+            lease_of_feed_[f->name] = name;
+    }
     if (degraded_ && std::chrono::steady_clock::now() < retry_after_)
         return 0ms;
     auto claim = leases_.claim(name);
     // A refresh needs the lease for a while yet: renewals come every third of it, keep one in hand.
-    switch (refresh_turn(claim, std::chrono::duration_cast<std::chrono::milliseconds>(lease_) / 3)) {
+    auto const turn = refresh_turn(claim, std::chrono::duration_cast<std::chrono::milliseconds>(lease_) / 3);
+    {
+        std::lock_guard lock(mtx_);
+        if (turn == RefreshTurn::mine)
+            held_[name] = claim->epoch;
+        else
+            held_.erase(name);
+    }
+    switch (turn) {
     case RefreshTurn::mine:
         rejoin_if_degraded();
-        held_[name] = claim->epoch;
         return 0ms;
     case RefreshTurn::theirs:
         rejoin_if_degraded();
-        held_.erase(name);
         return recheck_after(*claim, lease_);
     case RefreshTurn::alone:
         break;
     }
-    held_.erase(name);
     away(claim.error().message);
     return 0ms;
 }
@@ -141,16 +156,22 @@ void ClusterNode::check_listening() {
 }
 
 void ClusterNode::renew_held() {
-    for (auto it = held_.begin(); it != held_.end();) {
-        auto claim = leases_.claim(it->first);
-        if (claim && claim->held) {
-            it->second = claim->epoch;
-            ++it;
-            continue;
-        }
+    std::vector<std::string> names;
+    {
+        std::lock_guard lock(mtx_);
+        for (auto const& held : held_)
+            names.push_back(held.first);
+    }
+    // The claims go to the database outside the lock: the keeper's saves only read the epochs.
+    for (auto const& name : names) {
+        auto claim = leases_.claim(name);
         if (!claim)
             set_degraded(true, claim.error().message);
-        it = held_.erase(it);
+        std::lock_guard lock(mtx_);
+        if (claim && claim->held)
+            held_[name] = claim->epoch;
+        else
+            held_.erase(name);
     }
 }
 
@@ -190,7 +211,7 @@ bool ClusterNode::converge() {
         if (!row && row.error().code == errc::snapshot_corrupt)
             snapshots_->warn_refused(s.name, row.error());
         bool const ours_newer =
-            s.snapshot && s.last_success && !refused_.count(s.name) &&
+            s.snapshot && s.last_success && !refused(s.name) &&
             (!row || !*row || ((*row)->etag != s.snapshot->etag && *s.last_success > (*row)->fetched_at));
         if (ours_newer) {
             auto wrote = rows_->catch_up(s.name, *s.snapshot, *s.last_success);
@@ -200,7 +221,9 @@ bool ClusterNode::converge() {
             }
         }
         if (row && *row && (!s.snapshot || (*row)->etag != s.snapshot->etag))
-            loaded += store_.load_feed(s.name, *snapshots_, log_) ? 1 : 0;
+            loaded +=
+                adopt_kept(publisher_, s.name, *snapshots_, store_.gzip_enabled(), Origin::adopted, log_) ? 1
+                                                                                                          : 0;
     }
     log_.info(
         "cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded, " +
@@ -222,8 +245,14 @@ bool ClusterNode::announce_hook(std::string const& source) {
 }
 
 void ClusterNode::show_leases() {
+    std::lock_guard lock(mtx_);
     for (auto const& [feed, lease] : lease_of_feed_)
         store_.record_lease(feed, held_.count(lease) > 0);
+}
+
+bool ClusterNode::refused(std::string const& feed) const {
+    std::lock_guard lock(mtx_);
+    return refused_.count(feed) > 0;
 }
 
 void ClusterNode::load_notified() {
@@ -247,7 +276,7 @@ void ClusterNode::load_notified() {
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {
     for (auto const& feed : feeds)
-        store_.load_feed(feed, *snapshots_, log_);
+        (void)adopt_kept(publisher_, feed, *snapshots_, store_.gzip_enabled(), Origin::adopted, log_);
 }
 
 net::awaitable<void> ClusterNode::run() {
@@ -272,8 +301,13 @@ net::awaitable<void> ClusterNode::run() {
         // After the check: NOTIFYs that arrived while it waited for its answer are queued in libpq by now.
         if (listening_)
             load_notified();
-        if (!refused_.empty())
-            load_rows(std::exchange(refused_, {}));
+        std::set<std::string> refused;
+        {
+            std::lock_guard lock(mtx_);
+            refused.swap(refused_);
+        }
+        if (!refused.empty())
+            load_rows(refused);
         show_leases();
         if (!degraded_ && std::chrono::steady_clock::now() >= fetches_due_) {
             // Seconds matter little here (/healthz shows last fetches to the second, for people).
@@ -306,9 +340,13 @@ net::awaitable<void> ClusterNode::run() {
 
 void ClusterNode::stop() {
     stopped_ = true;
-    for (auto const& [name, epoch] : held_)
-        (void)leases_.release(name);
-    held_.clear();
+    std::map<std::string, std::int64_t> held;
+    {
+        std::lock_guard lock(mtx_);
+        held.swap(held_);
+    }
+    for (auto const& lease : held)
+        (void)leases_.release(lease.first);
     show_leases();
 }
 

@@ -1,7 +1,7 @@
 // File: cluster_node.hpp
 // One replica's part in the cluster, on the control thread: it takes a group's lease before refreshing it
 // (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas' publishes
-// (LISTEN) to serve their rows at once, and the webhooks that reached them.
+// (LISTEN) to adopt their rows at once (through the Publisher), and the webhooks that reached them.
 #pragma once
 
 #include "cluster/cluster_snapshots.hpp"
@@ -10,6 +10,7 @@
 #include "cluster/subscriber_fetches.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/refresh.hpp>
 #include <icsbridge/store.hpp>
 
@@ -21,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -29,7 +31,9 @@ namespace icsbridge::cluster {
 class ClusterNode {
   public:
     /** @param dir storage.dir: the disk cache of snapshots */
-    ClusterNode(ClusterConfig const& cfg, std::string dir, FeedStore& store, Logger log);
+    ClusterNode(
+        ClusterConfig const& cfg, std::string dir, FeedStore& store, Publisher& publisher, Logger log
+    );
 
     /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
     std::shared_ptr<SnapshotBackend> snapshots() const { return snapshots_; }
@@ -80,10 +84,13 @@ class ClusterNode {
     /** @brief False when the database went away meanwhile. */
     bool converge();
     void show_leases();
+    /** @brief Whether the fence refused our last save of `feed` (its row is to be loaded back). */
+    bool refused(std::string const& feed) const;
 
     std::string node_;
     std::chrono::seconds lease_;
     FeedStore& store_;
+    Publisher& publisher_;
     Logger log_;
     /// Shared by every connection below: one that waits out its deadline for nothing resets the others.
     std::shared_ptr<PgServer> server_;
@@ -100,6 +107,8 @@ class ClusterNode {
     std::chrono::steady_clock::time_point retry_after_{};
     std::chrono::steady_clock::time_point renew_due_{};
     std::chrono::steady_clock::time_point fetches_due_{};
+    /// Guards the three below: the snapshot keeper's thread reads the epochs and reports refusals.
+    mutable std::mutex mtx_;
     std::map<std::string, std::int64_t> held_;         ///< lease name -> the epoch we hold it under
     std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
     /// Feeds whose save the fence refused (we woke from a pause with an old calendar): the row goes back in.

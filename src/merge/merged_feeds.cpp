@@ -1,9 +1,10 @@
 // File: merged_feeds.cpp
-// MergedFeeds: rebuilds a merged feed from its parts' snapshots when one of them publishes, and publishes
-// and saves it like a refresher would. render_merged(): the calendar itself, also used by `export`.
+// MergedFeeds: rebuilds a merged feed from its parts' snapshots when one of them is published, and hands
+// it to the Publisher like a refresher would. render_merged(): the calendar itself, also used by `export`.
 #include <icsbridge/merge.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace icsbridge {
 
@@ -20,21 +21,14 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
     return merge_calendars(meta, parts, opts);
 }
 
-MergedFeeds::MergedFeeds(
-    Config const& cfg, FeedStore& store, Logger log, std::shared_ptr<SnapshotBackend> snapshots
-)
+MergedFeeds::MergedFeeds(Config const& cfg, FeedStore& table, Publisher& publisher, Logger log)
     : cfg_(cfg)
-    , store_(store)
-    , log_(std::move(log))
-    , snapshots_(std::move(snapshots)) {
+    , table_(table)
+    , publisher_(publisher)
+    , log_(std::move(log)) {
     for (auto const& f : cfg_.feeds)
         for (auto const& part : f.merge)
             merges_of_[part].push_back(&f);
-}
-
-MergedFeeds::~MergedFeeds() {
-    if (listening_)
-        store_.set_publish_listener({});
 }
 
 void MergedFeeds::start() {
@@ -43,81 +37,77 @@ void MergedFeeds::start() {
     for (auto const& f : cfg_.feeds)
         if (f.is_merged())
             rebuild(f);
-    store_.set_publish_listener([this](std::string_view feed) { published(feed); });
-    listening_ = true;
+    subscription_ = publisher_.subscribe([this](Publication const& p) { published(p); });
 }
 
-void MergedFeeds::published(std::string_view feed) {
-    // Looked up before locking: a merge is never a part, so its own publish returns here, never
-    // re-entering the lock that rebuild() holds while it publishes.
-    auto it = merges_of_.find(feed);
+void MergedFeeds::published(Publication const& p) {
+    // A merge is never a part, so its own publication ends here.
+    auto it = merges_of_.find(p.feed);
     if (it == merges_of_.end())
         return;
     for (FeedConfig const* merged : it->second)
         rebuild(*merged);
 }
 
-void MergedFeeds::rebuild(FeedConfig const& merged) {
-    std::lock_guard lock(mtx_);
-    auto const statuses = store_.status();
-    std::vector<std::shared_ptr<Snapshot const>> held; // keeps the parts' bytes alive while merging
+namespace {
+
+/** @brief The parts' snapshots in `merge` order, and the names of those without one yet. */
+struct PartsNow {
+    std::vector<std::shared_ptr<Snapshot const>> held; ///< keeps the parts' bytes alive while merging
     std::vector<CalendarPart> parts;
     std::string etags;
-    std::optional<sys_seconds> as_of;
+    std::string missing;
+    std::optional<sys_seconds> as_of; ///< the most recent part's last success
+};
+
+PartsNow parts_now(FeedConfig const& merged, std::vector<FeedStatus> const& statuses) {
+    PartsNow now;
     for (auto const& name : merged.merge) {
         auto st = std::find_if(statuses.begin(), statuses.end(), [&](FeedStatus const& s) {
             return s.name == name;
         });
         if (st == statuses.end() || !st->snapshot) {
-            etags += "-,";
+            now.missing += (now.missing.empty() ? "" : ", ") + name;
             continue;
         }
-        held.push_back(st->snapshot);
-        parts.push_back(CalendarPart{name, st->snapshot->body});
-        etags += st->snapshot->etag + ",";
+        now.held.push_back(st->snapshot);
+        now.parts.push_back(CalendarPart{name, st->snapshot->body});
+        now.etags += st->snapshot->etag + ",";
         // The merge is as recent as its most recently refreshed part: a restart that only reloads
         // snapshots must not make it look freshly fetched.
         if (st->last_success)
-            as_of = as_of ? std::max(*as_of, *st->last_success) : *st->last_success;
+            now.as_of = now.as_of ? std::max(*now.as_of, *st->last_success) : *st->last_success;
     }
-    // Nothing to show yet: the merge keeps answering 503 (or its stored snapshot) until a part publishes.
-    if (parts.empty() || !as_of)
-        return;
+    return now;
+}
 
-    std::string body;
-    std::size_t items = 0;
-    auto current = store_.get(merged.name);
-    if (current && built_from_[merged.name] == etags) {
-        // Same parts, same bytes: publishing them again records the success without merging anew.
-        body = current->body;
-        items = current->items;
-    } else {
-        auto cal = render_merged(merged, parts);
-        if (!cal) {
-            store_.record_failure(merged.name, cal.error(), *as_of);
-            log_.warn(
-                "feed " + merged.name +
-                ": merge failed, keeping the last good snapshot: " + cal.error().message
-            );
-            return;
-        }
-        body = std::move(cal->ics);
-        items = cal->items;
-    }
-    auto [snap, changed] = store_.publish(merged.name, std::move(body), items, *as_of);
-    if (!snap)
+} // namespace
+
+void MergedFeeds::rebuild(FeedConfig const& merged) {
+    auto const now = parts_now(merged, table_.status());
+    // Never a partial calendar: a subscriber would see the missing part's events deleted, then back.
+    if (!now.missing.empty() || !now.as_of) {
+        if (std::exchange(waiting_[merged.name], now.missing) != now.missing)
+            log_.info("feed " + merged.name + ": waiting for a first snapshot of " + now.missing);
         return;
-    built_from_[merged.name] = etags;
-    if (changed)
-        log_.info(
-            "feed " + merged.name + ": merged " + std::to_string(parts.size()) + " of " +
-            std::to_string(merged.merge.size()) + " parts, " + std::to_string(items) + " items, " +
-            std::to_string(snap->body.size()) + " bytes"
-        );
-    if (snapshots_) {
-        if (auto saved = snapshots_->save(merged.name, *snap, *as_of); !saved)
-            log_.warn("feed " + merged.name + ": cannot save snapshot: " + saved.error().message);
     }
+    waiting_.erase(merged.name);
+    auto current = table_.get(merged.name);
+    if (current && built_from_[merged.name] == now.etags) {
+        // Same parts, same bytes: published again, only the merge's last success moves on.
+        publisher_.publish(merged.name, current->body, current->items, Origin::merged, *now.as_of);
+        return;
+    }
+    auto cal = render_merged(merged, now.parts);
+    if (!cal) {
+        table_.record_failure(merged.name, cal.error(), *now.as_of);
+        log_.warn(
+            "feed " + merged.name + ": merge failed, keeping the last good snapshot: " + cal.error().message
+        );
+        return;
+    }
+    built_from_[merged.name] = now.etags;
+    publisher_.publish(merged.name, std::move(cal->ics), cal->items, Origin::merged, *now.as_of);
 }
 
 } // namespace icsbridge

@@ -1,6 +1,6 @@
 // File: refresher.cpp
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
-// large drops, publishing into the FeedStore and saving changed snapshots under storage.dir.
+// large drops; what they fetch goes to the Publisher, what fails to the feed's status.
 #include <icsbridge/refresh.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -32,10 +32,19 @@ sys_seconds wall_now() {
 } // namespace
 
 struct Refreshers::Impl {
-    Impl(net::any_io_executor ex, Config const& cfg, FeedStore& s, GroupFetch f, Logger l, RefreshOptions o)
+    Impl(
+        net::any_io_executor ex,
+        Config const& cfg,
+        FeedStore& s,
+        Publisher& p,
+        GroupFetch f,
+        Logger l,
+        RefreshOptions o
+    )
         : strand(net::make_strand(ex))
         , groups(group_feeds(cfg))
         , store(s)
+        , publisher(p)
         , fetch(std::move(f))
         , log(std::move(l))
         , opts(std::move(o))
@@ -44,6 +53,7 @@ struct Refreshers::Impl {
     net::strand<net::any_io_executor> strand;
     std::vector<FeedGroup> groups;
     FeedStore& store;
+    Publisher& publisher;
     GroupFetch fetch;
     Logger log;
     RefreshOptions opts;
@@ -182,20 +192,7 @@ struct Refreshers::Impl {
                 );
                 continue;
             }
-            auto items = r->items;
-            auto [snap, changed] = store.publish(name, std::move(r->ics), items, now);
-            if (!snap)
-                continue;
-            log.info(
-                "feed " + name + ": " + std::to_string(items) + " items, " +
-                std::to_string(snap->body.size()) + " bytes, " + (changed ? "changed" : "unchanged")
-            );
-            // Unchanged bytes are written again too: the stored fetched_at is what a restart reports as
-            // the last success, and a feed that rarely changes would otherwise come back stale.
-            if (opts.snapshots) {
-                if (auto saved = opts.snapshots->save(name, *snap, now); !saved)
-                    log.warn("feed " + name + ": cannot save snapshot: " + saved.error().message);
-            }
+            publisher.publish(name, std::move(r->ics), r->items, Origin::fetched, now);
         }
         return all_ok;
     }
@@ -275,11 +272,14 @@ Refreshers::Refreshers(
     net::any_io_executor ex,
     Config const& cfg,
     FeedStore& store,
+    Publisher& publisher,
     GroupFetch fetch,
     Logger log,
     RefreshOptions opts
 )
-    : impl_(std::make_shared<Impl>(ex, cfg, store, std::move(fetch), std::move(log), std::move(opts))) {}
+    : impl_(
+          std::make_shared<Impl>(ex, cfg, store, publisher, std::move(fetch), std::move(log), std::move(opts))
+      ) {}
 
 Refreshers::~Refreshers() = default;
 

@@ -138,6 +138,7 @@ Server::Server(
     net::any_io_executor ex,
     Config const& cfg,
     FeedStore const& store,
+    ViewCache& views,
     Metrics& metrics,
     Logger log,
     std::vector<net::any_io_executor> workers,
@@ -148,6 +149,7 @@ Server::Server(
           ex,
           std::make_shared<LiveConfig const>(std::shared_ptr<Config const>(&cfg, [](Config const*) {})),
           store,
+          views,
           metrics,
           std::move(log),
           std::move(workers),
@@ -158,13 +160,14 @@ Server::Server(
     net::any_io_executor ex,
     std::shared_ptr<LiveConfig const> live,
     FeedStore const& store,
+    ViewCache& views,
     Metrics& metrics,
     Logger log,
     std::vector<net::any_io_executor> workers,
     HookSink on_hook
 )
     : impl_(std::make_shared<ServerState>(
-          ex, std::move(live), store, metrics, std::move(log), std::move(workers), std::move(on_hook)
+          ex, std::move(live), store, views, metrics, std::move(log), std::move(workers), std::move(on_hook)
       )) {
     // SIGPIPE is main()'s to ignore (a process-wide setting): a write to a closed socket then fails with
     // EPIPE.

@@ -178,7 +178,8 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
     return json::serialize(root) + "\n";
 }
 
-std::string metrics_text(FeedStore const& store, Metrics const& metrics, bool details) {
+std::string
+metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const& metrics, bool details) {
     std::string out;
     out += "# HELP icsbridge_http_requests_total HTTP requests answered, by route and status.\n"
            "# TYPE icsbridge_http_requests_total counter\n";
@@ -252,7 +253,7 @@ std::string metrics_text(FeedStore const& store, Metrics const& metrics, bool de
             s.counts,
             s.sum
         );
-    append_view_cache_metrics(out, store.views().stats());
+    append_view_cache_metrics(out, views);
     auto const budgets = metrics.upstream.budgets();
     if (!budgets.empty()) {
         out += "# HELP icsbridge_upstream_budget_calls Calls a source may start per budget period.\n"

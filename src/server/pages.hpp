@@ -2,6 +2,7 @@
 // The generated pages: /healthz JSON, /metrics text (the index page is in index_page.hpp).
 #pragma once
 
+#include "views/view_cache.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
@@ -22,6 +23,7 @@ std::string html_escape(std::string_view s);
 std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details);
 
 /** @brief Prometheus text exposition format 0.0.4; the per-feed series of token feeds only with `details`. */
-std::string metrics_text(FeedStore const& store, Metrics const& metrics, bool details);
+std::string
+metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const& metrics, bool details);
 
 } // namespace icsbridge

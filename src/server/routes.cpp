@@ -25,6 +25,7 @@ namespace {
 struct Ctx {
     ServerRequest const& req;
     FeedStore const& store;
+    ViewCache& views;
     Metrics& metrics;
     Config const& cfg;
     sys_seconds now;
@@ -80,7 +81,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
         return not_fetched_yet();
     if (!view->empty()) {
         // From here on a view is served exactly like the feed: it is a snapshot of its own.
-        auto built = c.store.views().get(name, snap, *view, c.store.gzip_enabled());
+        auto built = c.views.get(name, snap, *view, c.store.gzip_enabled());
         if (!built)
             return text_response(500, built.error().message + "\n");
         snap = std::move(*built);
@@ -129,7 +130,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
     auto snap = std::move(found.snapshot);
     if (!snap)
         return not_fetched_yet();
-    auto index = c.store.views().index_of(name, *snap);
+    auto index = c.views.index_of(name, *snap);
     if (!index)
         return text_response(500, index.error().message + "\n");
     AgendaPage page;
@@ -204,7 +205,7 @@ ServerResponse handle_metrics(Ctx const& c, std::string_view) {
         return unauthorized();
     auto r = text_response(
         200,
-        metrics_text(c.store, c.metrics, access == Admin::details),
+        metrics_text(c.store, c.views.stats(), c.metrics, access == Admin::details),
         "text/plain; version=0.0.4; charset=utf-8"
     );
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -297,7 +298,12 @@ std::string_view ServerResponse::header(std::string_view name) const {
 namespace {
 
 ServerResponse route_request(
-    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+    ServerRequest const& req,
+    FeedStore const& store,
+    ViewCache& views,
+    Metrics& metrics,
+    Config const& cfg,
+    sys_seconds now
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
@@ -309,7 +315,7 @@ ServerResponse route_request(
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, metrics, cfg, now, *url};
+    Ctx ctx{req, store, views, metrics, cfg, now, *url};
     for (auto const& route : routes) {
         std::string_view arg;
         if (!route.match(path, arg))
@@ -339,9 +345,14 @@ ServerResponse route_request(
 } // namespace
 
 ServerResponse handle_request(
-    ServerRequest const& req, FeedStore const& store, Metrics& metrics, Config const& cfg, sys_seconds now
+    ServerRequest const& req,
+    FeedStore const& store,
+    ViewCache& views,
+    Metrics& metrics,
+    Config const& cfg,
+    sys_seconds now
 ) {
-    auto r = route_request(req, store, metrics, cfg, now);
+    auto r = route_request(req, store, views, metrics, cfg, now);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;

@@ -26,6 +26,7 @@ struct ServerState {
         boost::asio::any_io_executor e,
         std::shared_ptr<LiveConfig const> c,
         FeedStore const& s,
+        ViewCache& v,
         Metrics& m,
         Logger l,
         std::vector<boost::asio::any_io_executor> w,
@@ -37,6 +38,7 @@ struct ServerState {
         , live(std::move(c))
         , cfg(live->get())
         , store(s)
+        , views(v)
         , metrics(m)
         , log(std::move(l))
         , on_hook(std::move(h))
@@ -56,6 +58,7 @@ struct ServerState {
     /// The config at start: what only a restart changes (listen address, limits, timeouts)
     std::shared_ptr<Config const> cfg;
     FeedStore const& store;
+    ViewCache& views; ///< the views built from the store's snapshots (the service drops them on publish)
     Metrics& metrics; ///< requests and webhooks counted here; owned by whoever wires the service
     Logger log;
     HookSink on_hook;

@@ -1,9 +1,8 @@
 // File: feed_store.cpp
-// FeedStore: the mutex-guarded table of immutable snapshots, per-feed refresh status and token digests.
+// FeedStore: the served table of immutable snapshots, per-feed refresh status and token digests.
 #include "net/http_date.hpp"
 #include "store/etag.hpp"
 #include "store/gzip.hpp"
-#include "views/view_cache.hpp"
 #include <icsbridge/store.hpp>
 
 #include <openssl/crypto.h>
@@ -44,9 +43,15 @@ std::shared_ptr<Snapshot const> build_snapshot(
 } // namespace
 
 std::shared_ptr<Snapshot const> make_snapshot(
-    std::string body, std::size_t items, sys_seconds changed_at, sys_seconds fetched_at, bool gzip
+    std::string body,
+    std::size_t items,
+    sys_seconds changed_at,
+    sys_seconds fetched_at,
+    bool gzip,
+    std::string etag
 ) {
-    auto etag = make_etag(body);
+    if (etag.empty())
+        etag = make_etag(body);
     return build_snapshot(std::move(body), std::move(etag), items, changed_at, fetched_at, gzip);
 }
 
@@ -101,8 +106,7 @@ std::shared_ptr<FeedSettings const> make_settings(FeedConfig const& f, FeedSetti
 } // namespace
 
 FeedStore::FeedStore(Config const& cfg)
-    : gzip_(cfg.server.gzip)
-    , views_(std::make_unique<ViewCache>()) {
+    : gzip_(cfg.server.gzip) {
     reconfigure(cfg);
 }
 
@@ -160,39 +164,21 @@ std::shared_ptr<Snapshot const> FeedStore::get(std::string_view name) const {
     return e ? e->snap : nullptr;
 }
 
-std::pair<std::shared_ptr<Snapshot const>, bool>
-FeedStore::publish(std::string_view name, std::string body, std::size_t items, sys_seconds now) {
-    auto e = find(name);
+bool FeedStore::put(
+    std::string_view name, std::shared_ptr<Snapshot const> snap, sys_seconds success_at, bool refreshed
+) {
+    std::lock_guard lock(mtx_);
+    auto e = find_locked(name);
     if (!e)
-        return {nullptr, false};
-    // Hash and compress outside the lock: readers must never wait for this.
-    auto etag = make_etag(body);
-    std::shared_ptr<Snapshot const> current;
-    {
-        std::lock_guard lock(mtx_);
-        current = e->snap;
-    }
-    bool changed = !current || current->etag != etag || current->items != items;
-    std::shared_ptr<Snapshot const> next =
-        changed ? build_snapshot(std::move(body), std::move(etag), items, now, now, gzip_) : current;
-    PublishListener notify;
-    {
-        std::lock_guard lock(mtx_);
-        e->snap = next;
-        e->last_success = now;
+        return false;
+    if (snap)
+        e->snap = std::move(snap);
+    e->last_success = success_at;
+    if (refreshed) {
         e->last_error.clear();
         ++e->ok;
-        notify = on_publish_;
     }
-    // Outside the lock: the listener reads the store (and may publish a merged feed) itself.
-    if (notify)
-        notify(name);
-    return {next, changed};
-}
-
-void FeedStore::set_publish_listener(PublishListener listener) {
-    std::lock_guard lock(mtx_);
-    on_publish_ = std::move(listener);
+    return true;
 }
 
 void FeedStore::record_failure(std::string_view name, Error const& err, sys_seconds now) {
@@ -276,37 +262,6 @@ void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, s
     }
     l.access = {true, subscriber};
     l.record_fetch(now);
-}
-
-std::size_t FeedStore::load_dir(std::string const& dir, Logger const& log) {
-    DiskSnapshots disk(dir);
-    return load_from(disk, log);
-}
-
-std::size_t FeedStore::load_from(SnapshotBackend& snapshots, Logger const& log) {
-    std::size_t loaded = 0;
-    for (auto const& name : names())
-        loaded += load_feed(name, snapshots, log) ? 1 : 0;
-    return loaded;
-}
-
-bool FeedStore::load_feed(std::string_view name, SnapshotBackend& snapshots, Logger const& log) {
-    auto e = find(name);
-    if (!e)
-        return false;
-    auto snap = snapshots.load(e->name, gzip_);
-    if (!snap) {
-        log.warn("feed " + e->name + ": ignoring stored snapshot: " + snap.error().message);
-        return false;
-    }
-    if (!*snap)
-        return false;
-    std::lock_guard lock(mtx_);
-    // The stored fetched_at is the last success before the restart: without it /healthz would call every
-    // feed stale until its first refresh, and an upstream that is down keeps it that way.
-    e->last_success = (*snap)->fetched_at;
-    e->snap = *snap;
-    return true;
 }
 
 std::vector<FeedStatus> FeedStore::status() const {

@@ -39,6 +39,16 @@ void ViewCache::drop_feed_locked(std::string const& feed) {
     }
 }
 
+void ViewCache::drop(std::string_view feed) {
+    std::lock_guard lock(mtx_);
+    auto st = feeds_.find(feed);
+    if (st == feeds_.end())
+        return;
+    drop_feed_locked(std::string(feed));
+    bytes_ -= st->second.index_bytes;
+    feeds_.erase(st);
+}
+
 Result<std::shared_ptr<views::FeedIndex const>>
 ViewCache::index_of(std::string_view feed, Snapshot const& snap) {
     {

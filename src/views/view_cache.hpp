@@ -51,6 +51,12 @@ class ViewCache {
 
     ViewCacheStats stats() const;
 
+    /**
+     * @brief Forgets the feed's index and views (its snapshot was replaced): their memory goes now rather
+     * than when a request for the new snapshot comes. Told by the Publisher's subscription in `serve`.
+     */
+    void drop(std::string_view feed);
+
     /** @brief The index of the feed's snapshot `snap`, built once per snapshot (also for the agenda page). */
     Result<std::shared_ptr<views::FeedIndex const>> index_of(std::string_view feed, Snapshot const& snap);
 

@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_gets_the_whole_large_body) {
     base.server.idle_timeout = 1s; // the longest a write may make no progress
     HostileServer s(2s, base);
     auto body = calendar_body(60000, "big");
-    s.store.publish(
+    test::publish(s.store, 
         "later",
         body,
         60000,

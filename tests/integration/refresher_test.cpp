@@ -7,6 +7,7 @@
 #include "support/run_coro.hpp"
 #include "support/server_fixtures.hpp"
 #include <icsbridge/files.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/refresh.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -46,15 +47,30 @@ Result<FeedOutput> ok(int n) {
     return FeedOutput{test::calendar_body(n), static_cast<std::size_t>(n)};
 }
 
-RefreshOptions fast(std::string dir = {}) {
+RefreshOptions fast() {
     RefreshOptions o;
-    if (!dir.empty())
-        o.snapshots = std::make_shared<DiskSnapshots>(std::move(dir));
     o.retry_initial = std::chrono::milliseconds(10);
     o.confirm_delay = std::chrono::milliseconds(10);
     o.stagger = std::chrono::milliseconds(0);
     return o;
 }
+
+/** @brief The publisher serve builds over `store`, keeping snapshots under `dir` (nothing when empty). */
+struct Publishing {
+    std::shared_ptr<SnapshotKeeper> keeper;
+    Publisher publisher;
+    explicit Publishing(FeedStore& store, std::string const& dir = {}, Logger const& log = null_logger())
+        : keeper(
+              dir.empty() ? nullptr
+                          : std::make_shared<SnapshotKeeper>(std::make_shared<DiskSnapshots>(dir), log)
+          )
+        , publisher(store, keeper, log) {}
+    /** @brief Waits for the snapshots published so far to be on disk. */
+    void flush() const {
+        if (keeper)
+            keeper->flush();
+    }
+};
 
 /** @brief One public feed "a" (and optionally "b" asking the same question). */
 Config one_feed(bool twin = false) {
@@ -81,6 +97,7 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
     test::TempDir dir;
     auto cfg = one_feed();
     FeedStore store(cfg);
+    Publishing pub(store, dir.path());
     Script script;
     script.steps = {
         ok(12),
@@ -89,13 +106,14 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
         ok(0)};
     test::StringLogger logs;
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, script.fn(), logs.logger(), fast(dir.path()));
+        Refreshers r(ex, cfg, store, pub.publisher, script.fn(), logs.logger(), fast());
         // Run
         {
             bool const ok_ = co_await r.refresh_once(0);
             BOOST_TEST(ok_);
         }
         auto good = store.get("a");
+        pub.flush();
         auto on_disk = read_file(dir.file("a.snapshot")).value();
         {
             bool const ok_ = co_await r.refresh_once(0);
@@ -108,6 +126,7 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
         // Check: same object, same bytes, same file
         BOOST_TEST(store.get("a") == good);
         BOOST_TEST(store.get("a")->body == test::calendar_body(12));
+        pub.flush();
         BOOST_TEST(read_file(dir.file("a.snapshot")).value() == on_disk);
         auto st = store.status()[0];
         BOOST_TEST(st.refreshes_failed == 2u);
@@ -128,6 +147,7 @@ BOOST_AUTO_TEST_CASE(a_refresh_past_fetch_timeout_fails_and_keeps_the_last_good_
     auto cfg = one_feed();
     cfg.feeds[0].fetch_timeout = std::chrono::seconds(1);
     FeedStore store(cfg);
+    Publishing pub(store);
     bool hang = false;
     GroupFetch fetch = [&](FeedGroup const& g,
                            sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
@@ -141,7 +161,7 @@ BOOST_AUTO_TEST_CASE(a_refresh_past_fetch_timeout_fails_and_keeps_the_last_good_
     };
     test::StringLogger logs;
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, fetch, logs.logger(), fast());
+        Refreshers r(ex, cfg, store, pub.publisher, fetch, logs.logger(), fast());
         bool const first = co_await r.refresh_once(0);
         BOOST_TEST(first);
         auto good = store.get("a");
@@ -163,19 +183,21 @@ BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) 
     auto old = make_snapshot(test::calendar_body(12), 12, long_ago, long_ago);
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "a", *old).has_value());
     FeedStore store(cfg);
+    Publishing pub(store, dir.path());
     test::StringLogger logs;
-    BOOST_TEST_REQUIRE(store.load_dir(dir.path(), logs.logger()) == 1u);
+    BOOST_TEST_REQUIRE(test::restore(store, dir.path(), logs.logger()) == 1u);
     auto loaded = store.get("a");
     Script script;
     script.steps = {ok(12)};
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, script.fn(), logs.logger(), fast(dir.path()));
+        Refreshers r(ex, cfg, store, pub.publisher, script.fn(), logs.logger(), fast());
         // Run
         bool const ok_ = co_await r.refresh_once(0);
         BOOST_TEST(ok_);
     });
     // Check: the same bytes and validators are served, and the file now says they were fetched just now.
     BOOST_TEST(store.get("a") == loaded);
+    pub.flush();
     auto stored = load_snapshot(dir.path(), "a").value();
     BOOST_TEST(stored->last_modified == long_ago);
     BOOST_TEST(stored->fetched_at == store.status()[0].last_success.value());
@@ -185,10 +207,11 @@ BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) 
 BOOST_AUTO_TEST_CASE(a_sudden_drop_is_published_only_after_a_second_fetch) {
     auto cfg = one_feed();
     FeedStore store(cfg);
+    Publishing pub(store);
     Script script;
     script.steps = {ok(40), ok(3), ok(39), ok(3), ok(3), ok(5)};
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        Refreshers r(ex, cfg, store, pub.publisher, script.fn(), null_logger(), fast());
         co_await r.refresh_once(0);
         // 40 -> 3 looks like an upstream hiccup: the second fetch says 39, which is published.
         co_await r.refresh_once(0);
@@ -223,10 +246,11 @@ BOOST_AUTO_TEST_CASE(feeds_asking_the_same_question_share_one_fetch) {
     BOOST_TEST(fetch_key(windowed) != fetch_key(cfg.feeds[0]));
 
     FeedStore store(cfg);
+    Publishing pub(store);
     Script script;
     script.steps = {ok(4)};
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        Refreshers r(ex, cfg, store, pub.publisher, script.fn(), null_logger(), fast());
         {
             bool const ok_ = co_await r.refresh_once(0);
             BOOST_TEST(ok_);
@@ -241,10 +265,11 @@ BOOST_AUTO_TEST_CASE(feeds_asking_the_same_question_share_one_fetch) {
 BOOST_AUTO_TEST_CASE(run_refreshes_at_once_and_returns_after_stop) {
     auto cfg = one_feed();
     FeedStore store(cfg);
+    Publishing pub(store);
     Script script;
     script.steps = {fail(errc::upstream_timeout, "events API: timed out"), ok(2)};
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        Refreshers r(ex, cfg, store, script.fn(), null_logger(), fast());
+        Refreshers r(ex, cfg, store, pub.publisher, script.fn(), null_logger(), fast());
         net::co_spawn(ex, r.run(), net::detached);
         // The first refresh fails, the retry (10 ms backoff) succeeds.
         net::steady_timer t(ex);
@@ -280,8 +305,9 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
     f.select = "organizer";
     cfg.feeds.push_back(f);
     FeedStore store(cfg);
-    UpstreamMetrics upstream_metrics;
     test::TempDir dir;
+    Publishing pub(store, dir.path());
+    UpstreamMetrics upstream_metrics;
     test::StringLogger logs;
     test::run_coro(
         [&](net::any_io_executor ex) -> net::awaitable<void> {
@@ -296,7 +322,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
                     std::chrono::duration<double> took
                 ) { upstream_metrics.record(source, status, took); }
             );
-            Refreshers r(ex, cfg, store, pipeline_fetch(pipeline), logs.logger(), fast(dir.path()));
+            Refreshers r(ex, cfg, store, pub.publisher, pipeline_fetch(pipeline), logs.logger(), fast());
             // Run
             {
                 bool const ok_ = co_await r.refresh_once(0);
@@ -305,6 +331,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
             auto good = store.get("mine");
             BOOST_TEST(good->items > 0u);
             BOOST_TEST(good->body.find("BEGIN:VEVENT") != std::string::npos);
+            pub.flush();
             auto file = read_file(dir.file("mine.snapshot")).value();
             for (auto kind : {test::Fault::malformed_json, test::Fault::status500}) {
                 test::Fault fault;
@@ -316,6 +343,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
                 }
                 // Check
                 BOOST_TEST(store.get("mine") == good);
+                pub.flush();
                 BOOST_TEST(read_file(dir.file("mine.snapshot")).value() == file);
             }
             upstream.set_fault({});
@@ -352,6 +380,7 @@ BOOST_AUTO_TEST_CASE(a_hook_refreshes_its_sources_feeds_soon_and_a_burst_at_most
     other.source = "jobs";
     cfg.feeds.push_back(other);
     FeedStore store(cfg);
+    Publishing pub(store);
     int eb_calls = 0;
     int jobs_calls = 0;
     GroupFetch fetch = [&](FeedGroup const& g,
@@ -366,7 +395,7 @@ BOOST_AUTO_TEST_CASE(a_hook_refreshes_its_sources_feeds_soon_and_a_burst_at_most
         // Refreshes are an hour apart: every later one is a hook's.
         for (auto& f : cfg.feeds)
             f.refresh = std::chrono::hours(1);
-        Refreshers r(ex, cfg, store, fetch, null_logger(), opts);
+        Refreshers r(ex, cfg, store, pub.publisher, fetch, null_logger(), opts);
         net::co_spawn(ex, r.run(), net::detached);
         net::steady_timer t(ex);
         auto pause = [&](int ms) {

@@ -5,6 +5,7 @@
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
 #include "support/server_fixtures.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -41,6 +42,7 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 struct Running {
     Config cfg;
     FeedStore store;
+    ViewCache views;
     Metrics metrics;
     net::io_context ioc;
     Server server;
@@ -50,11 +52,11 @@ struct Running {
     explicit Running(Config c = test::server_test_config())
         : cfg(prepare(std::move(c)))
         , store(cfg)
-        , server(ioc.get_executor(), cfg, store, metrics, null_logger()) {
+        , server(ioc.get_executor(), cfg, store, views, metrics, null_logger()) {
         auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-        store.publish("pub", test::calendar_body(300), 300, now - 1h);
-        store.publish("secret", test::calendar_body(2, "s"), 2, now - 1h);
-        store.publish("team", test::calendar_body(1, "t"), 1, now - 1h);
+        test::publish(store, "pub", test::calendar_body(300), 300, now - 1h);
+        test::publish(store, "secret", test::calendar_body(2, "s"), 2, now - 1h);
+        test::publish(store, "team", test::calendar_body(1, "t"), 1, now - 1h);
         port = server.listen().value();
         net::co_spawn(ioc, server.run(), net::detached);
         thread = std::thread([this] { ioc.run(); });
@@ -292,7 +294,7 @@ BOOST_AUTO_TEST_CASE(large_bodies_are_sent_whole_and_hang_ups_do_not_hurt) {
     Running s;
     auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     auto body = test::calendar_body(20000); // megabytes; the gzip form goes out with sendfile()
-    s.store.publish("pub", body, 20000, now);
+    test::publish(s.store, "pub", body, 20000, now);
     BOOST_TEST_REQUIRE(s.store.get("pub")->gzip_file != nullptr);
     test::run_coro([&](auto ex) -> net::awaitable<void> {
         auto plain = co_await request(s.port, http::verb::get, "/feeds/pub.ics");

@@ -5,6 +5,7 @@
 
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -39,6 +40,7 @@ inline std::vector<std::string> const secrets = {"s3cret-token-value", "alice-se
 struct HostileServer {
     Config cfg;
     FeedStore store;
+    ViewCache views;
     Metrics metrics;
     test::StringLogger logs;
     net::io_context ioc;
@@ -51,11 +53,11 @@ struct HostileServer {
     )
         : cfg(config(request_timeout, std::move(base)))
         , store(cfg)
-        , server(ioc.get_executor(), cfg, store, metrics, logs.logger()) {
+        , server(ioc.get_executor(), cfg, store, views, metrics, logs.logger()) {
         auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-        store.publish("pub", test::calendar_body(25000), 25000, now - 1h);
-        store.publish("secret", test::calendar_body(2, "s"), 2, now - 1h);
-        store.publish("team", test::calendar_body(1, "t"), 1, now - 1h);
+        test::publish(store, "pub", test::calendar_body(25000), 25000, now - 1h);
+        test::publish(store, "secret", test::calendar_body(2, "s"), 2, now - 1h);
+        test::publish(store, "team", test::calendar_body(1, "t"), 1, now - 1h);
         port = server.listen().value();
         net::co_spawn(ioc, server.run(), net::detached);
         thread = std::thread([this] { ioc.run(); });

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/publish.hpp>
+#include <icsbridge/store.hpp>
 
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
+#include <utility>
 
 // Time points print as their HTTP-date in failure messages.
 namespace boost::test_tools::tt_detail {
@@ -52,6 +57,27 @@ inline std::string calendar_body(int n, std::string const& tag = "a") {
              "@test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260102T100000Z\r\nSUMMARY:Event " +
              std::to_string(i) + "\r\nEND:VEVENT\r\n";
     return s + "END:VCALENDAR\r\n";
+}
+
+/**
+ * @brief Publishes `body` for `feed` as a refresh would (through a Publisher that keeps nothing), so that
+ * tests of what is served start from the same snapshots serve makes.
+ * @return the snapshot now served (null for an unknown feed) and whether it changed
+ */
+inline std::pair<std::shared_ptr<Snapshot const>, bool>
+publish(FeedStore& store, std::string const& feed, std::string body, std::size_t items, sys_seconds at) {
+    auto const before = store.get(feed);
+    Publisher publisher(store, nullptr, null_logger(), store.gzip_enabled());
+    publisher.publish(feed, std::move(body), items, Origin::fetched, at);
+    auto after = store.get(feed);
+    return {after, after != before};
+}
+
+/** @brief Restores every feed's kept snapshot from `dir` as serve does at start; returns how many. */
+inline std::size_t restore(FeedStore& store, std::string const& dir, Logger const& log) {
+    Publisher publisher(store, nullptr, log, store.gzip_enabled());
+    DiskSnapshots disk(dir);
+    return restore_snapshots(publisher, store, disk, log);
 }
 
 } // namespace icsbridge::test

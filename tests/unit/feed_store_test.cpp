@@ -27,9 +27,9 @@ BOOST_AUTO_TEST_CASE(publish_swaps_and_readers_keep_their_copy) {
     FeedStore store(test::server_test_config());
     BOOST_TEST(!store.get("pub"));
     // Run
-    auto [first, changed1] = store.publish("pub", test::calendar_body(3), 3, t0);
+    auto [first, changed1] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
     auto held = store.get("pub");
-    auto [second, changed2] = store.publish("pub", test::calendar_body(4), 4, t0 + 1h);
+    auto [second, changed2] = test::publish(store, "pub", test::calendar_body(4), 4, t0 + 1h);
     // Check
     BOOST_TEST(changed1);
     BOOST_TEST(changed2);
@@ -38,13 +38,13 @@ BOOST_AUTO_TEST_CASE(publish_swaps_and_readers_keep_their_copy) {
     BOOST_TEST(store.get("pub")->etag != held->etag);
     BOOST_TEST(store.get("pub")->last_modified_http == "Sun, 01 Mar 2026 10:00:00 GMT");
     BOOST_TEST(test::gunzipped(store.get("pub")->gzip_body) == test::calendar_body(4));
-    BOOST_TEST(!store.publish("nope", "x", 1, t0).first);
+    BOOST_TEST(!test::publish(store, "nope", "x", 1, t0).first);
 }
 
 BOOST_AUTO_TEST_CASE(identical_bytes_keep_etag_and_last_modified) {
     FeedStore store(test::server_test_config());
-    auto [a, c1] = store.publish("pub", test::calendar_body(3), 3, t0);
-    auto [b, c2] = store.publish("pub", test::calendar_body(3), 3, t0 + 2h);
+    auto [a, c1] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
+    auto [b, c2] = test::publish(store, "pub", test::calendar_body(3), 3, t0 + 2h);
     BOOST_TEST(!c2);
     BOOST_TEST(a == b);
     BOOST_TEST(store.get("pub")->last_modified == t0);
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(identical_bytes_keep_etag_and_last_modified) {
 
 BOOST_AUTO_TEST_CASE(failure_keeps_snapshot_and_records_error) {
     FeedStore store(test::server_test_config());
-    auto [a, c] = store.publish("pub", test::calendar_body(3), 3, t0);
+    auto [a, c] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
     store.record_failure("pub", Error{errc::upstream_timeout, "events API: timed out"}, t0 + 1h);
     BOOST_TEST(store.get("pub") == a);
     auto st = store.status()[0];
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
     auto cfg = test::server_test_config();
     {
         FeedStore store(cfg);
-        auto [snap, changed] = store.publish("pub", test::calendar_body(5), 5, t0);
+        auto [snap, changed] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
         BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
         auto perms = std::filesystem::status(dir.file("pub.snapshot")).permissions();
         BOOST_TEST((perms == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)));
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
     // Run
     FeedStore restarted(cfg);
     test::StringLogger logs;
-    auto n = restarted.load_dir(dir.path(), logs.logger());
+    auto n = test::restore(restarted, dir.path(), logs.logger());
     // Check
     BOOST_TEST(n == 1u);
     auto snap = restarted.get("pub");
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
     BOOST_TEST(test::gunzipped(snap->gzip_body) == snap->body);
     BOOST_TEST(logs.joined().empty()); // missing files for the other feeds are normal
     // Identical bytes after the restart keep the stored Last-Modified.
-    restarted.publish("pub", test::calendar_body(5), 5, t0 + 5h);
+    test::publish(restarted, "pub", test::calendar_body(5), 5, t0 + 5h);
     BOOST_TEST(restarted.get("pub")->last_modified == t0);
     // No temp file is left behind.
     for (auto const& e : std::filesystem::directory_iterator(dir.path()))
@@ -126,13 +126,13 @@ BOOST_AUTO_TEST_CASE(a_restart_takes_the_last_success_from_the_stored_snapshot) 
     auto cfg = test::server_test_config();
     {
         FeedStore store(cfg);
-        auto [snap, changed] = store.publish("pub", test::calendar_body(5), 5, t0);
+        auto [snap, changed] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
         BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap, t0 + 3h).has_value());
     }
     // Run
     FeedStore restarted(cfg);
     test::StringLogger logs;
-    BOOST_TEST_REQUIRE(restarted.load_dir(dir.path(), logs.logger()) == 1u);
+    BOOST_TEST_REQUIRE(test::restore(restarted, dir.path(), logs.logger()) == 1u);
     // Check: fresh before any refresh in this process; Last-Modified is still when the bytes changed.
     auto st = restarted.status();
     BOOST_TEST(st[0].name == "pub");
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
     test::TempDir dir;
     auto cfg = test::server_test_config();
     FeedStore store(cfg);
-    auto [snap, c] = store.publish("pub", test::calendar_body(5), 5, t0);
+    auto [snap, c] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
     auto good = read_file(dir.file("pub.snapshot")).value();
     // A flipped byte in the body, a truncated file, and garbage.
@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "later", *page).has_value());
     test::StringLogger logs;
     FeedStore restarted(cfg);
-    BOOST_TEST(restarted.load_dir(dir.path(), logs.logger()) == 0u);
+    BOOST_TEST(test::restore(restarted, dir.path(), logs.logger()) == 0u);
     BOOST_TEST(!restarted.get("pub"));
     BOOST_TEST(!restarted.get("secret"));
     BOOST_TEST(!restarted.get("team"));
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
     FeedStore store(cfg);
-    store.publish("pub", test::calendar_body(2), 2, t0);
+    test::publish(store, "pub", test::calendar_body(2), 2, t0);
     BOOST_TEST(store.get("pub")->gzip_body.empty());
 }
 

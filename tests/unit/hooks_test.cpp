@@ -3,6 +3,7 @@
 // body's shape, the api_url's host (never fetched), the size limit, the methods, counting, redaction.
 #include "server/hooks.hpp"
 #include "support/server_fixtures.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -23,6 +24,7 @@ constexpr std::string_view good_body =
 struct Fixture {
     Config cfg = test::server_test_config();
     FeedStore store{cfg};
+    ViewCache views;
     Metrics metrics;
     Fixture() {
         SourceConfig eb;
@@ -46,13 +48,13 @@ struct Fixture {
         r.target = target;
         r.body = body;
         r.body_too_large = too_large;
-        return handle_request(r, store, metrics, cfg, t0);
+        return handle_request(r, store, views, metrics, cfg, t0);
     }
     ServerResponse get(std::string const& target) {
         ServerRequest r;
         r.method = "GET";
         r.target = target;
-        return handle_request(r, store, metrics, cfg, t0);
+        return handle_request(r, store, views, metrics, cfg, t0);
     }
     std::string hook(std::string_view source = "eb", std::string_view s = secret) {
         return "/hooks/" + std::string(source) + "/" + std::string(s);

@@ -1,14 +1,17 @@
 // File: merged_feeds_test.cpp
-// MergedFeeds over a real FeedStore: nothing until a part publishes, rebuilt on each part's publish, a
-// failing part keeps contributing its last good items, unchanged parts keep the ETag, snapshots saved and
-// served again after a restart.
+// MergedFeeds on a real Publisher and FeedStore: nothing until every part has a snapshot, rebuilt on each
+// part's publication, a failing part keeps contributing its last good items, unchanged parts keep the
+// ETag, snapshots kept and served again after a restart.
 #include "support/fixtures.hpp"
+#include "support/server_fixtures.hpp"
 #include <icsbridge/ical.hpp>
 #include <icsbridge/merge.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <string>
 
 using namespace icsbridge;
@@ -76,6 +79,24 @@ struct LibicalFixture {
     LibicalFixture() { init_libical(); }
 };
 
+/** @brief What serve runs for merged feeds: the table, a keeper on `dir`, the publisher, the merges. */
+struct Merging {
+    Config const& cfg;
+    FeedStore store{cfg};
+    std::shared_ptr<SnapshotKeeper> keeper;
+    Publisher publisher;
+    MergedFeeds merged{cfg, store, publisher, null_logger()};
+
+    explicit Merging(Config const& c, std::string const& dir)
+        : cfg(c)
+        , keeper(std::make_shared<SnapshotKeeper>(std::make_shared<DiskSnapshots>(dir), null_logger()))
+        , publisher(store, keeper, null_logger()) {}
+
+    void publish(std::string const& feed, std::string body, std::size_t items, sys_seconds at) {
+        publisher.publish(feed, std::move(body), items, Origin::fetched, at);
+    }
+};
+
 } // namespace
 
 BOOST_FIXTURE_TEST_SUITE(merged_feeds_test, LibicalFixture)
@@ -94,19 +115,20 @@ BOOST_AUTO_TEST_CASE(built_from_parts_as_they_publish_and_kept_when_one_fails) {
     // Setup
     test::TempDir dir;
     auto const cfg = merge_config(dir.path());
-    FeedStore store(cfg);
-    MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
+    Merging m(cfg, dir.path());
+    auto& store = m.store;
 
     // Run / Check: no part has a calendar yet, so the merge has none either (503, not an empty calendar).
-    merged.start();
+    m.merged.start();
     BOOST_TEST(!store.get("all"));
 
-    store.publish("ev", events_ics(3), 3, t0);
-    BOOST_REQUIRE(store.get("all"));
-    BOOST_TEST(store.get("all")->items == 3u);
+    // One part of two: still none. A partial merge would show the other part's events deleted, then back.
+    m.publish("ev", events_ics(3), 3, t0);
+    BOOST_TEST(!store.get("all"));
 
-    store.publish("jb", jobs_ics(2), 2, t0 + 1min);
+    m.publish("jb", jobs_ics(2), 2, t0 + 1min);
     auto const both = store.get("all");
+    BOOST_REQUIRE(both);
     BOOST_TEST(both->items == 5u);
     BOOST_TEST(both->body.find("X-WR-CALNAME:Everything") != std::string::npos);
     BOOST_TEST((status_of(store, "all").last_success.value() == t0 + 1min));
@@ -114,19 +136,20 @@ BOOST_AUTO_TEST_CASE(built_from_parts_as_they_publish_and_kept_when_one_fails) {
 
     // The jobs part fails from now on; the events part changes: the jobs part's last items stay.
     store.record_failure("jb", Error{errc::upstream_status, "job board: HTTP 500"}, t0 + 2min);
-    store.publish("ev", events_ics(4), 4, t0 + 3min);
+    m.publish("ev", events_ics(4), 4, t0 + 3min);
     auto const after = store.get("all");
     BOOST_TEST(after->items == 6u);
     BOOST_TEST(after->body.find("UID:job-j1@") != std::string::npos);
     BOOST_TEST(status_of(store, "all").last_error.empty());
 
     // A part publishing the same bytes again keeps the merge's validators, and records its success.
-    store.publish("ev", events_ics(4), 4, t0 + 4min);
+    m.publish("ev", events_ics(4), 4, t0 + 4min);
     BOOST_TEST(store.get("all")->etag == after->etag);
     BOOST_TEST((store.get("all")->last_modified == after->last_modified));
     BOOST_TEST((status_of(store, "all").last_success.value() == t0 + 4min));
 
-    // Saved like any feed's snapshot.
+    // Kept like any feed's snapshot.
+    m.keeper->flush();
     auto saved = load_snapshot(dir.path(), "all");
     BOOST_REQUIRE(saved.has_value());
     BOOST_TEST((*saved)->etag == after->etag);
@@ -137,26 +160,46 @@ BOOST_AUTO_TEST_CASE(a_restart_serves_the_same_merge_from_the_stored_parts) {
     auto const cfg = merge_config(dir.path());
     std::string etag;
     {
-        FeedStore store(cfg);
-        MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
-        merged.start();
-        for (auto const& [name, body, items] :
-             {std::tuple{"ev", events_ics(2), 2}, std::tuple{"jb", jobs_ics(3), 3}}) {
-            auto [snap, changed] = store.publish(name, body, static_cast<std::size_t>(items), t0);
-            BOOST_REQUIRE(save_snapshot(dir.path(), name, *snap).has_value());
-        }
-        etag = store.get("all")->etag;
-    }
+        Merging m(cfg, dir.path());
+        m.merged.start();
+        m.publish("ev", events_ics(2), 2, t0);
+        m.publish("jb", jobs_ics(3), 3, t0);
+        etag = m.store.get("all")->etag;
+    } // the keeper writes everything before it goes
 
     FeedStore store(cfg);
-    BOOST_TEST(store.load_dir(dir.path(), null_logger()) == 3u);
-    MergedFeeds merged(cfg, store, null_logger(), std::make_shared<DiskSnapshots>(dir.path()));
+    BOOST_TEST(test::restore(store, dir.path(), null_logger()) == 3u);
+    Publisher publisher(store, nullptr, null_logger());
+    MergedFeeds merged(cfg, store, publisher, null_logger());
     merged.start();
     BOOST_REQUIRE(store.get("all"));
     BOOST_TEST(store.get("all")->etag == etag);
     BOOST_TEST(store.get("all")->items == 5u);
     // Only reloaded, never fetched: the merge is as recent as its parts, not "now".
     BOOST_TEST((status_of(store, "all").last_success.value() == t0));
+}
+
+BOOST_AUTO_TEST_CASE(a_kept_merge_is_served_while_a_part_has_no_snapshot_yet) {
+    // Setup: a complete merge was kept by the last run, but one part's own snapshot is gone.
+    test::TempDir dir;
+    auto const cfg = merge_config(dir.path());
+    {
+        Merging m(cfg, dir.path());
+        m.merged.start();
+        m.publish("ev", events_ics(2), 2, t0);
+        m.publish("jb", jobs_ics(3), 3, t0);
+    }
+    std::filesystem::remove(dir.file("jb.snapshot"));
+    // Run
+    Merging m(cfg, dir.path());
+    BOOST_TEST(test::restore(m.store, dir.path(), null_logger()) == 2u);
+    m.merged.start();
+    m.publish("ev", events_ics(1), 1, t0 + 1h);
+    // Check: the kept merge (5 items), not a merge of the one part there is (1 item).
+    BOOST_REQUIRE(m.store.get("all"));
+    BOOST_TEST(m.store.get("all")->items == 5u);
+    m.publish("jb", jobs_ics(2), 2, t0 + 2h);
+    BOOST_TEST(m.store.get("all")->items == 3u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

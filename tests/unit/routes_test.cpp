@@ -3,6 +3,7 @@
 #include "store/gzip.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
+#include "views/view_cache.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/json.hpp>
@@ -20,19 +21,20 @@ sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
 struct Fixture {
     Config cfg = test::server_test_config();
     FeedStore store{cfg};
+    ViewCache views;
     Metrics metrics;
     Fixture() {
-        store.publish("pub", test::calendar_body(3), 3, t0);
-        store.publish("secret", test::calendar_body(2, "s"), 2, t0);
-        store.publish("team", test::calendar_body(1, "t"), 1, t0);
+        test::publish(store, "pub", test::calendar_body(3), 3, t0);
+        test::publish(store, "secret", test::calendar_body(2, "s"), 2, t0);
+        test::publish(store, "team", test::calendar_body(1, "t"), 1, t0);
     }
     ServerResponse get(std::string_view target, std::string_view method = "GET") {
         ServerRequest r;
         r.method = method;
         r.target = target;
-        return handle_request(r, store, metrics, cfg, t0 + 10min);
+        return handle_request(r, store, views, metrics, cfg, t0 + 10min);
     }
-    ServerResponse with(ServerRequest r) { return handle_request(r, store, metrics, cfg, t0 + 10min); }
+    ServerResponse with(ServerRequest r) { return handle_request(r, store, views, metrics, cfg, t0 + 10min); }
 };
 
 ServerRequest req(std::string_view target) {
@@ -135,11 +137,12 @@ BOOST_AUTO_TEST_CASE(gzip_can_be_turned_off) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
     FeedStore store(cfg);
+    ViewCache views;
     Metrics metrics;
-    store.publish("pub", test::calendar_body(3), 3, t0);
+    test::publish(store, "pub", test::calendar_body(3), 3, t0);
     auto r = req("/feeds/pub.ics");
     r.accept_encoding = "gzip";
-    auto a = handle_request(r, store, metrics, cfg, t0);
+    auto a = handle_request(r, store, views, metrics, cfg, t0);
     BOOST_TEST(!a.gzip);
     BOOST_TEST(a.header("Content-Encoding").empty());
     BOOST_TEST(a.header("Vary").empty());

@@ -1,0 +1,277 @@
+// File: service.cpp
+// Service: builds the parts of `serve` in one order, wires the publications, runs the threads, reloads on
+// SIGHUP and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in flight, exit 0).
+#include "cli/service.hpp"
+
+#include "cli/reload_plan.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+#include <exception>
+
+namespace icsbridge {
+
+namespace {
+
+namespace net = boost::asio;
+
+/** @brief One log line for a top-level coroutine that failed; nothing for one that ended normally. */
+void log_failure(Logger const& log, std::string const& what, std::exception_ptr const& e) {
+    if (!e)
+        return;
+    try {
+        std::rethrow_exception(e);
+    } catch (std::exception const& ex) {
+        log.error(what + " failed: " + ex.what());
+    }
+}
+
+std::shared_ptr<SnapshotBackend> kept_snapshots(Config const& cfg, cluster::ClusterNode const* node) {
+    // Files under storage.dir on a single box; in a cluster the database's rows, those files as the cache.
+    if (node)
+        return node->snapshots();
+    return std::make_shared<DiskSnapshots>(cfg.storage.dir);
+}
+
+/** @brief The log's view of a publication: one line per refresh, and per change of anything else. */
+Publisher::Subscriber log_publications(Logger const& log) {
+    return [&log](Publication const& p) {
+        if (!p.changed && p.origin != Origin::fetched)
+            return;
+        log.info(
+            "feed " + p.feed + ": " + std::to_string(p.snapshot->items) + " items, " +
+            std::to_string(p.snapshot->body.size()) + " bytes, " + (p.changed ? "changed" : "unchanged") +
+            (p.origin == Origin::fetched ? std::string() : " (" + std::string(to_string(p.origin)) + ")")
+        );
+    };
+}
+
+} // namespace
+
+Service::Service(Config const& cfg, Logger const& log)
+    : log_(log)
+    , cfg_(std::make_shared<Config const>(cfg))
+    , live_(cfg_)
+    , store_(*cfg_)
+    , node_(
+          cfg_->cluster ? std::make_unique<cluster::ClusterNode>(
+                              *cfg_->cluster, cfg_->storage.dir, store_, publisher_, log_
+                          )
+                        : nullptr
+      )
+    , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
+    , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
+    restore();
+    subscribe();
+    if (node_) {
+        refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
+        shared_calls_ = node_->shared_calls();
+        // A webhook any replica received: every replica wakes the source's refreshers, and the lease
+        // holder's refresh is the one that goes on.
+        node_->on_hook([this](std::string const& source) {
+            if (!stopping_)
+                current_->refreshers->poke(source);
+        });
+    }
+    current_ = next_generation(cfg_, refresh_opts_);
+
+    int const threads = cfg_->server.threads > 0
+                            ? cfg_->server.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // One io_context per HTTP thread, each run by that thread alone, like nginx's worker processes: a
+    // request then never takes a lock in the scheduler or wakes another thread. The refreshers run on the
+    // control context, so rendering a large feed never holds up requests; the accept loop has a thread of
+    // its own too, or a first render of a large feed would delay every new connection.
+    std::vector<net::any_io_executor> executors;
+    for (int i = 0; i < threads; ++i) {
+        workers_.push_back(std::make_unique<net::io_context>(1));
+        executors.emplace_back(workers_.back()->get_executor());
+        keep_running_.push_back(net::make_work_guard(*workers_.back()));
+    }
+    keep_running_.push_back(net::make_work_guard(accept_));
+    // Hooks arrive on the HTTP threads; the generation in force is the control thread's to know.
+    server_ = std::make_unique<Server>(
+        accept_.get_executor(),
+        std::shared_ptr<LiveConfig const>(&live_, [](LiveConfig const*) {}),
+        store_,
+        views_,
+        metrics_,
+        log_,
+        std::move(executors),
+        [this](std::string const& source) { net::post(control_, [this, source] { hook(source); }); }
+    );
+}
+
+Service::~Service() {
+    // Nothing may read the pipeline's budgets once the generations are gone.
+    metrics_.upstream.set_budget_source({});
+}
+
+void Service::restore() {
+    // A replica starts from its own disk copies in a cluster too: the node's first tick, before any refresh,
+    // keeps per feed the newer of that copy and the database's row, so a calendar fetched alone while the
+    // database was away is not replaced by an older row after a restart.
+    DiskSnapshots disk(cfg_->storage.dir);
+    auto const restored = restore_snapshots(publisher_, store_, disk, log_);
+    log_.info(
+        "loaded " + std::to_string(restored) + " of " + std::to_string(cfg_->feeds.size()) +
+        " feed snapshot(s) from " + disk.where()
+    );
+}
+
+void Service::subscribe() {
+    // In this order after the served table and the keeper (Publisher's own steps). The merged feeds
+    // subscribe per generation (next_generation), a reload replacing them.
+    subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
+        if (p.changed)
+            views_.drop(p.feed);
+    }));
+    subscriptions_.push_back(publisher_.subscribe(log_publications(log_)));
+}
+
+std::shared_ptr<Generation> Service::next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts) {
+    auto gen = make_generation(
+        std::move(cfg),
+        control_.get_executor(),
+        store_,
+        publisher_,
+        metrics_.upstream,
+        log_,
+        std::move(opts),
+        current_.get()
+    );
+    if (shared_calls_)
+        gen->pipeline->share_budgets(shared_calls_);
+    show_budgets(metrics_.upstream, *gen->pipeline);
+    return gen;
+}
+
+void Service::start_generation(std::shared_ptr<Generation> gen) {
+    auto* runner = gen->refreshers.get();
+    // A generation replaced by a reload just ends; the one in force at shutdown ends the service.
+    net::co_spawn(control_, runner->run(), [this, gen](std::exception_ptr const& e) {
+        if (gen != current_)
+            return;
+        log_failure(log_, "refreshers", e);
+        if (--remaining_ == 0)
+            control_.stop();
+    });
+}
+
+void Service::hook(std::string const& source) {
+    if (stopping_)
+        return;
+    // In a cluster the lease holder may be another replica: tell them all through the database; alone
+    // (no cluster, or the database away), refresh here.
+    if (node_ && node_->announce_hook(source))
+        return;
+    current_->refreshers->poke(source);
+}
+
+void Service::reload() {
+    if (stopping_)
+        return;
+    auto const now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto const before = live_.get();
+    log_.info("SIGHUP: reloading " + before->path);
+    auto next = load_config(before->path, process_env());
+    if (!next) {
+        log_.error("reload refused, the running config stays: " + next.error().message);
+        store_.record_reload({now, false, next.error().message});
+        return;
+    }
+    auto plan = plan_reload(*before, *next);
+    for (auto const& key : plan.restart_needed)
+        log_.warn("reload: " + key + " changed; it takes effect only after a restart");
+    for (auto const& w : config_warnings(*next))
+        log_.warn(w);
+    auto cfg = std::make_shared<Config const>(std::move(*next));
+    // The table first: a new feed must exist before its first refresh publishes, and from the next request
+    // on, tokens, removed feeds and pages follow the new config.
+    auto opts = refresh_opts_;
+    opts.first_wait = resume_kept(plan, store_);
+    store_.reconfigure(*cfg);
+    live_.set(cfg);
+    current_->merged.reset(); // its subscription ends before the new generation's merged feeds start
+    auto old = std::exchange(current_, next_generation(cfg, std::move(opts)));
+    old->refreshers->stop(); // its run() ends soon; its completion lets it go
+    start_generation(current_);
+    log_.info(
+        "reloaded: " + std::to_string(plan.added.size()) + " feed(s) added, " +
+        std::to_string(plan.removed.size()) + " removed, " + std::to_string(plan.changed.size()) +
+        " changed (fetched again now), " + std::to_string(plan.kept.size()) + " kept"
+    );
+    store_.record_reload({now, true, {}});
+}
+
+void Service::stop() {
+    stopping_ = true;
+    server_->stop();
+    current_->refreshers->stop();
+    if (node_)
+        node_->stop();
+}
+
+void Service::await_hangup() {
+    hangups_.async_wait([this](boost::system::error_code const& e, int) {
+        if (e || stopping_)
+            return;
+        reload();
+        await_hangup();
+    });
+}
+
+int Service::run() {
+    auto port = server_->listen();
+    if (!port) {
+        log_.error(port.error().message);
+        return 1;
+    }
+    stops_.async_wait([this](boost::system::error_code const& e, int sig) {
+        if (e)
+            return;
+        log_.info("signal " + std::to_string(sig) + ": shutting down");
+        stop();
+    });
+    await_hangup();
+    // server.run() returns once every connection has ended; the workers then have nothing left to do.
+    net::co_spawn(control_, server_->run(), [this](std::exception_ptr const& e) {
+        keep_running_.clear();
+        boost::system::error_code ignored;
+        hangups_.cancel(ignored);
+        log_failure(log_, "server", e);
+        // Pooled upstream connections may still hold work; nothing else is left to finish.
+        if (--remaining_ == 0)
+            control_.stop();
+    });
+    if (node_)
+        net::co_spawn(control_, node_->run(), [this](std::exception_ptr const& e) {
+            if (e)
+                log_.error("cluster: node failed; serving and refreshing on our own");
+        });
+    start_generation(current_);
+    log_.info(
+        "listening on http://" + cfg_->server.host + ":" + std::to_string(*port) + " (" +
+        std::to_string(workers_.size()) + " HTTP thread(s))"
+    );
+    run_threads();
+    // Whatever was published last is on disk (or in the database) before the process ends.
+    keeper_->flush();
+    log_.info("stopped");
+    return 0;
+}
+
+void Service::run_threads() {
+    std::vector<std::thread> pool;
+    pool.reserve(workers_.size() + 1);
+    for (auto& w : workers_)
+        pool.emplace_back([&w] { w->run(); });
+    pool.emplace_back([this] { accept_.run(); });
+    control_.run();
+    for (auto& t : pool)
+        t.join();
+}
+
+} // namespace icsbridge

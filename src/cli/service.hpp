@@ -1,0 +1,89 @@
+// File: service.hpp
+// Service: the running `serve`, one object that owns every part by name and builds them in one place, so
+// a reader sees what runs and who calls whom.
+#pragma once
+
+#include "cli/generation.hpp"
+#include "cluster/cluster_node.hpp"
+#include "views/view_cache.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/publish.hpp>
+#include <icsbridge/server.hpp>
+#include <icsbridge/store.hpp>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace icsbridge {
+
+/**
+ * @brief Who calls whom, in one picture:
+ *
+ *     refreshers (current_) ──fetch──▶ pipeline ──▶ upstreams
+ *          │ publish                         cluster node_ ──adopt (a sibling's row)──┐
+ *          ▼                                                                           ▼
+ *     publisher_ ──put──▶ store_ (served table) ◀──lookup── server_ (HTTP threads)
+ *          │ keep ──▶ keeper_ (own thread) ──▶ disk, or the database in cluster mode
+ *          └ subscribers: views_.drop, merged feeds (publish in turn), the log
+ *
+ * Threads: the control context runs the refreshers, the cluster node, the signals and every publication;
+ * the accept context the listener; one context per HTTP worker the connections; the keeper its writes.
+ */
+class Service {
+  public:
+    /** @brief Builds every part from `cfg` (what only a restart changes is read from it, once). */
+    Service(Config const& cfg, Logger const& log);
+    ~Service();
+    Service(Service const&) = delete;
+    Service& operator=(Service const&) = delete;
+
+    /** @brief Listens, refreshes and serves until SIGINT/SIGTERM. @return the exit status */
+    int run();
+
+  private:
+    void restore();
+    void subscribe();
+    std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
+    void start_generation(std::shared_ptr<Generation> gen);
+    void reload();
+    void hook(std::string const& source);
+    void stop();
+    void await_hangup();
+    void run_threads();
+
+    Logger const& log_;
+    std::shared_ptr<Config const> cfg_; ///< the config at start: listen, threads, storage.dir, gzip
+    LiveConfig live_;                   ///< the config in force (a reload replaces it)
+    Metrics metrics_;                   ///< /metrics' counters, shared by the server and the clients
+    FeedStore store_;                   ///< the served table
+    ViewCache views_;                   ///< the views built from it; dropped per feed on publication
+    /// Cluster mode: leases, peers' rows, shared budgets. Built before the keeper, whose backend it gives;
+    /// it holds a reference to publisher_, which it uses only once running.
+    std::unique_ptr<cluster::ClusterNode> node_;
+    std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
+    Publisher publisher_;                    ///< the one owner of publishing
+    std::vector<Publisher::Subscription> subscriptions_;
+
+    boost::asio::io_context control_{1}; ///< refreshers, cluster node, signals, publications
+    boost::asio::io_context accept_{1};  ///< the accept loop
+    std::vector<std::unique_ptr<boost::asio::io_context>> workers_; ///< one per HTTP thread
+    std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_running_;
+
+    RefreshOptions refresh_opts_;
+    std::shared_ptr<SharedCalls> shared_calls_; ///< cluster mode: budgets counted in the database
+    std::shared_ptr<Generation> current_;       ///< the refreshing half of the config in force
+    std::unique_ptr<Server> server_;
+    boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
+    boost::asio::signal_set hangups_{control_, SIGHUP};
+    bool stopping_ = false;
+    int remaining_ = 2; ///< top-level coroutines (server, refreshers) still running
+};
+
+} // namespace icsbridge
