@@ -162,7 +162,7 @@ net::awaitable<void> run_events(Options const& o, Outcome& out) {
     src.base_url = o.base_url;
     src.secret = o.token;
     src.max_concurrency = o.concurrency;
-    FeedConfig feed;
+    UpstreamQuery feed;
     feed.name = "bench";
     feed.source = "bench";
     feed.select = "organizer";

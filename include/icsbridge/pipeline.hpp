@@ -33,6 +33,7 @@ struct FeedOutput {
 struct FeedItems {
     std::vector<Event> events; ///< events sources
     std::vector<JobPost> jobs; ///< jobs sources
+    sys_seconds asked_at{};    ///< the `now` of the fetch: each feed's keep_past counts from it
 };
 
 /** @brief A source's call budget right now (for /metrics and /healthz). */
@@ -70,12 +71,16 @@ class Pipeline {
     boost::asio::awaitable<Result<FeedOutput>>
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
-    /** @brief The fetch half of run(): the feed's items from its upstream (no rendering). */
+    /** @brief The fetch half of run(): the answer to `question` (no rendering). `question` must outlive
+     * the awaitable. */
     boost::asio::awaitable<Result<FeedItems>>
-    fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+    fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress = {});
 
-    /** @brief The render half of run(): `feed`'s calendar from items fetched (possibly for another feed of
-     * the same question, see fetch_key below). Uses the feed's RenderCache. */
+    /**
+     * @brief The render half of run(): `feed`'s calendar from items fetched for a question it shares
+     * (group_feeds). First what is the feed's own: its keep_past, its filter, its max_items (over it:
+     * errc::too_many_items for this feed alone); then the feed's RenderCache renders.
+     */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
     /** @brief Every source's budget (sources without one are left out). Thread-safe. */
@@ -97,19 +102,21 @@ class Pipeline {
     std::unique_ptr<Impl> impl_;
 };
 
-/** @brief Feeds whose upstream question is the same; the first one's refresher fetches for all. */
+/** @brief Feeds whose upstream question is the same: one fetch for all, then one render per feed. */
 struct FeedGroup {
     std::string key;
+    UpstreamQuery query;                  ///< asked once for all (the longest keep_past, largest max_items)
     std::vector<FeedConfig const*> feeds; ///< in config order
     std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
+    /// the longest fetch_timeout of the group: a feed whose own is shorter fails alone when it is past
+    std::chrono::seconds fetch_timeout{0};
 };
 
-/** @brief What identifies an upstream question: source, select, params, organization_id, window,
- * ticket_classes. */
+/** @brief The key of the question `feed` asks (query_of(feed).key()): the lease name in cluster mode. */
 std::string fetch_key(FeedConfig const& feed);
 
-/** @brief Groups the config's fetched feeds by fetch_key, in config order of each group's first feed
- * (merged feeds are never fetched: they are left out). */
+/** @brief Groups the config's fetched feeds by the key of their question, in config order of each group's
+ * first feed (merged feeds are never fetched: they are left out). */
 std::vector<FeedGroup> group_feeds(Config const& cfg);
 
 /** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */

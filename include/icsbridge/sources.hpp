@@ -15,11 +15,38 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace icsbridge {
 
 class RateBudget;
+
+/**
+ * @brief What a fetch asks the upstream, and nothing else: feeds whose questions are equal share one fetch
+ * (group_feeds), and what each feed does with the answer (its keep_past, max_items, filter, alarm,
+ * rendering) is applied to it afterwards, per feed (Pipeline::render).
+ */
+struct UpstreamQuery {
+    std::string name;   ///< who asks, for messages: the (first) feed's name
+    std::string source; ///< key into Config::sources
+    std::string select; ///< events: organizer|organization|search; jobs: search|recent
+    std::string organization_id;
+    std::vector<std::pair<std::string, std::string>> params; ///< query parameters, in file order
+    std::optional<std::chrono::seconds> window;              ///< search: start_date range [now, now+window]
+    bool ticket_classes = false;
+    /// organizer/organization: past events are read this far back (the longest keep_past of the askers)
+    std::chrono::seconds keep_past{std::chrono::days(30)};
+    /// a list longer than this fails the fetch (the largest max_items of the askers)
+    std::size_t max_items = 100000;
+
+    /** @brief What makes two questions the same (everything above but `name`, `keep_past`, `max_items`). */
+    std::string key() const;
+};
+
+/** @brief The question `feed` asks by itself. */
+UpstreamQuery query_of(FeedConfig const& feed);
 
 /** @brief Paging progress, reported after each page (for `export`'s progress line, and for work that can
  * start before the list is complete: the pipeline renders each page's events while the next pages travel). */
@@ -53,9 +80,9 @@ class EventsSource {
         SourceConfig const& src, HttpClient& http, Logger log = null_logger(), RateBudget* budget = nullptr
     );
 
-    /// `feed` must outlive the returned awaitable (it is read while the fetch runs).
+    /// `question` must outlive the returned awaitable (it is read while the fetch runs).
     boost::asio::awaitable<Result<std::vector<Event>>>
-    fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
+    fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress = {});
 
     /** @brief The seed's category table (the API has no list endpoint documented). */
     std::vector<Category> categories() const;
@@ -80,7 +107,7 @@ class JobsSource {
     );
 
     boost::asio::awaitable<Result<std::vector<JobPost>>>
-    fetch(FeedConfig const& feed, ProgressFn progress = {});
+    fetch(UpstreamQuery const& question, ProgressFn progress = {});
     /// `id` by value: a coroutine keeps its parameters, and a reference to a caller's temporary would dangle.
     boost::asio::awaitable<Result<JobPost>> post(std::string id);
     boost::asio::awaitable<Result<std::vector<Category>>> categories();

@@ -11,13 +11,7 @@ namespace icsbridge {
 namespace net = boost::asio;
 
 std::string fetch_key(FeedConfig const& f) {
-    // Separators that cannot occur in the parts keep distinct questions from colliding.
-    std::string key = f.source + '\x1f' + f.select + '\x1f' + f.organization_id + '\x1f' +
-                      (f.window ? std::to_string(f.window->count()) : std::string("-")) + '\x1f' +
-                      (f.ticket_classes ? "tc" : "-");
-    for (auto const& [k, v] : f.params)
-        key += '\x1f' + k + '\x1e' + v;
-    return key;
+    return query_of(f).key();
 }
 
 std::vector<FeedGroup> group_feeds(Config const& cfg) {
@@ -27,13 +21,18 @@ std::vector<FeedGroup> group_feeds(Config const& cfg) {
         // Never fetched: built from its parts' snapshots (include/icsbridge/merge.hpp).
         if (f.is_merged())
             continue;
-        auto key = fetch_key(f);
+        auto query = query_of(f);
+        auto key = query.key();
         auto [it, fresh] = index.emplace(key, groups.size());
         if (fresh)
-            groups.push_back(FeedGroup{key, {}, f.refresh});
+            groups.push_back(FeedGroup{key, std::move(query), {}, f.refresh, f.fetch_timeout});
         auto& g = groups[it->second];
         g.feeds.push_back(&f);
         g.refresh = std::min(g.refresh, f.refresh);
+        g.fetch_timeout = std::max(g.fetch_timeout, f.fetch_timeout);
+        // Read as far back and as many as the most demanding feed asks; each keeps its own share.
+        g.query.keep_past = std::max(g.query.keep_past, f.keep_past);
+        g.query.max_items = std::max(g.query.max_items, f.max_items);
     }
     return groups;
 }
@@ -49,7 +48,7 @@ run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
         out.push_back(co_await pipeline->run(*g->feeds.front(), now));
         co_return out;
     }
-    auto items = co_await pipeline->fetch(*g->feeds.front(), now);
+    auto items = co_await pipeline->fetch(g->query, now);
     for (auto const* f : g->feeds) {
         if (items)
             out.push_back(pipeline->render(*f, *items));

@@ -2,6 +2,7 @@
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
 #include "pipeline/feed_filter.hpp"
+#include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
 #include <icsbridge/pipeline.hpp>
 
@@ -112,19 +113,20 @@ Pipeline::Pipeline(
 Pipeline::~Pipeline() = default;
 
 net::awaitable<Result<FeedItems>>
-Pipeline::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
-    auto up = impl_->upstream(feed.source);
+Pipeline::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
+    auto up = impl_->upstream(question.source);
     if (!up)
         co_return up.error();
     Impl::Upstream& u = **up;
     FeedItems items;
+    items.asked_at = now;
     if (u.events) {
-        auto events = co_await u.events->fetch(feed, now, std::move(progress));
+        auto events = co_await u.events->fetch(question, now, std::move(progress));
         if (!events)
             co_return events.error();
         items.events = std::move(*events);
     } else {
-        auto posts = co_await u.jobs->fetch(feed, std::move(progress));
+        auto posts = co_await u.jobs->fetch(question, std::move(progress));
         if (!posts)
             co_return posts.error();
         items.jobs = std::move(*posts);
@@ -132,12 +134,35 @@ Pipeline::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     co_return items;
 }
 
-Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
-    // The feed's filter first: feeds sharing one fetch may each filter it differently.
-    std::optional<FeedItems> filtered;
+namespace {
+
+/**
+ * @brief What is the feed's own of a fetch it may share with feeds that read further back or keep other
+ * items: its keep_past (counted from the fetch's `now`), then its filter. nullopt: all of it, as fetched.
+ */
+std::optional<FeedItems> own_share(FeedConfig const& feed, FeedItems const& fetched) {
+    std::optional<FeedItems> own;
+    bool const life = feed.select == "organizer" || feed.select == "organization";
+    auto const outlived = [&](Event const& e) { return !in_event_life(e, fetched.asked_at, feed.keep_past); };
+    if (life && fetched.asked_at != sys_seconds{} &&
+        std::any_of(fetched.events.begin(), fetched.events.end(), outlived)) {
+        own = fetched;
+        std::erase_if(own->events, outlived);
+    }
+    // Feeds sharing one fetch may each filter it differently.
     if (!feed.filter.empty())
-        filtered = apply_filter(feed.filter, fetched);
-    FeedItems const& items = filtered ? *filtered : fetched;
+        own = apply_filter(feed.filter, own ? *own : fetched);
+    return own;
+}
+
+} // namespace
+
+Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
+    auto const own = own_share(feed, fetched);
+    FeedItems const& items = own ? *own : fetched;
+    // The shared fetch allowed the largest max_items of its feeds: this one's own limit holds for it alone.
+    if (items.events.size() + items.jobs.size() > feed.max_items)
+        return too_many_items(feed.name, feed.max_items);
     auto up = impl_->upstream(feed.source);
     if (!up)
         return up.error();
@@ -194,7 +219,8 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
                     prerender_events(meta, std::span<Event const>(&e, 1), opts, *cache);
         };
     }
-    auto items = co_await fetch(feed, now, std::move(progress));
+    auto const question = query_of(feed);
+    auto items = co_await fetch(question, now, std::move(progress));
     if (!items)
         co_return items.error();
     co_return render(feed, *items);

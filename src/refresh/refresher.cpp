@@ -133,37 +133,41 @@ struct Refreshers::Impl {
         if (stopped)
             co_return std::nullopt;
         auto t0 = std::chrono::steady_clock::now();
-        // The group's deadline is its feeds' shortest fetch_timeout.
-        auto limit = g.feeds.front()->fetch_timeout;
-        for (auto const* f : g.feeds)
-            limit = std::min(limit, f->fetch_timeout);
+        // The shared fetch may take as long as the most patient feed allows; a feed with a shorter
+        // fetch_timeout fails alone when it took longer (below), as it would have alone.
+        auto limit = std::max(g.fetch_timeout, g.feeds.front()->fetch_timeout);
         net::steady_timer deadline(strand, limit);
         auto r = co_await (fetch(g, wall_now()) || until_stopped() || deadline.async_wait(use_tuple));
-        if (r.index() == 2) {
-            // The losing fetch was cancelled (its requests end with it); nothing it read is published.
-            co_return std::vector<Result<FeedOutput>>(
-                g.feeds.size(),
-                fail(
-                    errc::upstream_timeout,
-                    "the refresh took longer than fetch_timeout = " + format_duration(limit) +
-                        " (every page and retry included); raise [feeds." + g.feeds.front()->name +
-                        "] fetch_timeout if the upstream is just slow"
-                )
-            );
-        }
-        if (r.index() != 0)
+        if (r.index() == 1)
             co_return std::nullopt;
-        auto took = std::chrono::steady_clock::now() - t0;
-        for (auto const* f : g.feeds)
-            store.record_fetch_duration(f->name, took);
-        auto out = std::get<0>(std::move(r));
-        // A fetch function that returns the wrong count is a bug; never let it publish to the wrong feed.
+        auto const took = std::chrono::steady_clock::now() - t0;
+        bool const timed_out = r.index() == 2;
+        std::vector<Result<FeedOutput>> out;
+        if (!timed_out) {
+            for (auto const* f : g.feeds)
+                store.record_fetch_duration(f->name, took);
+            out = std::get<0>(std::move(r));
+        }
+        // The losing fetch was cancelled (its requests end with it); nothing it read is published. A fetch
+        // function that returns the wrong count is a bug: never let it publish to the wrong feed.
         if (out.size() != g.feeds.size())
             out.assign(
                 g.feeds.size(),
                 fail(errc::render_failed, "internal error: wrong number of rendered feeds")
             );
+        for (std::size_t i = 0; i < g.feeds.size(); ++i)
+            if (timed_out || took > g.feeds[i]->fetch_timeout)
+                out[i] = too_slow(*g.feeds[i]);
         co_return out;
+    }
+
+    static Error too_slow(FeedConfig const& f) {
+        return fail(
+            errc::upstream_timeout,
+            "the refresh took longer than fetch_timeout = " + format_duration(f.fetch_timeout) +
+                " (every page and retry included); raise [feeds." + f.name +
+                "] fetch_timeout if the upstream is just slow"
+        );
     }
 
     /** @brief Google deletes on the subscriber's side what a 200 no longer lists: is this drop too sudden? */

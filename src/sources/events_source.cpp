@@ -23,10 +23,10 @@ namespace {
 constexpr char const* expansions = "venue,ticket_availability,organizer";
 
 // Pass-through params (empty values omitted, file order kept), the date window and the expansions.
-Query search_query(FeedConfig const& feed, sys_seconds now) {
+Query search_query(UpstreamQuery const& question, sys_seconds now) {
     Query q;
     bool has_start = false, has_end = false, has_expand = false;
-    for (auto const& [k, v] : feed.params) {
+    for (auto const& [k, v] : question.params) {
         if (v.empty())
             continue;
         has_start = has_start || k == "start_date.range_start";
@@ -34,13 +34,16 @@ Query search_query(FeedConfig const& feed, sys_seconds now) {
         has_expand = has_expand || k == "expand";
         q.emplace_back(k, v);
     }
-    if (feed.window) {
+    if (question.window) {
         // The API wants naive local date-times and reads them in each event's own zone; UTC wall time is
         // off by at most a zone offset, which does not matter for a window of days.
         if (!has_start)
             q.emplace_back("start_date.range_start", jsonr::format_local(jsonr::to_local(now)));
         if (!has_end)
-            q.emplace_back("start_date.range_end", jsonr::format_local(jsonr::to_local(now + *feed.window)));
+            q.emplace_back(
+                "start_date.range_end",
+                jsonr::format_local(jsonr::to_local(now + *question.window))
+            );
     }
     if (!has_expand)
         q.emplace_back("expand", expansions);
@@ -84,32 +87,39 @@ class EventsClient {
         : call_(src, http, log, Api::events, budget) {}
 
     net::awaitable<Result<std::vector<Event>>>
-    fetch(FeedConfig const& feed, sys_seconds now, ProgressFn const& progress) {
+    fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn const& progress) {
         Listing listing;
-        if (feed.select == "organizer" || feed.select == "organization") {
+        if (question.select == "organizer" || question.select == "organization") {
             std::string path = "/v3/users/me/events/";
-            if (feed.select == "organization") {
-                auto org = co_await organization_id(feed);
+            if (question.select == "organization") {
+                auto org = co_await organization_id(question);
                 if (!org)
                     co_return org.error();
                 path = "/v3/organizations/" + path_segment(*org) + "/events/";
             }
-            auto listed = co_await list_life(path, feed, now, progress, listing);
+            auto listed = co_await list_life(path, question, now, progress, listing);
             if (!listed)
                 co_return listed.error();
-        } else if (feed.select == "search") {
+        } else if (question.select == "search") {
             // The public /events/search/ endpoint was shut down on 2019-12-12 (organizers' own keys kept it
             // until 2020-02-20); it is here for compatible self-hosted upstreams, and its 404 says so.
             std::string const path = "/v3/events/search/";
             auto keep = [](Event const& e) { return !never_published(e); };
-            auto listed =
-                co_await list_events(path, search_query(feed, now), feed, keep, nullptr, progress, listing);
+            auto listed = co_await list_events(
+                path,
+                search_query(question, now),
+                question,
+                keep,
+                nullptr,
+                progress,
+                listing
+            );
             if (!listed)
                 co_return listed.error();
         } else {
             co_return fail(
                 errc::config_invalid,
-                "feed " + feed.name + ": select = \"" + feed.select +
+                "feed " + question.name + ": select = \"" + question.select +
                     "\" is not one of organizer, organization, search for an events source"
             );
         }
@@ -118,13 +128,13 @@ class EventsClient {
         auto completed = co_await complete(events, listing.incomplete);
         if (!completed)
             co_return completed.error();
-        if (feed.ticket_classes) {
-            auto tc = co_await add_ticket_classes(events, feed);
+        if (question.ticket_classes) {
+            auto tc = co_await add_ticket_classes(events, question);
             if (!tc)
                 co_return tc.error();
         }
         call_.log().info(
-            std::string(call_.service()) + ": feed " + feed.name + ": " + std::to_string(events.size()) +
+            std::string(call_.service()) + ": feed " + question.name + ": " + std::to_string(events.size()) +
             " events from " + std::to_string(listing.pages) + " page(s), " + std::to_string(*completed) +
             " completed individually"
         );
@@ -137,34 +147,34 @@ class EventsClient {
     // years of past events costs about one extra page, not one per page of history.
     net::awaitable<Result<void>> list_life(
         std::string const& path,
-        FeedConfig const& feed,
+        UpstreamQuery const& question,
         sys_seconds now,
         ProgressFn const& progress,
         Listing& listing
     ) {
-        auto keep = [&](Event const& e) { return in_event_life(e, now, feed.keep_past); };
+        auto keep = [&](Event const& e) { return in_event_life(e, now, question.keep_past); };
         Query current{
             {"status", published_statuses},
             {"time_filter", "current_future"},
             {"order_by", "start_asc"},
             {"expand", expansions}};
-        auto r = co_await list_events(path, current, feed, keep, nullptr, progress, listing);
-        if (!r || feed.keep_past.count() == 0)
+        auto r = co_await list_events(path, current, question, keep, nullptr, progress, listing);
+        if (!r || question.keep_past.count() == 0)
             co_return r;
         Query past{
             {"status", published_statuses},
             {"time_filter", "past"},
             {"order_by", "start_desc"},
             {"expand", expansions}};
-        PastCutoff cutoff(now - feed.keep_past);
-        co_return co_await list_events(path, past, feed, keep, &cutoff, progress, listing);
+        PastCutoff cutoff(now - question.keep_past);
+        co_return co_await list_events(path, past, question, keep, &cutoff, progress, listing);
     }
 
     template <class Keep>
     net::awaitable<Result<void>> list_events(
         std::string const& path,
         Query const& query,
-        FeedConfig const& feed,
+        UpstreamQuery const& question,
         Keep keep,
         PastCutoff* cutoff,
         ProgressFn const& progress,
@@ -188,8 +198,8 @@ class EventsClient {
                         continue;
                     if (!keep(page.events[i]))
                         continue;
-                    if (out.events.size() >= feed.max_items)
-                        return too_many_items(feed.name, feed.max_items);
+                    if (out.events.size() >= question.max_items)
+                        return too_many_items(question.name, question.max_items);
                     out.events.push_back(std::move(page.events[i]));
                     out.incomplete.push_back(page.incomplete[i]);
                 }
@@ -210,9 +220,9 @@ class EventsClient {
         co_return Result<void>{};
     }
 
-    net::awaitable<Result<std::string>> organization_id(FeedConfig const& feed) const {
-        if (!feed.organization_id.empty())
-            co_return feed.organization_id;
+    net::awaitable<Result<std::string>> organization_id(UpstreamQuery const& question) const {
+        if (!question.organization_id.empty())
+            co_return question.organization_id;
         std::string const path = "/v3/users/me/organizations/";
         auto body = co_await call_.get_body(path, Query{});
         if (!body)
@@ -224,7 +234,7 @@ class EventsClient {
             co_return fail(
                 errc::upstream_not_found,
                 std::string(call_.service()) + ": the token's user belongs to no organization (GET " + path +
-                    " listed none); set organization_id for feed " + feed.name
+                    " listed none); set organization_id for feed " + question.name
             );
         co_return orgs->ids.front();
     }
@@ -302,11 +312,11 @@ class EventsClient {
     }
 
     net::awaitable<Result<void>>
-    add_ticket_classes(std::vector<Event>& events, FeedConfig const& feed) const {
+    add_ticket_classes(std::vector<Event>& events, UpstreamQuery const& question) const {
         std::vector<net::awaitable<Result<std::vector<TicketClass>>>> tasks;
         tasks.reserve(events.size());
         for (auto const& e : events)
-            tasks.push_back(ticket_classes(e.id, feed.max_items));
+            tasks.push_back(ticket_classes(e.id, question.max_items));
         auto results = co_await all_of(std::move(tasks));
         for (std::size_t i = 0; i < results.size(); ++i) {
             if (results[i]) {
@@ -335,9 +345,9 @@ EventsSource::EventsSource(SourceConfig const& src, HttpClient& http, Logger log
     , budget_(budget) {}
 
 net::awaitable<Result<std::vector<Event>>>
-EventsSource::fetch(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+EventsSource::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
     EventsClient client(src_, http_, log_, budget_);
-    co_return co_await client.fetch(feed, now, progress);
+    co_return co_await client.fetch(question, now, progress);
 }
 
 std::vector<Category> EventsSource::categories() const {

@@ -23,25 +23,25 @@ class JobsClient {
         : call_(src, http, log, Api::jobs, budget) {}
 
     net::awaitable<Result<std::vector<JobPost>>>
-    fetch(FeedConfig const& feed, ProgressFn const& progress) const {
+    fetch(UpstreamQuery const& question, ProgressFn const& progress) const {
         std::string path;
         Query query;
         bool first_page_only = false;
-        if (feed.select == "search") {
+        if (question.select == "search") {
             path = "/api/posts/search/";
-            for (auto const& [k, v] : feed.params) {
+            for (auto const& [k, v] : question.params) {
                 // The client owns paging, and the key comes from the source, never from a feed's params.
                 if (v.empty() || k == "api_key" || k == "page" || k == "perpage")
                     continue;
                 query.emplace_back(k, v);
             }
-        } else if (feed.select == "recent") {
+        } else if (question.select == "recent") {
             path = "/api/posts/recent/";
             first_page_only = true;
         } else {
             co_return fail(
                 errc::config_invalid,
-                "feed " + feed.name + ": select = \"" + feed.select +
+                "feed " + question.name + ": select = \"" + question.select +
                     "\" is not one of search, recent for a jobs source"
             );
         }
@@ -73,8 +73,8 @@ class JobsClient {
                 if (!seen.insert(p.id).second)
                     continue;
                 ++fresh;
-                if (posts.size() >= feed.max_items)
-                    co_return call_.in_context(too_many_items(feed.name, feed.max_items), path);
+                if (posts.size() >= question.max_items)
+                    co_return call_.in_context(too_many_items(question.name, question.max_items), path);
                 posts.push_back(std::move(p));
             }
             if (progress)
@@ -100,7 +100,7 @@ class JobsClient {
                 break;
         }
         call_.log().info(
-            std::string(call_.service()) + ": feed " + feed.name + ": " + std::to_string(posts.size()) +
+            std::string(call_.service()) + ": feed " + question.name + ": " + std::to_string(posts.size()) +
             " posts from " + std::to_string(page) + " page(s)"
         );
         co_return posts;
@@ -140,9 +140,10 @@ JobsSource::JobsSource(SourceConfig const& src, HttpClient& http, Logger log, Ra
     , log_(std::move(log))
     , budget_(budget) {}
 
-net::awaitable<Result<std::vector<JobPost>>> JobsSource::fetch(FeedConfig const& feed, ProgressFn progress) {
+net::awaitable<Result<std::vector<JobPost>>>
+JobsSource::fetch(UpstreamQuery const& question, ProgressFn progress) {
     JobsClient client(src_, http_, log_, budget_);
-    co_return co_await client.fetch(feed, progress);
+    co_return co_await client.fetch(question, progress);
 }
 
 net::awaitable<Result<JobPost>> JobsSource::post(std::string id) {

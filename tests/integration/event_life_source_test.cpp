@@ -63,7 +63,7 @@ struct LifeFixture : test::SourceFixture {
     Result<std::vector<Event>> fetch(ScriptedUpstream const& up) {
         src.base_url = up.base_url();
         return test::run_source<std::vector<Event>, EventsSource>(src, logs, [this](EventsSource& s) {
-            return s.fetch(feed, now, {});
+            return s.fetch(ask(), now, {});
         });
     }
 };
@@ -224,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_job_envelope_announcing_posts_without_a_listing_fails) {
         test::SourceFixture f(SourceType::jobs, token, "search");
         f.src.base_url = up.base_url();
         auto r = test::run_source<std::vector<JobPost>, JobsSource>(f.src, f.logs, [&](JobsSource& s) {
-            return s.fetch(f.feed, {});
+            return s.fetch(f.ask(), {});
         });
         BOOST_TEST_REQUIRE(r.has_error(), body);
         BOOST_TEST(r.error().message.find("20 were announced") != std::string::npos, r.error().message);
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(a_job_envelope_announcing_posts_without_a_listing_fails) {
     test::SourceFixture f(SourceType::jobs, token, "search");
     f.src.base_url = empty.base_url();
     auto r = test::run_source<std::vector<JobPost>, JobsSource>(f.src, f.logs, [&](JobsSource& s) {
-        return s.fetch(f.feed, {});
+        return s.fetch(f.ask(), {});
     });
     BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
     BOOST_TEST(r->empty());

@@ -70,7 +70,7 @@ struct EventsFixture : test::SourceFixture {
     Result<std::vector<Event>> fetch(ScriptedUpstream const& up) {
         src.base_url = up.base_url();
         return test::run_source<std::vector<Event>, EventsSource>(src, logs, [this](EventsSource& s) {
-            return s.fetch(feed, now, record_progress());
+            return s.fetch(ask(), now, record_progress());
         });
     }
 };
@@ -402,7 +402,7 @@ BOOST_AUTO_TEST_CASE(organizer_and_organization_lists_of_the_fake_upstream) {
     f.src.base_url = fake.base_url();
     auto fetch = [&] {
         return test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
-            return s.fetch(f.feed, now, f.record_progress());
+            return s.fetch(f.ask(), now, f.record_progress());
         });
     };
 

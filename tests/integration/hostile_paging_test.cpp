@@ -39,7 +39,7 @@ Result<std::vector<Event>> fetch_events(ScriptedUpstream const& up) {
     f.feed.keep_past = std::chrono::seconds(0);
     sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 22};
     return test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
-        return s.fetch(f.feed, now, {});
+        return s.fetch(f.ask(), now, {});
     });
 }
 
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(a_job_board_ignoring_page_without_echoing_it_stops_with_a_c
     test::SourceFixture f(SourceType::jobs, secret, "search");
     f.src.base_url = up.base_url();
     auto r = test::run_source<std::vector<JobPost>, JobsSource>(f.src, f.logs, [&](JobsSource& s) {
-        return s.fetch(f.feed, {});
+        return s.fetch(f.ask(), {});
     });
     BOOST_TEST_REQUIRE(r.has_error());
     BOOST_TEST((r.error().code == errc::upstream_malformed));

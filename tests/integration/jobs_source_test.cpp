@@ -44,7 +44,7 @@ struct JobsFixture : test::SourceFixture {
 
     Result<std::vector<JobPost>> fetch(ScriptedUpstream const& up) {
         return run<std::vector<JobPost>>(up, [this](JobsSource& s) {
-            return s.fetch(feed, record_progress());
+            return s.fetch(ask(), record_progress());
         });
     }
 };
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(search_recent_and_a_wrong_key_against_the_fake_upstream) {
     f.src.base_url = fake.base_url();
     auto fetch = [&] {
         return test::run_source<std::vector<JobPost>, JobsSource>(f.src, f.logs, [&](JobsSource& s) {
-            return s.fetch(f.feed, f.record_progress());
+            return s.fetch(f.ask(), f.record_progress());
         });
     };
 

@@ -62,7 +62,7 @@ Run fetch(ScriptedUpstream::Handler handler, int concurrency) {
     f.src.max_concurrency = concurrency;
     f.feed.keep_past = std::chrono::seconds(0); // one list
     auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
-        return s.fetch(f.feed, now, {});
+        return s.fetch(f.ask(), now, {});
     });
     BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
     return Run{test::ids_of(*r), up.max_in_flight(), up.requests().size()};
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_failing_page_in_a_window_fails_the_refresh) {
     f.src.max_concurrency = 4;
     f.feed.keep_past = std::chrono::seconds(0);
     auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
-        return s.fetch(f.feed, now, {});
+        return s.fetch(f.ask(), now, {});
     });
     BOOST_TEST_REQUIRE(r.has_error());
     BOOST_TEST((r.error().code == errc::upstream_status));

@@ -36,6 +36,13 @@ struct SourceFixture {
     ProgressFn record_progress() {
         return [this](FetchProgress const& p) { progress.push_back(p); };
     }
+
+    /** @brief The question `feed` asks now, kept here so it outlives the fetch that reads it. */
+    UpstreamQuery const& ask() {
+        question = query_of(feed);
+        return question;
+    }
+    UpstreamQuery question;
 };
 
 /** @brief The `id` of each item, in order. */
