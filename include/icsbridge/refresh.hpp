@@ -42,8 +42,9 @@ struct RefreshOptions {
     std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)> first_wait;
     /// Cluster mode: asked before each refresh of a group; zero: refresh now (this replica holds the
     /// group's lease, or is on its own); more: another replica refreshes it, ask again after this long.
-    /// Empty: always refresh (a single box).
-    std::function<std::chrono::milliseconds(FeedGroup const&)> turn;
+    /// Awaited, so that the database's answer never holds the refreshers' thread. Empty: always refresh
+    /// (a single box).
+    std::function<boost::asio::awaitable<std::chrono::milliseconds>(FeedGroup const&)> turn;
 };
 
 /**

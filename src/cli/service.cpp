@@ -57,7 +57,13 @@ Service::Service(Config const& cfg, Logger const& log)
     , store_(*cfg_)
     , node_(
           cfg_->cluster ? std::make_unique<cluster::ClusterNode>(
-                              *cfg_->cluster, cfg_->storage.dir, store_, publisher_, log_
+                              *cfg_->cluster,
+                              cfg_->storage.dir,
+                              store_,
+                              publisher_,
+                              log_,
+                              cluster_.get_executor(),
+                              control_.get_executor()
                           )
                         : nullptr
       )
@@ -69,11 +75,15 @@ Service::Service(Config const& cfg, Logger const& log)
         refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
         shared_calls_ = node_->shared_calls();
         // A webhook any replica received: every replica wakes the source's refreshers, and the lease
-        // holder's refresh is the one that goes on.
+        // holder's refresh is the one that goes on. Heard on the database thread; the refreshers are the
+        // control thread's.
         node_->on_hook([this](std::string const& source) {
-            if (!stopping_)
-                current_->refreshers->poke(source);
+            net::post(control_, [this, source] {
+                if (!stopping_)
+                    current_->refreshers->poke(source);
+            });
         });
+        keep_cluster_.emplace(cluster_.get_executor());
     }
     current_ = next_generation(cfg_, refresh_opts_);
 
@@ -165,9 +175,16 @@ void Service::hook(std::string const& source) {
         return;
     // In a cluster the lease holder may be another replica: tell them all through the database; alone
     // (no cluster, or the database away), refresh here.
-    if (node_ && node_->announce_hook(source))
+    if (!node_) {
+        current_->refreshers->poke(source);
         return;
-    current_->refreshers->poke(source);
+    }
+    node_->announce_hook(source, [this, source] {
+        net::post(control_, [this, source] {
+            if (!stopping_)
+                current_->refreshers->poke(source);
+        });
+    });
 }
 
 void Service::reload() {
@@ -247,7 +264,7 @@ int Service::run() {
             control_.stop();
     });
     if (node_)
-        net::co_spawn(control_, node_->run(), [this](std::exception_ptr const& e) {
+        net::co_spawn(cluster_, node_->run(), [this](std::exception_ptr const& e) {
             if (e)
                 log_.error("cluster: node failed; serving and refreshing on our own");
         });
@@ -265,11 +282,15 @@ int Service::run() {
 
 void Service::run_threads() {
     std::vector<std::thread> pool;
-    pool.reserve(workers_.size() + 1);
+    pool.reserve(workers_.size() + 2);
     for (auto& w : workers_)
         pool.emplace_back([&w] { w->run(); });
     pool.emplace_back([this] { accept_.run(); });
+    if (node_)
+        pool.emplace_back([this] { cluster_.run(); });
     control_.run();
+    // The node has released its leases by now or will after its statement in flight; then its thread ends.
+    keep_cluster_.reset();
     for (auto& t : pool)
         t.join();
 }

@@ -33,8 +33,10 @@ namespace icsbridge {
  *          │ keep ──▶ keeper_ (own thread) ──▶ disk, or the database in cluster mode
  *          └ subscribers: views_.drop, merged feeds (publish in turn), the log
  *
- * Threads: the control context runs the refreshers, the cluster node, the signals and every publication;
- * the accept context the listener; one context per HTTP worker the connections; the keeper its writes.
+ * Threads: the control context runs the refreshers, the signals and every publication; the cluster
+ * context (cluster mode) the node and every database statement; the accept context the listener; one
+ * context per HTTP worker the connections; the keeper its writes. No thread that refreshes or serves
+ * waits for the database.
  */
 class Service {
   public:
@@ -59,6 +61,14 @@ class Service {
     void run_threads();
 
     Logger const& log_;
+    // The threads' contexts first: every part below may hold their executors, and goes before them.
+    boost::asio::io_context control_{1}; ///< refreshers, signals, publications
+    boost::asio::io_context accept_{1};  ///< the accept loop
+    boost::asio::io_context cluster_{1}; ///< cluster mode: the database thread (every statement)
+    std::vector<std::unique_ptr<boost::asio::io_context>> workers_; ///< one per HTTP thread
+    std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_running_;
+    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_cluster_;
+
     std::shared_ptr<Config const> cfg_; ///< the config at start: listen, threads, storage.dir, gzip
     LiveConfig live_;                   ///< the config in force (a reload replaces it)
     Metrics metrics_;                   ///< /metrics' counters, shared by the server and the clients
@@ -70,11 +80,6 @@ class Service {
     std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
     Publisher publisher_;                    ///< the one owner of publishing
     std::vector<Publisher::Subscription> subscriptions_;
-
-    boost::asio::io_context control_{1}; ///< refreshers, cluster node, signals, publications
-    boost::asio::io_context accept_{1};  ///< the accept loop
-    std::vector<std::unique_ptr<boost::asio::io_context>> workers_; ///< one per HTTP thread
-    std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_running_;
 
     RefreshOptions refresh_opts_;
     std::shared_ptr<SharedCalls> shared_calls_; ///< cluster mode: budgets counted in the database

@@ -4,8 +4,10 @@
 #include "cluster/cluster_node.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -32,7 +34,13 @@ constexpr auto fetches_gap = 2s;
 } // namespace
 
 ClusterNode::ClusterNode(
-    ClusterConfig const& cfg, std::string dir, FeedStore& store, Publisher& publisher, Logger log
+    ClusterConfig const& cfg,
+    std::string dir,
+    FeedStore& store,
+    Publisher& publisher,
+    Logger log,
+    net::any_io_executor db,
+    net::any_io_executor control
 )
     : node_(cluster_node(cfg))
     , lease_(cfg.lease)
@@ -44,11 +52,13 @@ ClusterNode::ClusterNode(
           server_, node_, [this](std::string const& f) { return epoch_of(f); }, log_
       ))
     , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
-    , budget_(std::make_shared<PgBudget>(server_))
+    , budget_(std::make_shared<PgBudget>(server_, db))
     , lease_db_(server_)
     , leases_(lease_db_, node_, cfg.lease)
     , fetches_(lease_db_, store_)
-    , listen_db_(server_) {
+    , listen_db_(server_)
+    , db_ex_(std::move(db))
+    , control_ex_(std::move(control)) {
     rows_->on_refused([this](std::string const& feed) {
         std::lock_guard lock(mtx_);
         refused_.insert(feed);
@@ -83,12 +93,29 @@ void ClusterNode::set_degraded(bool degraded, std::string const& why) {
         log_.info("cluster: database back; leases and peers' snapshots in use again");
 }
 
-std::chrono::milliseconds ClusterNode::turn(FeedGroup const& g) {
-    auto const name = fetch_key(*g.feeds.front());
+net::awaitable<std::chrono::milliseconds> ClusterNode::turn(FeedGroup const& g) {
+    // Copies: the claim may outlive the caller's group (a reload while the database is slow).
+    std::vector<std::string> feeds;
+    for (auto const* f : g.feeds)
+        feeds.push_back(f->name);
+    // Built before the co_await, not inside it: GCC 12 destroys a lambda temporary of a co_await
+    // expression twice.
+    auto claim = net::co_spawn(
+        db_ex_,
+        [this, lease = g.key, feeds = std::move(feeds)]() -> net::awaitable<std::chrono::milliseconds> {
+            co_return claim_turn(lease, feeds);
+        },
+        net::use_awaitable
+    );
+    co_return co_await std::move(claim);
+}
+
+std::chrono::milliseconds
+ClusterNode::claim_turn(std::string const& name, std::vector<std::string> const& feeds) {
     {
         std::lock_guard lock(mtx_);
-        for (auto const* f : g.feeds)
-            lease_of_feed_[f->name] = name;
+        for (auto const& f : feeds)
+            lease_of_feed_[f] = name;
     }
     if (degraded_ && std::chrono::steady_clock::now() < retry_after_)
         return 0ms;
@@ -221,9 +248,7 @@ bool ClusterNode::converge() {
             }
         }
         if (row && *row && (!s.snapshot || (*row)->etag != s.snapshot->etag))
-            loaded +=
-                adopt_kept(publisher_, s.name, *snapshots_, store_.gzip_enabled(), Origin::adopted, log_) ? 1
-                                                                                                          : 0;
+            loaded += adopt(s.name) ? 1 : 0;
     }
     log_.info(
         "cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded, " +
@@ -232,15 +257,35 @@ bool ClusterNode::converge() {
     return true;
 }
 
-bool ClusterNode::announce_hook(std::string const& source) {
-    if (degraded_)
-        return false;
-    auto sent =
-        lease_db_.query("SELECT pg_notify($1, $2)", {PgParam::text(hook_channel), PgParam::text(source)});
-    if (!sent) {
-        away(sent.error().message);
+void ClusterNode::announce_hook(std::string source, std::function<void()> alone) {
+    net::post(db_ex_, [this, source = std::move(source), alone = std::move(alone)] {
+        if (stopped_)
+            return;
+        if (degraded_) {
+            alone();
+            return;
+        }
+        auto sent =
+            lease_db_.query("SELECT pg_notify($1, $2)", {PgParam::text(hook_channel), PgParam::text(source)});
+        if (!sent) {
+            away(sent.error().message);
+            alone();
+        }
+    });
+}
+
+bool ClusterNode::adopt(std::string const& feed) {
+    auto snap = snapshots_->load(feed, store_.gzip_enabled());
+    if (!snap) {
+        log_.warn("feed " + feed + ": ignoring stored snapshot: " + snap.error().message);
         return false;
     }
+    if (!*snap)
+        return false;
+    // Publications all happen on the control thread, in one sequence: the row joins it there.
+    net::post(control_ex_, [this, feed, s = std::move(*snap)]() mutable {
+        publisher_.adopt(feed, std::move(s), Origin::adopted);
+    });
     return true;
 }
 
@@ -276,7 +321,7 @@ void ClusterNode::load_notified() {
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {
     for (auto const& feed : feeds)
-        (void)adopt_kept(publisher_, feed, *snapshots_, store_.gzip_enabled(), Origin::adopted, log_);
+        (void)adopt(feed);
 }
 
 net::awaitable<void> ClusterNode::run() {
@@ -340,6 +385,11 @@ net::awaitable<void> ClusterNode::run() {
 
 void ClusterNode::stop() {
     stopped_ = true;
+    // The leases go from the database thread (a statement), after whatever it is doing now.
+    net::post(db_ex_, [this] { release_all(); });
+}
+
+void ClusterNode::release_all() {
     std::map<std::string, std::int64_t> held;
     {
         std::lock_guard lock(mtx_);

@@ -1,7 +1,9 @@
 // File: cluster_node.hpp
-// One replica's part in the cluster, on the control thread: it takes a group's lease before refreshing it
-// (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas' publishes
-// (LISTEN) to adopt their rows at once (through the Publisher), and the webhooks that reached them.
+// One replica's part in the cluster, on a database thread of its own: it takes a group's lease before
+// refreshing it (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas'
+// publishes (LISTEN) to adopt their rows at once (through the Publisher), and the webhooks that reached
+// them. No statement ever runs on the thread that refreshes and publishes, so a database that does not
+// answer holds neither.
 #pragma once
 
 #include "cluster/cluster_snapshots.hpp"
@@ -25,14 +27,26 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace icsbridge::cluster {
 
 class ClusterNode {
   public:
-    /** @param dir storage.dir: the disk cache of snapshots */
+    /**
+     * @param dir storage.dir: the disk cache of snapshots
+     * @param db the executor of the database thread: run(), every statement and every member but those
+     * said to be thread-safe run there
+     * @param control where publications happen (the refreshers' thread): rows are adopted there
+     */
     ClusterNode(
-        ClusterConfig const& cfg, std::string dir, FeedStore& store, Publisher& publisher, Logger log
+        ClusterConfig const& cfg,
+        std::string dir,
+        FeedStore& store,
+        Publisher& publisher,
+        Logger log,
+        boost::asio::any_io_executor db,
+        boost::asio::any_io_executor control
     );
 
     /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
@@ -41,8 +55,11 @@ class ClusterNode {
     /** @brief The sources' call budgets as every replica counts them (Pipeline::share_budgets). */
     std::shared_ptr<SharedCalls> shared_calls() const { return budget_; }
 
-    /** @brief RefreshOptions::turn: zero when this replica holds `g`'s lease (or is on its own). */
-    std::chrono::milliseconds turn(FeedGroup const& g);
+    /**
+     * @brief RefreshOptions::turn, from any thread: zero when this replica holds `g`'s lease (or is on its
+     * own). The claim waits on the database thread; the caller's thread goes on meanwhile.
+     */
+    boost::asio::awaitable<std::chrono::milliseconds> turn(FeedGroup const& g);
 
     /**
      * @brief Until stop(): hears NOTIFYs as they arrive (the LISTEN socket is watched) and loads the
@@ -51,22 +68,29 @@ class ClusterNode {
      */
     boost::asio::awaitable<void> run();
 
-    /** @brief Ends run() and gives up the held leases, so another replica refreshes at once. */
+    /** @brief Thread-safe: ends run() and gives up the held leases, so another replica refreshes at once. */
     void stop();
 
     /** @brief False while the database is away: this replica then serves and refreshes on its own. */
     bool connected() const { return !degraded_.load(); }
 
-    /** @brief Told the source of every webhook any replica announced (this one's included). */
+    /** @brief Told the source of every webhook any replica announced (this one's included), on the
+     * database thread. */
     void on_hook(std::function<void(std::string const& source)> fn) { on_hook_ = std::move(fn); }
 
     /**
-     * @brief A webhook of `source` arrived here: tells every replica (NOTIFY), so that whichever holds
-     * the lease refreshes. False when the database is away: then the caller refreshes on its own.
+     * @brief Thread-safe: a webhook of `source` arrived here; tells every replica (NOTIFY), so that
+     * whichever holds the lease refreshes. When the database is away, `alone` is called instead (on the
+     * database thread): then this replica refreshes on its own.
      */
-    bool announce_hook(std::string const& source);
+    void announce_hook(std::string source, std::function<void()> alone);
 
   private:
+    /** @brief The claim itself (database thread): `lease` is the group's key, `feeds` its feeds' names. */
+    std::chrono::milliseconds claim_turn(std::string const& lease, std::vector<std::string> const& feeds);
+    /** @brief Loads a feed's row (database thread) and hands it to the publisher (control thread). */
+    bool adopt(std::string const& feed);
+    void release_all();
     std::int64_t epoch_of(std::string const& feed) const;
     void set_degraded(bool degraded, std::string const& why);
     void listen_or_reconnect();
@@ -101,8 +125,10 @@ class ClusterNode {
     Leases leases_;
     SubscriberFetches fetches_;
     PgConnection listen_db_;
+    boost::asio::any_io_executor db_ex_;
+    boost::asio::any_io_executor control_ex_;
     bool listening_ = false;
-    bool stopped_ = false;
+    std::atomic<bool> stopped_{false};
     std::atomic<bool> degraded_{false};
     std::chrono::steady_clock::time_point retry_after_{};
     std::chrono::steady_clock::time_point renew_due_{};

@@ -2,6 +2,10 @@
 // PgBudget: a sliding window of call times per source, in one row, counted under the row lock.
 #include "cluster/shared_budget.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 namespace icsbridge::cluster {
 
 namespace {
@@ -82,7 +86,39 @@ std::optional<SharedCalls::Taken> PgBudget::try_take(std::string const& source, 
         static_cast<std::size_t>(row.int8(1).value_or(0))};
 }
 
+boost::asio::awaitable<std::optional<SharedCalls::Taken>> PgBudget::take(std::string source, Budget spec) {
+    if (!db_ex_)
+        co_return try_take(source, spec);
+    {
+        std::lock_guard lock(mtx_);
+        if (away())
+            co_return std::nullopt; // counted locally, without a trip to the database's thread
+    }
+    // The statements wait on the database's thread; this coroutine resumes on its own executor.
+    // Built before the co_await, not inside it: GCC 12 destroys a lambda temporary of a co_await
+    // expression twice.
+    auto taken = boost::asio::co_spawn(
+        db_ex_,
+        [self = shared_from_this(), source = std::move(source), spec](
+        ) -> boost::asio::awaitable<std::optional<Taken>> { co_return self->try_take(source, spec); },
+        boost::asio::use_awaitable
+    );
+    co_return co_await std::move(taken);
+}
+
 bool PgBudget::record(std::string const& source, Budget const&, int n) {
+    if (!db_ex_)
+        return record_now(source, n);
+    {
+        std::lock_guard lock(mtx_);
+        if (away())
+            return false;
+    }
+    boost::asio::post(db_ex_, [self = shared_from_this(), source, n] { (void)self->record_now(source, n); });
+    return true;
+}
+
+bool PgBudget::record_now(std::string const& source, int n) {
     std::lock_guard lock(mtx_);
     if (away())
         return false;

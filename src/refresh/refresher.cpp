@@ -245,8 +245,10 @@ struct Refreshers::Impl {
         if (!started)
             co_return;
         while (!stopped) {
-            if (auto const not_yet = opts.turn ? opts.turn(groups[gi]) : std::chrono::milliseconds(0);
-                not_yet.count() > 0) {
+            auto const not_yet = opts.turn ? co_await opts.turn(groups[gi]) : std::chrono::milliseconds(0);
+            if (stopped)
+                break;
+            if (not_yet.count() > 0) {
                 // Another replica's turn: its publish reaches us through the database; a webhook that woke
                 // us is its business too, and left set it would end every nap at once.
                 wake[gi].hook_due.reset();

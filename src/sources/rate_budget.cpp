@@ -7,6 +7,8 @@
 
 namespace icsbridge {
 
+namespace net = boost::asio;
+
 namespace {
 
 std::optional<std::size_t> number_at(std::string_view s, std::size_t pos) {
@@ -30,6 +32,10 @@ void RateBudget::share(std::shared_ptr<SharedCalls> shared, std::string source) 
     source_ = std::move(source);
 }
 
+net::awaitable<std::optional<SharedCalls::Taken>> SharedCalls::take(std::string source, Budget spec) {
+    co_return try_take(source, spec);
+}
+
 RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
     std::unique_lock lock(mtx_);
     auto shared = shared_;
@@ -37,6 +43,22 @@ RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
     // Not under the lock: the gauges read it from the HTTP threads while the database answers.
     auto const taken = shared ? shared->try_take(source_, spec_) : std::nullopt;
     lock.lock();
+    return settle(taken, now);
+}
+
+net::awaitable<RateBudget::clock::duration> RateBudget::take(clock::time_point now) {
+    std::unique_lock lock(mtx_);
+    auto shared = shared_;
+    lock.unlock();
+    std::optional<SharedCalls::Taken> taken;
+    if (shared)
+        taken = co_await shared->take(source_, spec_);
+    lock.lock();
+    co_return settle(taken, now);
+}
+
+RateBudget::clock::duration
+RateBudget::settle(std::optional<SharedCalls::Taken> const& taken, clock::time_point now) {
     expire(now);
     if (taken) {
         shared_used_ = taken->used;

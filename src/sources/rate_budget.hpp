@@ -6,6 +6,8 @@
 
 #include <icsbridge/config.hpp>
 
+#include <boost/asio/awaitable.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <deque>
@@ -29,9 +31,15 @@ class SharedCalls {
         std::size_t used = 0;              ///< calls in the window across the cluster, this one included
     };
     virtual ~SharedCalls() = default;
-    /** @brief Counts one call of `source` if its window has room for it. */
+    /** @brief Counts one call of `source` if its window has room for it. Blocking. */
     virtual std::optional<Taken> try_take(std::string const& source, Budget const& spec) = 0;
-    /** @brief Counts `n` calls already made (retries). False when the counter is away. */
+    /**
+     * @brief try_take() without holding the caller's thread while the counter answers (the database's
+     * own thread waits instead); by default the blocking one.
+     */
+    virtual boost::asio::awaitable<std::optional<Taken>> take(std::string source, Budget spec);
+    /** @brief Counts `n` calls already made (retries). False when the counter is known to be away; may
+     * return before the counter has them. */
     virtual bool record(std::string const& source, Budget const& spec, int n) = 0;
 };
 
@@ -49,6 +57,9 @@ class RateBudget {
 
     /** @brief Records a call at `now` and returns zero, or returns how long to wait before asking again. */
     clock::duration try_take(clock::time_point now);
+    /** @brief try_take() whose shared count is asked without blocking the calling thread (SharedCalls::take).
+     */
+    boost::asio::awaitable<clock::duration> take(clock::time_point now);
 
     /** @brief Retries the HTTP client made for a call already taken: they count too. */
     void record_retries(int n, clock::time_point now);
@@ -73,6 +84,8 @@ class RateBudget {
 
   private:
     void expire(clock::time_point now);
+    /** @brief The local window's decision, given the cluster's answer (nullopt: none). mtx_ held. */
+    clock::duration settle(std::optional<SharedCalls::Taken> const& taken, clock::time_point now);
 
     Budget spec_;
     std::shared_ptr<SharedCalls> shared_; ///< set before the refreshers start; read on their strand

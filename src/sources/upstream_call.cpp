@@ -84,7 +84,8 @@ net::awaitable<void> UpstreamCall::wait_for_budget() const {
     // Waits while the source's budget is spent; the feed keeps serving its last snapshot meanwhile.
     bool told = false;
     for (;;) {
-        auto const wait = budget_->try_take(RateBudget::clock::now());
+        // Asked without holding this thread: in a cluster the count is the database's.
+        auto const wait = co_await budget_->take(RateBudget::clock::now());
         if (wait == RateBudget::clock::duration::zero())
             co_return;
         if (!told) {

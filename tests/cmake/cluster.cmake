@@ -27,3 +27,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.cluster_cut_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 180)
+# A database that stops answering (every process SIGSTOPped): serving, hooks and reloads go on; nothing lost.
+add_test(
+    NAME server.cluster_pause_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_pause_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.cluster_pause_e2e PROPERTIES LABELS "server;cluster" TIMEOUT 120)
