@@ -63,6 +63,10 @@ struct Snapshot {
     std::string last_modified_http; ///< last_modified as an IMF-fixdate
     sys_seconds fetched_at{};       ///< the first fetch that produced these bytes
     std::size_t items = 0;          ///< events or job posts in it
+    /// The definition of the feed it was made under (definition_of): a snapshot kept from another one (a
+    /// feed renamed onto this name, a private feed made public) is never served. Empty: not known (kept
+    /// by an icsbridge before 0.4), accepted.
+    std::string definition;
     /// gzip_body again, when it is large enough to be worth sending with sendfile() (the gzip form is a
     /// few percent of the calendar, so holding it twice costs little; the identity body is not copied)
     std::shared_ptr<SealedFile const> gzip_file;
@@ -79,7 +83,8 @@ std::shared_ptr<Snapshot const> make_snapshot(
     sys_seconds changed_at,
     sys_seconds fetched_at,
     bool gzip = true,
-    std::string etag = {}
+    std::string etag = {},
+    std::string definition = {}
 );
 
 /**
@@ -177,6 +182,13 @@ struct ReloadStatus {
     std::string error; ///< FILE:LINE:COL: … of a config that was refused (never holds a secret)
 };
 
+/**
+ * @brief The fingerprint of what a feed's calendar is: the question it asks its upstream (source, its type
+ * and base URL, select, parameters, window, organization, ticket classes), the parts of a merged feed, and
+ * who may read it (public or not). Hex of a SHA-256; kept with each snapshot.
+ */
+std::string definition_of(Config const& cfg, FeedConfig const& feed);
+
 /** @brief Who a feed request was authorised as. */
 struct Access {
     bool allowed = false;
@@ -185,6 +197,7 @@ struct Access {
 
 /** @brief A feed's serving settings from the config in force; a reload replaces them whole. */
 struct FeedSettings {
+    std::string definition; ///< definition_of() the feed in the config in force
     std::string title;
     bool is_public = true;
     std::chrono::seconds refresh{0};
@@ -219,7 +232,9 @@ class FeedStore {
 
     /**
      * @brief Takes the feeds of a new config: new ones start empty, removed ones are forgotten (their files
-     * stay on disk), the others keep snapshot and status and take the new settings (tokens, title…).
+     * stay on disk), the others keep snapshot and status and take the new settings (tokens, title…). A
+     * feed whose definition changed (another question, or public where it was private) drops its snapshot:
+     * what the old definition fetched is never served under the new one.
      */
     void reconfigure(Config const& cfg);
 
@@ -230,6 +245,9 @@ class FeedStore {
 
     /** @brief The current snapshot; nullptr for an unknown feed or one never fetched. */
     std::shared_ptr<Snapshot const> get(std::string_view name) const;
+
+    /** @brief definition_of() the feed in the config in force; empty for an unknown feed. */
+    std::string definition(std::string_view name) const;
 
     /**
      * @brief The served table's swap: `snap` becomes the feed's snapshot (null: it keeps the one it has),

@@ -211,6 +211,11 @@ void Service::reload() {
     opts.first_wait = resume_kept(plan, store_);
     store_.reconfigure(*cfg);
     live_.set(cfg);
+    // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
+    // when it was made under the same definition; from the disk, which a cluster replica keeps too.
+    DiskSnapshots disk(cfg_->storage.dir);
+    for (auto const& name : plan.added)
+        (void)adopt_kept(publisher_, name, disk, publisher_.gzip(), Origin::restored, log_);
     current_->merged.reset(); // its subscription ends before the new generation's merged feeds start
     auto old = std::exchange(current_, next_generation(cfg, std::move(opts)));
     old->refreshers->stop(); // its run() ends soon; its completion lets it go

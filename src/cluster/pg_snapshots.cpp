@@ -18,11 +18,11 @@ namespace {
 constexpr char const* save_sql = R"sql(
 WITH up AS (
     INSERT INTO icsbridge_snapshots AS s
-        (feed, body, etag, last_modified, fetched_at, items, lease_epoch, saved_by)
-    VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8)
+        (feed, body, etag, last_modified, fetched_at, items, lease_epoch, saved_by, definition)
+    VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8, $11)
     ON CONFLICT (feed) DO UPDATE
         SET body = EXCLUDED.body, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
-            fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items,
+            fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items, definition = EXCLUDED.definition,
             lease_epoch = CASE WHEN $10::boolean THEN s.lease_epoch ELSE EXCLUDED.lease_epoch END,
             saved_by = EXCLUDED.saved_by, generation = s.generation + 1, saved_at = now()
         WHERE CASE WHEN $10::boolean
@@ -35,8 +35,9 @@ WITH up AS (
 SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) AS n
 )sql";
 
-constexpr char const* load_sql = "SELECT body, etag, last_modified, fetched_at, items, generation "
-                                 "FROM icsbridge_snapshots WHERE feed = $1";
+constexpr char const* load_sql =
+    "SELECT body, etag, last_modified, fetched_at, items, generation, definition "
+    "FROM icsbridge_snapshots WHERE feed = $1";
 
 // The lease holder's write over a row that failed its check, only if the row is still the one checked
 // ($10, its generation): a peer's good publish in between is never lost.
@@ -44,7 +45,8 @@ constexpr char const* replace_sql = R"sql(
 WITH up AS (
     UPDATE icsbridge_snapshots
        SET body = $2, etag = $3, last_modified = $4::bigint, fetched_at = $5::bigint, items = $6::bigint,
-           lease_epoch = $7::bigint, saved_by = $8, generation = generation + 1, saved_at = now()
+           lease_epoch = $7::bigint, saved_by = $8, generation = generation + 1, saved_at = now(),
+           definition = $11
      WHERE feed = $1 AND generation = $10::bigint
     RETURNING feed, generation
 )
@@ -102,6 +104,7 @@ Result<bool> PgSnapshots::write(
         return ok.error();
     auto params = row_params(feed, snap, fetched_at, epoch);
     params.push_back(PgParam::text(catching_up ? "true" : "false"));
+    params.push_back(PgParam::text(snap.definition));
     auto res = db_.query(save_sql, params, true);
     if (!res)
         return res.error();
@@ -141,6 +144,7 @@ Result<bool> PgSnapshots::replace_unusable(
         return false; // a good row: the fence was right to keep it
     auto params = row_params(feed, snap, fetched_at, epoch);
     params.push_back(PgParam::integer(*generation));
+    params.push_back(PgParam::text(snap.definition));
     auto up = db_.query(replace_sql, params, true);
     if (!up)
         return up.error();
@@ -220,7 +224,9 @@ PgSnapshots::checked(PGresult const* res, std::string const& feed, bool gzip) co
         static_cast<std::size_t>(*items),
         sys_seconds{std::chrono::seconds{*lm}},
         sys_seconds{std::chrono::seconds{*fa}},
-        gzip
+        gzip,
+        std::string(row.bytes(1)),
+        std::string(row.bytes(6))
     );
 }
 

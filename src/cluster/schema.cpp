@@ -54,6 +54,11 @@ CREATE TABLE icsbridge_subscribers (
     PRIMARY KEY (feed, subscriber)
 );
 )sql",
+    // 4: the definition each snapshot was made under (definition_of): a replica never serves a row made
+    // under another definition of the feed (a rolling deploy of a changed config). '' : not known.
+    R"sql(
+ALTER TABLE icsbridge_snapshots ADD COLUMN definition text NOT NULL DEFAULT '';
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

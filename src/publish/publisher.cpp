@@ -97,14 +97,33 @@ void Publisher::submit(Job job) {
 
 void Publisher::run_one(Job job) {
     auto const current = table_.get(job.feed);
+    auto definition = table_.definition(job.feed);
+    // A kept snapshot made under another definition of the feed (another question, or a private feed now
+    // public) is never served: it waits for the new definition's first fetch.
+    if (job.built && !job.built->definition.empty() && job.built->definition != definition) {
+        log_.warn(
+            "feed " + job.feed + ": the " + std::string(to_string(job.origin)) +
+            " snapshot was made under another definition of the feed (its upstream question or who may " +
+            "read it changed); not served until the feed is fetched"
+        );
+        return;
+    }
     // Hashing and compressing happen here, on the publishing thread: readers never wait for them.
     std::string etag = job.built ? job.built->etag : make_etag(job.body);
     bool const changed = !current || current->etag != etag || current->items != job.items;
     std::shared_ptr<Snapshot const> snap = current;
-    if (changed)
-        snap = job.built
-                   ? job.built
-                   : make_snapshot(std::move(job.body), job.items, job.at, job.at, gzip_, std::move(etag));
+    if (changed && job.built)
+        snap = job.built;
+    else if (changed)
+        snap = make_snapshot(
+            std::move(job.body),
+            job.items,
+            job.at,
+            job.at,
+            gzip_,
+            std::move(etag),
+            std::move(definition)
+        );
     // 1-2. The served table: the new snapshot, or only the time of this success.
     bool const ours = job.origin == Origin::fetched || job.origin == Origin::merged;
     if (!table_.put(job.feed, changed ? snap : nullptr, job.at, ours))

@@ -24,9 +24,11 @@ std::shared_ptr<Snapshot const> build_snapshot(
     std::size_t items,
     sys_seconds changed_at,
     sys_seconds fetched_at,
-    bool gzip
+    bool gzip,
+    std::string definition
 ) {
     auto s = std::make_shared<Snapshot>();
+    s->definition = std::move(definition);
     if (gzip)
         s->gzip_body = gzip_compress(body);
     s->body = std::move(body);
@@ -48,11 +50,41 @@ std::shared_ptr<Snapshot const> make_snapshot(
     sys_seconds changed_at,
     sys_seconds fetched_at,
     bool gzip,
-    std::string etag
+    std::string etag,
+    std::string definition
 ) {
     if (etag.empty())
         etag = make_etag(body);
-    return build_snapshot(std::move(body), std::move(etag), items, changed_at, fetched_at, gzip);
+    return build_snapshot(
+        std::move(body),
+        std::move(etag),
+        items,
+        changed_at,
+        fetched_at,
+        gzip,
+        std::move(definition)
+    );
+}
+
+std::string definition_of(Config const& cfg, FeedConfig const& f) {
+    // Unit and record separators cannot occur in the parts: distinct definitions never collide.
+    std::string text = "icsbridge-definition-1\x1f" + std::string(f.is_public() ? "public" : "private");
+    if (auto src = cfg.sources.find(f.source); src != cfg.sources.end())
+        text += "\x1f" + std::to_string(static_cast<int>(src->second.type)) + "\x1f" + src->second.base_url;
+    text += "\x1f" + f.source + "\x1f" + f.select + "\x1f" + f.organization_id + "\x1f" +
+            (f.window ? std::to_string(f.window->count()) : "-") + "\x1f" + (f.ticket_classes ? "tc" : "-");
+    for (auto const& [k, v] : f.params)
+        text += "\x1f" + k + "\x1e" + v;
+    for (auto const& part : f.merge)
+        text += "\x1fpart\x1e" + part;
+    auto const digest = sha256(text);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : digest) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
+    }
+    return out;
 }
 
 bool FeedStatus::stale(sys_seconds now) const {
@@ -80,8 +112,10 @@ struct FeedStore::Entry {
 namespace {
 
 /** @brief A feed's serving settings; a subscriber's last fetch carries over from `before` by name. */
-std::shared_ptr<FeedSettings const> make_settings(FeedConfig const& f, FeedSettings const* before) {
+std::shared_ptr<FeedSettings const>
+make_settings(Config const& cfg, FeedConfig const& f, FeedSettings const* before) {
     auto s = std::make_shared<FeedSettings>();
+    s->definition = definition_of(cfg, f);
     s->title = f.title.empty() ? f.name : f.title;
     s->is_public = f.is_public();
     s->refresh = f.refresh;
@@ -129,12 +163,16 @@ void FeedStore::reconfigure(Config const& cfg) {
         auto e = it != current.end() ? it->second.first : std::make_shared<Entry>();
         if (it == current.end())
             e->name = f.name; // fixed from here on: read without the lock
-        settings.push_back(make_settings(f, it != current.end() ? it->second.second.get() : nullptr));
+        settings.push_back(make_settings(cfg, f, it != current.end() ? it->second.second.get() : nullptr));
         next.push_back(std::move(e));
     }
     std::lock_guard lock(mtx_);
-    for (std::size_t i = 0; i < next.size(); ++i)
+    for (std::size_t i = 0; i < next.size(); ++i) {
+        // Another question, or readable by others than before: what was fetched goes, never served again.
+        if (next[i]->settings && next[i]->settings->definition != settings[i]->definition)
+            next[i]->snap.reset();
         next[i]->settings = std::move(settings[i]);
+    }
     entries_ = std::move(next);
 }
 
@@ -162,6 +200,12 @@ std::shared_ptr<Snapshot const> FeedStore::get(std::string_view name) const {
     std::lock_guard lock(mtx_);
     auto e = find_locked(name);
     return e ? e->snap : nullptr;
+}
+
+std::string FeedStore::definition(std::string_view name) const {
+    std::lock_guard lock(mtx_);
+    auto e = find_locked(name);
+    return e ? e->settings->definition : std::string();
 }
 
 bool FeedStore::put(

@@ -38,6 +38,7 @@ Result<void> save_snapshot(
     head["fetched_at"] = fetched_at.value_or(snap.fetched_at).time_since_epoch().count();
     head["items"] = snap.items;
     head["bytes"] = snap.body.size();
+    head["definition"] = snap.definition;
     std::string data = json::serialize(head);
     data += '\n';
     data.reserve(data.size() + snap.body.size());
@@ -67,7 +68,9 @@ load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
     auto fa = json::try_value_to<std::int64_t>(o.contains("fetched_at") ? o.at("fetched_at") : json::value());
     auto items = json::try_value_to<std::size_t>(o.contains("items") ? o.at("items") : json::value());
     auto bytes = json::try_value_to<std::size_t>(o.contains("bytes") ? o.at("bytes") : json::value());
-    if (!etag || !lm || !fa || !items || !bytes)
+    // Absent in files kept before icsbridge kept definitions: not known, accepted.
+    auto definition = json::try_value_to<std::string>(o.contains("definition") ? o.at("definition") : "");
+    if (!etag || !lm || !fa || !items || !bytes || !definition)
         return corrupt("header lacks etag, last_modified, fetched_at, items or bytes");
     std::string body = data->substr(nl + 1);
     if (body.size() != *bytes)
@@ -80,7 +83,9 @@ load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
         *items,
         sys_seconds{std::chrono::seconds{*lm}},
         sys_seconds{std::chrono::seconds{*fa}},
-        gzip
+        gzip,
+        std::move(*etag),
+        std::move(*definition)
     );
 }
 

@@ -31,3 +31,10 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
 )
 set_tests_properties(server.reload_e2e PROPERTIES LABELS server TIMEOUT 180 SKIP_RETURN_CODE 77)
+# A kept snapshot is served only under the definition it was made under; a feed added back serves its own.
+add_test(
+    NAME server.definition_e2e
+    COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/server/definition_e2e.sh" $<TARGET_FILE:icsbridge>
+            $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}"
+)
+set_tests_properties(server.definition_e2e PROPERTIES LABELS server TIMEOUT 120)

@@ -143,4 +143,41 @@ BOOST_AUTO_TEST_CASE(the_keeper_writes_the_newest_pending_snapshot_and_everythin
     BOOST_TEST(backend->saved.size() <= 50u);
 }
 
+BOOST_AUTO_TEST_CASE(a_snapshot_made_under_another_definition_is_never_served) {
+    // Setup: "secret" is a token feed; a snapshot kept while it was something else.
+    auto const def = store.definition("secret");
+    BOOST_TEST_REQUIRE(def.size() == 64u);
+    auto other = make_snapshot(test::calendar_body(2), 2, t0, t0, true, {}, std::string(64, '0'));
+    auto legacy = make_snapshot(test::calendar_body(3), 3, t0, t0, true, {}, "");
+    auto same = make_snapshot(test::calendar_body(4), 4, t0, t0, true, {}, def);
+    // Run / Check
+    publisher.adopt("secret", other, Origin::restored);
+    BOOST_TEST(!store.get("secret"));
+    publisher.adopt("secret", legacy, Origin::restored); // kept before definitions were: accepted
+    BOOST_TEST(store.get("secret") == legacy);
+    publisher.adopt("secret", same, Origin::adopted);
+    BOOST_TEST(store.get("secret") == same);
+    // What this publisher builds carries the definition in force.
+    publisher.publish("secret", test::calendar_body(5), 5, Origin::fetched, t0);
+    BOOST_TEST(store.get("secret")->definition == def);
+}
+
+BOOST_AUTO_TEST_CASE(a_reload_that_makes_a_private_feed_public_drops_its_snapshot) {
+    publisher.publish("secret", test::calendar_body(2, "s"), 2, Origin::fetched, t0);
+    publisher.publish("pub", test::calendar_body(3), 3, Origin::fetched, t0);
+    auto const pub = store.get("pub");
+    auto next = cfg;
+    next.feeds[1].token.clear();         // "secret" is public from now on
+    next.feeds[0].title = "A new title"; // "pub" only renamed: the same question, the same readers
+    store.reconfigure(next);
+    BOOST_TEST(!store.get("secret")); // 503 until it is fetched under its new definition
+    BOOST_TEST(store.get("pub") == pub);
+    // Another question (a parameter) is another definition too.
+    auto asked = next;
+    asked.feeds[0].params.emplace_back("q", "rust");
+    BOOST_TEST(definition_of(asked, asked.feeds[0]) != definition_of(next, next.feeds[0]));
+    store.reconfigure(asked);
+    BOOST_TEST(!store.get("pub"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
