@@ -70,6 +70,9 @@ struct FeedFilter {
     friend bool operator==(FeedFilter const&, FeedFilter const&) = default;
 };
 
+/** @brief The longest feed name: it becomes the snapshot's file name, which file systems cap at 255 bytes. */
+inline constexpr std::size_t max_feed_name_length = 128;
+
 /** @brief One feed, `[feeds.NAME]`. */
 struct FeedConfig {
     std::string name;        ///< [A-Za-z0-9._-]+

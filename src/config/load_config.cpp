@@ -104,6 +104,15 @@ void Reader::read(toml::table const& root, Config& cfg) {
                 );
                 return;
             }
+            // The name becomes file names (NAME.snapshot and its temp file, under the usual 255 bytes).
+            if (name.size() > max_feed_name_length) {
+                fail_at(
+                    k->source(),
+                    "feed name '" + name.substr(0, 20) + "...' is " + std::to_string(name.size()) +
+                        " characters long; the limit is " + std::to_string(max_feed_name_length)
+                );
+                return;
+            }
             if (!v->is_table()) {
                 fail_at(v->source(), "feeds." + name + " must be a table ([feeds." + name + "])");
                 return;
