@@ -98,6 +98,7 @@ cat >"$work/serve.toml" <<TOML
 listen = "127.0.0.1:$ib_port"
 public_url = "http://127.0.0.1:$ib_port"
 threads = 2
+max_connections_per_client = 0 # every wrk connection comes from 127.0.0.1
 [storage]
 dir = "$work/state"
 $(offline_source)

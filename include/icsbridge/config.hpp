@@ -70,6 +70,9 @@ struct FeedFilter {
     friend bool operator==(FeedFilter const&, FeedFilter const&) = default;
 };
 
+/** @brief The longest feed name: it becomes the snapshot's file name, which file systems cap at 255 bytes. */
+inline constexpr std::size_t max_feed_name_length = 128;
+
 /** @brief One feed, `[feeds.NAME]`. */
 struct FeedConfig {
     std::string name;        ///< [A-Za-z0-9._-]+
@@ -114,6 +117,12 @@ struct ServerConfig {
     int threads = 0;                                  ///< 0: number of cores
     bool gzip = true; ///< serve precompressed bodies when Accept-Encoding allows
     std::size_t max_connections = 1024;
+    /// Open connections one client address may hold; more are answered 429 at once. 0: no cap. One address
+    /// holding hundreds of half-sent requests must not make everyone else wait for the request timeout.
+    std::size_t max_connections_per_client = 64;
+    /// Addresses or networks ("127.0.0.1", "10.0.0.0/8", "::1") whose connections the per-client cap
+    /// leaves alone: a reverse proxy speaks for many clients (it limits them itself)
+    std::vector<std::string> trusted_proxies;
     std::chrono::seconds request_timeout{10}; ///< time a client has to send a whole request
     std::chrono::seconds idle_timeout{60};    ///< keep-alive idle time before we close
     /// Secret (`admin_token` / `admin_token_env`): `Authorization: Bearer` with it shows /healthz and

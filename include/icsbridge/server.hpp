@@ -35,7 +35,8 @@ struct ServerState;
 enum class Route { index, feed, healthz, metrics, hooks, other };
 inline constexpr std::size_t route_count = 6;
 /** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 10> counted_statuses = {200, 202, 304, 400, 404, 405, 413, 500, 503, 0};
+inline constexpr std::array<unsigned, 11> counted_statuses = {
+    200, 202, 304, 400, 404, 405, 413, 429, 500, 503, 0};
 
 /** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
 enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };

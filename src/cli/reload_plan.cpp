@@ -34,6 +34,9 @@ ReloadPlan plan_reload(Config const& old, Config const& next) {
         plan.restart_needed.emplace_back("gzip");
     if (so.max_connections != sn.max_connections)
         plan.restart_needed.emplace_back("max_connections");
+    if (so.max_connections_per_client != sn.max_connections_per_client ||
+        so.trusted_proxies != sn.trusted_proxies)
+        plan.restart_needed.emplace_back("max_connections_per_client/trusted_proxies");
     if (so.request_timeout != sn.request_timeout || so.idle_timeout != sn.idle_timeout)
         plan.restart_needed.emplace_back("request_timeout/idle_timeout");
     if (old.storage.dir != next.storage.dir)

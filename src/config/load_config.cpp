@@ -104,6 +104,15 @@ void Reader::read(toml::table const& root, Config& cfg) {
                 );
                 return;
             }
+            // The name becomes file names (NAME.snapshot and its temp file, under the usual 255 bytes).
+            if (name.size() > max_feed_name_length) {
+                fail_at(
+                    k->source(),
+                    "feed name '" + name.substr(0, 20) + "...' is " + std::to_string(name.size()) +
+                        " characters long; the limit is " + std::to_string(max_feed_name_length)
+                );
+                return;
+            }
             if (!v->is_table()) {
                 fail_at(v->source(), "feeds." + name + " must be a table ([feeds." + name + "])");
                 return;
@@ -129,6 +138,8 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
              "threads",
              "gzip",
              "max_connections",
+             "max_connections_per_client",
+             "trusted_proxies",
              "request_timeout",
              "idle_timeout",
              "admin_token",
@@ -166,6 +177,7 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
         s.gzip = *v;
     if (auto v = integer(t, "max_connections", 1, 1000000))
         s.max_connections = static_cast<std::size_t>(*v);
+    read_client_limits(t, s);
     if (auto v = duration(t, "request_timeout"))
         s.request_timeout = *v;
     if (auto v = duration(t, "idle_timeout"))
@@ -178,6 +190,28 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
             else
                 s.admin_token = std::move(*sec);
         }
+    }
+}
+
+void Reader::read_client_limits(toml::table const& t, ServerConfig& s) {
+    if (auto v = integer(t, "max_connections_per_client", 0, 1000000))
+        s.max_connections_per_client = static_cast<std::size_t>(*v);
+    auto const* list = typed(t, "trusted_proxies", toml::node_type::array);
+    if (!list)
+        return;
+    for (auto const& v : *list->as_array()) {
+        std::string const text = v.is_string() ? v.as_string()->get() : std::string();
+        if (!valid_address_or_network(text)) {
+            fail_at(
+                v.source(),
+                "trusted_proxies must list IP addresses or networks (\"127.0.0.1\", \"10.0.0.0/8\", "
+                "\"::1\"), "
+                "not " +
+                    (v.is_string() ? "\"" + text + "\"" : std::string(type_name(v.type())))
+            );
+            return;
+        }
+        s.trusted_proxies.push_back(text);
     }
 }
 

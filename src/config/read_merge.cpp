@@ -119,6 +119,16 @@ void Reader::check_merges(toml::table const& feeds, Config& cfg) {
                 );
                 return;
             }
+            // Its items would be served to anyone through the merge (and /healthz would name it).
+            if (f.is_public() && !p->is_public()) {
+                fail_at(
+                    at,
+                    "'" + part + "' in " + where + " needs a token, so [feeds." + f.name +
+                        "] must have one too: give it token or tokens (a public merge would serve the part's "
+                        "items to anyone)"
+                );
+                return;
+            }
             shortest = shortest.count() == 0 ? p->refresh : std::min(shortest, p->refresh);
         }
         // The calendar's refresh hint and /healthz's staleness: the merge changes as often as its

@@ -33,6 +33,8 @@ std::string join(std::vector<std::string_view> const& names);
 bool valid_feed_name(std::string_view s);
 /** Parses "host:port" ("[::1]:8080" for IPv6); the host is returned without brackets. */
 std::optional<std::pair<std::string, std::uint16_t>> parse_listen(std::string_view s);
+/** "127.0.0.1", "::1", "10.0.0.0/8", "fd00::/8": what [server] trusted_proxies takes. */
+bool valid_address_or_network(std::string const& s);
 /** An http(s) base URL without query, fragment or user info, trailing slashes removed; else what is wrong. */
 Result<std::string> check_http_url(std::string_view text);
 /** The entries of a table in the order they were written (toml++ keeps its keys sorted). */
@@ -223,6 +225,8 @@ class Reader {
     }
 
     void read_server(toml::table const& t, ServerConfig& s);
+    /** max_connections_per_client and trusted_proxies (addresses or networks) of [server]. */
+    void read_client_limits(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
     void read_cluster(toml::table const& t, ClusterConfig& c);
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);

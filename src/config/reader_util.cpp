@@ -2,6 +2,9 @@
 // Small parsers and message helpers of the config loader (declared in reader.hpp).
 #include "config/reader.hpp"
 
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/network_v4.hpp>
+#include <boost/asio/ip/network_v6.hpp>
 #include <boost/url/parse.hpp>
 
 #include <tuple>
@@ -58,6 +61,19 @@ bool valid_feed_name(std::string_view s) {
         return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
                c == '_' || c == '-';
     });
+}
+
+bool valid_address_or_network(std::string const& s) {
+    boost::system::error_code ec;
+    if (s.find('/') == std::string::npos) {
+        boost::asio::ip::make_address(s, ec);
+        return !ec;
+    }
+    if (s.find(':') == std::string::npos)
+        boost::asio::ip::make_network_v4(s, ec);
+    else
+        boost::asio::ip::make_network_v6(s, ec);
+    return !ec;
 }
 
 /** Parses "host:port" ("[::1]:8080" for IPv6); the host is returned without brackets. */

@@ -52,19 +52,6 @@ std::vector<std::string> config_warnings(Config const& cfg) {
             " crosses the network unencrypted; use https://"
         );
     }
-    for (auto const& f : cfg.feeds) {
-        if (!f.is_merged() || !f.is_public())
-            continue;
-        for (auto const& name : f.merge) {
-            FeedConfig const* part = cfg.find_feed(name);
-            if (part && !part->is_public())
-                out.push_back(
-                    "[feeds." + f.name + "] is public but merges '" + name +
-                    "', which needs a token: its items are served to anyone through the merge; give the "
-                    "merge a token too"
-                );
-        }
-    }
     return out;
 }
 

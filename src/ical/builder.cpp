@@ -86,7 +86,7 @@ Result<void> append_event(
         summary.insert(0, "Cancelled: ");
     b.add_text(icalproperty_new_summary, summary);
 
-    std::string const url = uri(e.url);
+    std::string const url = web_url(e.url);
     std::string const description = event_description(e, url);
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);

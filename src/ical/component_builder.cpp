@@ -4,6 +4,7 @@
 #include "ical/component_builder.hpp"
 
 #include "ical/item_text.hpp"
+#include "util/ascii.hpp"
 
 #include <cstdio>
 
@@ -75,9 +76,10 @@ void add_alt_description(Builder& b, std::string const& html) {
 
 void add_organizer(Builder& b, std::string const& name, std::string const& url) {
     std::string const cn = one_line(name);
-    std::string value = uri(url);
-    if (value.find(':') == std::string::npos)
-        value.clear();
+    // A web page or a mail address; no other scheme (javascript:, data:) reaches a calendar app.
+    std::string value = web_url(url);
+    if (value.empty() && ascii_iequals(std::string_view(url).substr(0, 7), "mailto:"))
+        value = uri(url);
     if (cn.empty() && value.empty())
         return;
     // ORGANIZER must be a cal-address URI; with no address, Google writes this placeholder.

@@ -90,12 +90,7 @@ std::string safe_href(std::string_view raw) {
     for (char c : decoded)
         if (static_cast<unsigned char>(c) > 0x20 && c != 0x7F)
             url.push_back(c);
-    std::string lowered = url.substr(0, 8);
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(), html::lower);
-    for (std::string_view scheme : {"https://", "http://", "mailto:", "tel:"})
-        if (lowered.starts_with(scheme))
-            return url;
-    return {};
+    return ical::is_web_url(url) ? url : std::string();
 }
 
 } // namespace

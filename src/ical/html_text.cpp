@@ -247,12 +247,14 @@ std::string html_to_text(std::string_view html) {
                 std::string href = html_to_text(link_href); // decode entities such as &amp;
                 std::string_view text = w.since(std::min(link_text_start, w.size()));
                 text = trim_if(text, is_space);
-                bool const useful = href.starts_with("http://") || href.starts_with("https://") ||
-                                    href.starts_with("mailto:") || href.starts_with("tel:");
-                std::string_view bare = href;
-                if (bare.starts_with("mailto:") || bare.starts_with("tel:"))
-                    bare = bare.substr(bare.find(':') + 1);
-                if (useful && text != href && text != bare) {
+                // Web links as they are; a mail address or phone number as text, without its scheme
+                // (only http(s) URLs are written into a calendar).
+                bool const web = ical::is_web_url(href);
+                if (!web && (href.starts_with("mailto:") || href.starts_with("tel:")))
+                    href.erase(0, href.find(':') + 1);
+                else if (!web)
+                    href.clear();
+                if (!href.empty() && text != href) {
                     if (text.empty()) {
                         w.text(href);
                     } else {

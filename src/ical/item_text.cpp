@@ -99,6 +99,11 @@ std::string uri(std::string_view in) {
     return out;
 }
 
+std::string web_url(std::string_view in) {
+    std::string out = uri(in);
+    return is_web_url(out) ? out : std::string();
+}
+
 bool says_cancelled(std::string_view summary) {
     return ascii_iequals(summary.substr(0, 6), "cancel");
 }
@@ -148,7 +153,7 @@ std::string job_description(JobPost const& p) {
     if (p.relocation)
         flags.append(flags.empty() ? "" : "\n").append("Relocation assistance");
     append_section(text, flags);
-    append_section(text, uri(p.url));
+    append_section(text, web_url(p.url));
     return text;
 }
 

@@ -12,6 +12,12 @@ namespace icsbridge::ical {
 /** @brief A URI value: one line, spaces and quotes percent-encoded (libical writes URIs verbatim). */
 std::string uri(std::string_view in);
 
+/**
+ * @brief uri(in) when it is an http:// or https:// URL with a host, else empty: a `javascript:` or `data:`
+ * URL in an event must never reach a calendar app that makes links of URL and DESCRIPTION.
+ */
+std::string web_url(std::string_view in);
+
 /** @brief True when a title already says the event is cancelled ("CANCELLED - Gala", "Canceled: x"). */
 bool says_cancelled(std::string_view summary);
 

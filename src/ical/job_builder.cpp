@@ -12,10 +12,8 @@ namespace icsbridge::ical {
 
 namespace {
 
-// An apply URL the board mangled ("http://mailto:x@y") or that has no usable scheme: use the post URL.
+// An apply URL the board mangled ("http://mailto:x@y") or that is not http(s): use the post URL.
 bool usable_url(std::string_view u) {
-    if (u.starts_with("mailto:"))
-        return u.find('@') != std::string_view::npos;
     std::string_view rest;
     if (u.starts_with("https://"))
         rest = u.substr(8);
@@ -65,7 +63,9 @@ void add_job_common(
     if (!description.empty())
         b.add_text(icalproperty_new_description, description);
     add_alt_description(b, p.description_html);
-    std::string const url = usable_url(one_line(p.apply_url)) ? uri(p.apply_url) : uri(p.url);
+    std::string url = usable_url(one_line(p.apply_url)) ? web_url(p.apply_url) : std::string();
+    if (url.empty())
+        url = web_url(p.url);
     if (!url.empty())
         b.add_text(icalproperty_new_url, url);
     std::string location = one_line(p.location);

@@ -2,6 +2,7 @@
 // UTF-8 validation and control-character removal for text that goes into a calendar.
 #include "ical/text.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace icsbridge::ical {
@@ -127,6 +128,17 @@ std::string category_item(std::string_view in) {
         if (c == ',' || c == ';')
             c = '/';
     return out;
+}
+
+bool is_web_url(std::string_view url) {
+    auto const starts = [&](std::string_view scheme) {
+        return url.size() >= scheme.size() &&
+               std::equal(scheme.begin(), scheme.end(), url.begin(), [](char want, char c) {
+                   return (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) == want;
+               });
+    };
+    std::size_t const skip = starts("https://") ? 8 : starts("http://") ? 7 : 0;
+    return skip != 0 && url.size() > skip && url.find_first_of("/?#", skip) != skip;
 }
 
 } // namespace icsbridge::ical

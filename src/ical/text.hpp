@@ -26,4 +26,11 @@ void append_utf8(std::string& out, char32_t cp);
  */
 std::string category_item(std::string_view in);
 
+/**
+ * @brief True for an http:// or https:// URL (any case) with a host: the only links written into a
+ * calendar (URL, DESCRIPTION, X-ALT-DESC). A `javascript:` or `data:` link must never reach an app that
+ * makes links of them.
+ */
+bool is_web_url(std::string_view url);
+
 } // namespace icsbridge::ical

@@ -10,6 +10,8 @@
 #include <boost/json/value.hpp>
 #include <boost/url/parse.hpp>
 
+#include <algorithm>
+
 namespace icsbridge {
 
 namespace {
@@ -24,15 +26,36 @@ HookVerdict verdict(HookOutcome outcome, unsigned status, std::string message) {
     return v;
 }
 
-/** @brief The host of an absolute http(s) URL, lowercased; empty if it is none. */
+/**
+ * @brief The host of an absolute http(s) URL exactly as written (lowercased), without port; empty if it is
+ * none or has user info. Read from the text itself: Boost.URL 1.81 parses "127.0.0.1.evil.com" and
+ * "127.0.0.1x" as the IPv4 host 127.0.0.1 and moves the rest into the path, so its host cannot be compared.
+ */
 std::string http_host(std::string_view url) {
-    auto u = boost::urls::parse_absolute_uri(url);
-    if (!u || !u->has_authority())
+    std::size_t skip = 0;
+    if (ascii_iequals(url.substr(0, 7), "http://"))
+        skip = 7;
+    else if (ascii_iequals(url.substr(0, 8), "https://"))
+        skip = 8;
+    else
         return {};
-    auto scheme = u->scheme();
-    if (!ascii_iequals(scheme, "http") && !ascii_iequals(scheme, "https"))
+    std::string_view rest = url.substr(skip);
+    std::string_view const authority = rest.substr(0, rest.find_first_of("/?#"));
+    // User info, escapes and backslashes in an authority are disguises, never a host of ours.
+    if (authority.find_first_of("@%\\") != std::string_view::npos)
         return {};
-    return views::ascii_lower(u->host());
+    std::size_t colon = authority.rfind(':');
+    if (authority.starts_with('[') && (colon == std::string_view::npos || colon < authority.find(']')))
+        colon = std::string_view::npos; // an IPv6 literal without a port
+    std::string_view const host = authority.substr(0, colon);
+    if (colon != std::string_view::npos) {
+        auto const port = authority.substr(colon + 1);
+        if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return {};
+    }
+    if (host.empty())
+        return {};
+    return views::ascii_lower(host);
 }
 
 /** @brief Secret and source checked together, every byte compared, so timing shows neither. */

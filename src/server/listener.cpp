@@ -32,11 +32,14 @@ constexpr auto shutdown_grace = 10s;
 using server_detail::ServerState;
 using server_detail::SessionState;
 
-/** @brief Over the connection limit: a best-effort 503 without waiting for the client, then close. */
+constexpr std::string_view over_limit = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"
+                                        "Content-Length: 0\r\nConnection: close\r\n\r\n";
+constexpr std::string_view over_client_limit = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+                                               "Content-Length: 0\r\nConnection: close\r\n\r\n";
+
+/** @brief Over a connection limit: a best-effort answer without waiting for the client, then close. */
 template <class Socket>
-void reject(Socket& sock) {
-    static constexpr std::string_view msg = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"
-                                            "Content-Length: 0\r\nConnection: close\r\n\r\n";
+void reject(Socket& sock, std::string_view msg = over_limit) {
     beast::error_code ec;
     sock.non_blocking(true, ec);
     sock.write_some(net::buffer(msg.data(), msg.size()), ec);
@@ -84,6 +87,14 @@ net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
             continue;
         }
         beast::error_code ignored;
+        auto const client = sock.remote_endpoint(ignored).address();
+        // One address holding many half-sent requests would make everyone else wait: the excess is
+        // answered now, before a byte of it is read.
+        if (!impl->clients.admit(client)) {
+            impl->metrics.http.count(Route::other, 429);
+            reject(sock, over_client_limit);
+            continue;
+        }
         sock.set_option(tcp::no_delay(true), ignored); // the last segment of a response must not wait
         auto st = std::make_shared<SessionState>(tcp::socket(std::move(sock)));
         std::uint64_t id;
@@ -96,22 +107,27 @@ net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
         auto ex = st->socket.get_executor();
         // One strand (or one single-threaded worker) per connection; an exception ends that session only,
         // never the server.
-        net::co_spawn(ex, server_detail::run_session(impl, std::move(st)), [impl, id](std::exception_ptr e) {
-            {
-                std::lock_guard lock(impl->mtx);
-                impl->sessions.erase(id);
-            }
-            // The last one out tells a stopping accept loop (on its strand) that it need not wait longer.
-            if (--impl->active == 0 && impl->stopping)
-                net::post(impl->strand, [impl] { impl->drained.cancel(); });
-            if (e) {
-                try {
-                    std::rethrow_exception(e);
-                } catch (std::exception const& ex) {
-                    impl->log.error(std::string("session failed: ") + ex.what());
+        net::co_spawn(
+            ex,
+            server_detail::run_session(impl, std::move(st)),
+            [impl, id, client](std::exception_ptr e) {
+                {
+                    std::lock_guard lock(impl->mtx);
+                    impl->sessions.erase(id);
+                }
+                impl->clients.release(client);
+                // The last one out tells a stopping accept loop (on its strand) that it need not wait longer.
+                if (--impl->active == 0 && impl->stopping)
+                    net::post(impl->strand, [impl] { impl->drained.cancel(); });
+                if (e) {
+                    try {
+                        std::rethrow_exception(e);
+                    } catch (std::exception const& ex) {
+                        impl->log.error(std::string("session failed: ") + ex.what());
+                    }
                 }
             }
-        });
+        );
     }
     // Let requests in flight finish (idle connections were closed by stop()): the last session to end
     // cancels `drained`; past the grace period the rest are closed, and their ends awaited the same way.

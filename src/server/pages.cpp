@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -119,7 +120,14 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
     json::object root;
     json::array feeds;
     bool all_ok = true;
-    for (auto const& s : store.status()) {
+    auto const statuses = store.status();
+    // A token feed is never named to an anonymous caller, not even as a part of a merge.
+    auto const shown = [&](std::string const& name) {
+        return details || std::any_of(statuses.begin(), statuses.end(), [&](auto const& o) {
+                   return o.name == name && o.is_public;
+               });
+    };
+    for (auto const& s : statuses) {
         all_ok = all_ok && !s.stale(now) && s.snapshot;
         if (!s.is_public && !details)
             continue;
@@ -136,8 +144,13 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
         f["items"] = s.snapshot ? s.snapshot->items : 0;
         f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
         f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
-        if (!s.merge.empty())
-            f["merge"] = json::array(s.merge.begin(), s.merge.end());
+        if (!s.merge.empty()) {
+            json::array parts;
+            for (auto const& part : s.merge)
+                if (shown(part))
+                    parts.emplace_back(part);
+            f["merge"] = std::move(parts);
+        }
         if (!s.subscribers.empty()) {
             json::object subs;
             for (auto const& sub : s.subscribers)

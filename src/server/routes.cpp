@@ -41,6 +41,23 @@ text_response(unsigned status, std::string body, std::string_view type = "text/p
     return r;
 }
 
+/**
+ * @brief A generated page: no script, no external resource, the inline stylesheet only (and the QR code's
+ * inline SVG); not to be framed, sniffed or named in a Referer (a token in the page's URL must not leak).
+ */
+ServerResponse html_response(std::string html, std::string cache_control) {
+    auto r = text_response(200, std::move(html), "text/html; charset=utf-8");
+    r.headers.emplace_back("Cache-Control", std::move(cache_control));
+    r.headers.emplace_back(
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    );
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    r.headers.emplace_back("Referrer-Policy", "no-referrer");
+    return r;
+}
+
 // The same answer for an unknown feed and a wrong or missing token, so a token feed's existence
 // does not show.
 ServerResponse not_found() {
@@ -144,16 +161,11 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
     auto html = agenda_page(**index, page, c.now);
     if (!html)
         return text_response(400, html.error().message + "\n");
-    auto r = text_response(200, std::move(*html), "text/html; charset=utf-8");
-    r.headers.emplace_back("Cache-Control", feed->is_public() ? "no-cache" : "private, no-store");
-    r.headers.emplace_back("Referrer-Policy", "no-referrer");
-    return r;
+    return html_response(std::move(*html), feed->is_public() ? "no-cache" : "private, no-store");
 }
 
 ServerResponse handle_index(Ctx const& c, std::string_view) {
-    auto r = text_response(200, index_page(c.cfg, c.store, c.now), "text/html; charset=utf-8");
-    r.headers.emplace_back("Cache-Control", "no-cache");
-    return r;
+    return html_response(index_page(c.cfg, c.store, c.now), "no-cache");
 }
 
 /** @brief What a request may see of /healthz and /metrics. */

@@ -3,6 +3,7 @@
 // the table of open sessions. Private to src/server/.
 #pragma once
 
+#include "server/client_limit.hpp"
 #include "server/session_io.hpp"
 #include <icsbridge/server.hpp>
 
@@ -43,7 +44,8 @@ struct ServerState {
         , log(std::move(l))
         , on_hook(std::move(h))
         , acceptor(strand)
-        , max_connections(cfg->server.max_connections) {}
+        , max_connections(cfg->server.max_connections)
+        , clients(cfg->server.max_connections_per_client, cfg->server.trusted_proxies) {}
 
     ~ServerState() {
         if (spare_fd >= 0)
@@ -66,6 +68,7 @@ struct ServerState {
     std::uint16_t port = 0;
     /// cfg.server.max_connections, lowered by listen() to fit the open-file limit with a reserve
     std::size_t max_connections = 0;
+    ClientLimit clients; ///< connections per client address ([server] max_connections_per_client)
     std::atomic<bool> stopping{false};
     /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
     int spare_fd = -1;

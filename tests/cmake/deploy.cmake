@@ -20,7 +20,7 @@ foreach(check contents lintian install)
 endforeach()
 
 # Man pages (built by docs/man/man.cmake) and bash completion, each checked against the code and the binary.
-foreach(check render keys synopsis readme)
+foreach(check render keys synopsis readme date)
     add_test(
         NAME deploy.man_${check}
         COMMAND bash "${CMAKE_SOURCE_DIR}/tests/deploy/man_test.sh" ${check} "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}"

@@ -8,6 +8,8 @@
 #                                       page lists is accepted: neither can drift from the code
 #   man_test.sh synopsis SRC BUILD BIN  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
 #   man_test.sh readme   SRC BUILD BIN  README.md's key table is what docs/man/config-keys.tsv generates
+#   man_test.sh date     SRC BUILD BIN  both pages are dated as the newest changelog entry (a month of 00
+#                                       once slipped through)
 set -euo pipefail
 mode=$1 src=$2 build=$3 bin=$4
 pages=("$build/man/man1/icsbridge.1" "$build/man/man5/icsbridge.toml.5")
@@ -94,6 +96,17 @@ readme)
     [ -n "$got" ] || fail "README.md has no table after a 'Keys:' line"
     diff <(echo "$want") <(echo "$got") || fail "README.md's key table differs from docs/man/config-keys.tsv (regenerate: sh docs/man/gen-man.sh readme-table docs/man/config-keys.tsv)"
     echo "README key table matches docs/man/config-keys.tsv"
+    ;;
+
+date)
+    # Both pages carry the date of the changelog's newest entry, read here by date(1), not by CMake.
+    stamp=$(grep -m1 '^ -- ' "$src/deploy/debian/changelog" | sed 's/^ -- .*>  //')
+    want=$(LC_ALL=C date -u -d "$stamp" +%Y-%m-%d) || fail "cannot read the changelog date '$stamp'"
+    for p in "${pages[@]}"; do
+        got=$(awk '/^\.TH/ { gsub(/"/, ""); print $4; exit }' "$p")
+        [ "$got" = "$want" ] || fail "$p is dated '$got', not the changelog's $want"
+    done
+    echo "man pages dated $want"
     ;;
 
 *)

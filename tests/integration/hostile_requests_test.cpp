@@ -170,7 +170,10 @@ BOOST_AUTO_TEST_CASE(a_client_sending_a_byte_a_second_is_cut_off) {
 }
 
 BOOST_AUTO_TEST_CASE(a_thousand_idle_connections_do_not_block_a_normal_request) {
-    HostileServer s(30s); // long enough that opening them all does not outlast it
+    // All from one address here, so without the per-client cap (tested below).
+    auto base = test::server_test_config();
+    base.server.max_connections_per_client = 0;
+    HostileServer s(30s, base); // long enough that opening them all does not outlast it
     std::vector<std::unique_ptr<Client>> idle;
     for (int i = 0; i < 1000; ++i)
         idle.push_back(std::make_unique<Client>(s.port));
@@ -183,6 +186,53 @@ BOOST_AUTO_TEST_CASE(a_thousand_idle_connections_do_not_block_a_normal_request) 
         BOOST_TEST(idle[i]->read_to_end().starts_with("HTTP/1.1 200 OK"));
     }
     idle.clear();
+    still_serves(s);
+}
+
+BOOST_AUTO_TEST_CASE(one_address_holding_half_sent_requests_is_answered_429_at_once) {
+    // Issue 29 "Also": one address holding hundreds of half-sent requests made everyone wait.
+    auto base = test::server_test_config();
+    base.server.max_connections_per_client = 8;
+    HostileServer s(30s, base); // half-sent requests would hold their connection for 30 s
+    std::vector<std::unique_ptr<Client>> held;
+    for (int i = 0; i < 8; ++i) {
+        held.push_back(std::make_unique<Client>(s.port));
+        held.back()->send("GET /feeds/pub.ics HTTP/1.1\r\nHost: x\r\n");
+    }
+    // The ninth from the same address is answered at once (well before the 30 s request timeout).
+    auto const start = std::chrono::steady_clock::now();
+    Client ninth(s.port);
+    auto const answer = ninth.read_to_end();
+    BOOST_TEST(answer.starts_with("HTTP/1.1 429 Too Many Requests\r\n"), answer.substr(0, 40));
+    BOOST_TEST(answer.find("Retry-After: 1\r\n") != std::string::npos);
+    BOOST_TEST((std::chrono::steady_clock::now() - start < 5s));
+    // Everyone else is served meanwhile.
+    Client other(s.port, "127.0.0.2");
+    other.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    BOOST_TEST(other.read_to_end().starts_with("HTTP/1.1 200 OK"));
+    // A connection that ends gives its place back.
+    held.pop_back();
+    bool served = false;
+    for (int i = 0; i < 50 && !served; ++i) {
+        auto out = round_trip(s.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        served = out.starts_with("HTTP/1.1 200 OK");
+        if (!served)
+            std::this_thread::sleep_for(20ms);
+    }
+    BOOST_TEST(served);
+    BOOST_TEST(s.metrics.http.get(Route::other, 429) >= 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_trusted_proxy_is_never_capped) {
+    auto base = test::server_test_config();
+    base.server.max_connections_per_client = 2;
+    base.server.trusted_proxies = {"127.0.0.0/8"};
+    HostileServer s(30s, base);
+    std::vector<std::unique_ptr<Client>> held;
+    for (int i = 0; i < 20; ++i) {
+        held.push_back(std::make_unique<Client>(s.port));
+        held.back()->send("GET /feeds/pub.ics HTTP/1.1\r\nHost: x\r\n");
+    }
     still_serves(s);
 }
 

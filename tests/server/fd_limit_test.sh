@@ -20,7 +20,7 @@ fail() {
 . "$src/tests/support/sh/serve_fixtures.sh"
 
 {
-    printf '[server]\nlisten = "127.0.0.1:0"\nthreads = 1\n\n[storage]\ndir = "%s/state"\n\n' "$work"
+    printf '[server]\nlisten = "127.0.0.1:0"\nthreads = 1\nmax_connections_per_client = 0\n\n[storage]\ndir = "%s/state"\n\n' "$work"
     offline_source
     offline_feed cal organizer
 } >"$work/c.toml"

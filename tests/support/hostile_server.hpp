@@ -83,8 +83,11 @@ struct HostileServer {
 /** @brief A blocking loopback client with 10 s socket timeouts, free to misbehave. */
 class Client {
   public:
-    explicit Client(std::uint16_t port)
+    /** @param from the loopback address to connect from (any of 127.0.0.0/8): another client to the server */
+    explicit Client(std::uint16_t port, char const* from = "127.0.0.1")
         : sock_(ioc_) {
+        sock_.open(tcp::v4());
+        sock_.bind({net::ip::make_address(from), 0});
         sock_.connect({net::ip::make_address("127.0.0.1"), port});
         timeval tv{10, 0}; // a server that stops reading must not block our writes forever
         ::setsockopt(sock_.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

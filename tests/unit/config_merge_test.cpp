@@ -108,14 +108,26 @@ BOOST_AUTO_TEST_CASE(a_merge_takes_its_own_filter_and_alarm) {
     BOOST_TEST((all->filter.online == false));
 }
 
-BOOST_AUTO_TEST_CASE(a_public_merge_of_a_token_feed_is_warned_about) {
+BOOST_AUTO_TEST_CASE(a_public_merge_of_a_token_feed_is_refused) {
+    // Issue 29.4: a public merge served a token part's items to anyone (check only warned).
     auto r = parse("[feeds.secret]\nsource = \"eb\"\nselect = \"search\"\ntoken = \"s\"\n"
                    "[feeds.all]\nmerge = [\"ev\", \"secret\"]\n");
-    BOOST_REQUIRE(r.has_value());
-    bool warned = false;
-    for (auto const& w : config_warnings(*r))
-        warned = warned || w.find("[feeds.all] is public but merges 'secret'") != std::string::npos;
-    BOOST_TEST(warned);
+    BOOST_REQUIRE(!r.has_value());
+    BOOST_TEST(
+        r.error().message == "t.toml:13:16: 'secret' in [feeds.all] merge needs a token, so [feeds.all] must "
+                             "have one too: give it token or tokens (a public merge would serve the part's "
+                             "items to anyone)"
+    );
+    BOOST_TEST(r.error().message.find("\"s\"") == std::string::npos);
+    // With a token of its own (either kind) the same merge is fine.
+    for (auto own : {"token = \"m\"\n", "tokens = { ann = \"m\" }\n"}) {
+        auto ok = parse(
+            "[feeds.secret]\nsource = \"eb\"\nselect = \"search\"\ntoken = \"s\"\n"
+            "[feeds.all]\nmerge = [\"ev\", \"secret\"]\n" +
+            std::string(own)
+        );
+        BOOST_TEST(ok.has_value(), own);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

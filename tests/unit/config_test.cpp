@@ -2,6 +2,7 @@
 // The config loader: a full valid file, and one fixture per kind of mistake with its exact FILE:LINE:COL.
 #include "support/fixtures.hpp"
 #include <icsbridge/config.hpp>
+#include <icsbridge/store.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -308,6 +309,34 @@ BOOST_AUTO_TEST_CASE(admin_token_inline_or_from_the_environment) {
     BOOST_TEST_REQUIRE(!unset.has_value());
     BOOST_TEST(unset.error().message.find("ADM") != std::string::npos);
     BOOST_TEST(!parse_config("[server]\nadmin_token = \"\"\n", "a.toml", fake_env({})).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(feed_names_are_limited_so_their_snapshot_can_be_written) {
+    // Issue 29.5: a 250-character name passed check, then every snapshot write failed (File name too long).
+    auto with_name = [](std::string const& name) {
+        return parse_config(
+            "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n[feeds." +
+                name + "]\nsource = \"eb\"\nselect = \"organizer\"\n",
+            "n.toml",
+            fake_env({})
+        );
+    };
+    std::string const longest(128, 'n'); // the documented limit
+    auto ok = with_name(longest);
+    BOOST_TEST_REQUIRE(ok.has_value(), (ok ? "" : ok.error().message));
+    // The longest allowed name's snapshot really is writable.
+    test::TempDir dir;
+    Snapshot snap;
+    snap.body = "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n";
+    auto saved = save_snapshot(dir.path(), longest, snap, std::nullopt);
+    BOOST_TEST(saved.has_value(), (saved ? "" : saved.error().message));
+
+    auto bad = with_name(std::string(250, 'n'));
+    BOOST_TEST_REQUIRE(!bad.has_value());
+    BOOST_TEST(
+        bad.error().message ==
+        "n.toml:5:8: feed name 'nnnnnnnnnnnnnnnnnnnn...' is 250 characters long; the limit is 128"
+    );
 }
 
 BOOST_AUTO_TEST_CASE(unreadable_file_is_a_config_error_at_1_1) {

@@ -56,6 +56,16 @@ struct Fixture {
         r.target = target;
         return handle_request(r, store, views, metrics, cfg, t0);
     }
+    /** @brief Each hook naming one of `urls` is refused as not on the source's host. */
+    void expect_foreign(std::vector<std::string> const& urls) {
+        for (auto const& url : urls) {
+            auto r = post(hook(), R"({"api_url": ")" + url + R"(", "config": {"action": "event.updated"}})");
+            BOOST_TEST_CONTEXT(url) {
+                BOOST_TEST(r.status == 400u);
+                BOOST_TEST(r.hook_source.empty());
+            }
+        }
+    }
     std::string hook(std::string_view source = "eb", std::string_view s = secret) {
         return "/hooks/" + std::string(source) + "/" + std::string(s);
     }
@@ -133,14 +143,7 @@ BOOST_FIXTURE_TEST_CASE(an_api_url_off_the_sources_host_is_refused, Fixture) {
         "//www.events.example.com/v3/events/1/",
         "/v3/events/1/",
     };
-    for (auto const& url : urls) {
-        auto body = R"({"api_url": ")" + url + R"(", "config": {"action": "event.updated"}})";
-        auto r = post(hook(), body);
-        BOOST_TEST_CONTEXT(url) {
-            BOOST_TEST(r.status == 400u);
-            BOOST_TEST(r.hook_source.empty());
-        }
-    }
+    expect_foreign(urls);
     BOOST_TEST(metrics.http.hooks(HookOutcome::foreign_url) == urls.size());
     // The host compares without case and without the port or path of base_url.
     auto ok = post(
@@ -148,6 +151,28 @@ BOOST_FIXTURE_TEST_CASE(an_api_url_off_the_sources_host_is_refused, Fixture) {
         R"({"api_url": "http://www.EVENTS.example.com:8443/v3/events/2/", "config": {"action": "x"}})"
     );
     BOOST_TEST(ok.status == 202u);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_ipv4_base_url_accepts_its_own_host_only, Fixture) {
+    // Issue 29: with base_url on an IPv4 address, look-alike hosts were accepted (202).
+    cfg.sources["eb"].base_url = "http://127.0.0.1:8099";
+    std::vector<std::string> urls = {
+        "http://127.0.0.1.evil.com:8099/v3/events/1/",
+        "http://127.0.0.1x:8099/v3/events/1/",
+        "http://127.0.0.1evil/v3/events/1/",
+        "http://127.0.0.1%2fevil.com/v3/events/1/",
+        "http://127.0.0.1%2Fevil.com/v3/events/1/",
+        "http://127.0.0.10:8099/v3/events/1/",
+        "http://127.0.0.1.:8099/v3/events/1/",
+        "http://0x7f.0.0.1:8099/v3/events/1/",
+        "http://[::ffff:127.0.0.1]:8099/v3/events/1/",
+        "http://localhost:8099/v3/events/1/",
+    };
+    expect_foreign(urls);
+    for (auto url : {"http://127.0.0.1:8099/v3/events/2/", "https://127.0.0.1/v3/events/2/"}) {
+        auto body = R"({"api_url": ")" + std::string(url) + R"(", "config": {"action": "x"}})";
+        BOOST_TEST(post(hook(), body).status == 202u, url);
+    }
 }
 
 BOOST_FIXTURE_TEST_CASE(a_body_too_large_is_413_only_behind_the_secret, Fixture) {

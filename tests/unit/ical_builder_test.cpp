@@ -508,6 +508,55 @@ BOOST_AUTO_TEST_CASE(job_cache_matches_fresh_render) {
 }
 
 // Writes the sample calendar and what it must contain, for tests/python/check_ics.py (real parsers).
+BOOST_AUTO_TEST_CASE(only_http_and_https_urls_reach_the_calendar) {
+    // Issue 29.6: `javascript:` in an event's url reached URL: and DESCRIPTION.
+    auto lowered = [](std::string s) {
+        for (char& c : s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    std::vector<Event> events;
+    for (std::string bad :
+         {"javascript:alert(1)",
+          "JaVaScRiPt:alert(1)//https://x.example",
+          " javascript:alert(1)",
+          "data:text/html,<script>alert(1)</script>",
+          "vbscript:msgbox(1)",
+          "file:///etc/passwd",
+          "http://",
+          "https:///path-without-host"}) {
+        auto e = make_event("u" + std::to_string(events.size()), "UTC", utc(2026, 6, 1, 10, 0));
+        e.url = bad;
+        e.organizer_url = bad;
+        e.description_html = "<p><a href=\"" + bad + "\">one</a> <a href=\"mailto:a@b.example\">two</a></p>";
+        events.push_back(e);
+    }
+    auto good = make_event("ok", "UTC", utc(2026, 6, 1, 10, 0));
+    good.url = "HTTPS://events.example.com/e/ok";
+    good.description_html = "<a href=\"https://events.example.com/more\">more</a>";
+    events.push_back(good);
+    auto const ics = lowered(render_ok(events));
+    for (auto scheme : {"javascript", "data:", "vbscript", "file:", "mailto:", "http://\r", "https:///"})
+        BOOST_TEST(ics.find(scheme) == std::string::npos, scheme << " reaches the calendar");
+    std::string ok;
+    for (auto const& line : component(render_ok(events), "event-ok@events.example.com"))
+        ok += line + "\n";
+    BOOST_TEST(ok.find("URL:HTTPS://events.example.com/e/ok\n") != std::string::npos, ok);
+    BOOST_TEST(ok.find("href=\"https://events.example.com/more\"") != std::string::npos, ok);
+
+    // Job posts: the apply URL and the post URL alike.
+    JobPost p = make_job("9");
+    p.apply_url = "javascript:alert(1)";
+    p.url = "javascript:alert(2)";
+    auto const jobs = lowered(render_jobs_ok({p}, JobRenderOptions{}));
+    BOOST_TEST(jobs.find("javascript") == std::string::npos);
+    p.url = "https://jobs.example.com/posts/9";
+    BOOST_TEST(
+        render_jobs_ok({p}, JobRenderOptions{}).find("URL:https://jobs.example.com/posts/9") !=
+        std::string::npos
+    );
+}
+
 BOOST_AUTO_TEST_CASE(writes_sample_for_python_check) {
     EventRenderOptions opts;
     opts.alarm = 1h;

@@ -85,9 +85,11 @@ BOOST_AUTO_TEST_CASE(process_settings_are_reported_as_needing_a_restart) {
     next.server.threads = 7;
     next.server.admin_token = "x"; // applies at once: not listed
     next.storage.dir = "/elsewhere";
+    next.server.trusted_proxies = {"127.0.0.1"};
     auto p = plan_reload(base(), next);
     BOOST_TEST(
-        p.restart_needed == (Names{"listen", "threads", "storage.dir"}),
+        p.restart_needed ==
+            (Names{"listen", "threads", "max_connections_per_client/trusted_proxies", "storage.dir"}),
         boost::test_tools::per_element()
     );
     BOOST_TEST(p.kept.size() == 3u); // none of it changes a calendar

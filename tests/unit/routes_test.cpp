@@ -296,6 +296,57 @@ BOOST_FIXTURE_TEST_CASE(healthz_and_metrics_hide_token_feeds_without_the_admin_t
     BOOST_TEST(with(r).status == 401u);
 }
 
+BOOST_FIXTURE_TEST_CASE(html_pages_forbid_script_sniffing_and_referers, Fixture) {
+    // Issue 29 "Also": the pages sent none of these (the agenda page only Referrer-Policy).
+    for (auto target : {"/", "/feeds/pub.html", "/feeds/team.html?token=alice-secret-1"}) {
+        auto r = get(target);
+        BOOST_TEST_CONTEXT(target) {
+            BOOST_TEST_REQUIRE(r.status == 200u);
+            BOOST_TEST(r.header("Content-Type") == "text/html; charset=utf-8");
+            std::string const csp(r.header("Content-Security-Policy"));
+            BOOST_TEST(csp.starts_with("default-src 'none'; "), csp);
+            BOOST_TEST(csp.find("style-src 'unsafe-inline'") != std::string::npos, csp);
+            BOOST_TEST(csp.find("script") == std::string::npos, csp);
+            BOOST_TEST(csp.find("frame-ancestors 'none'") != std::string::npos, csp);
+            BOOST_TEST(r.header("X-Content-Type-Options") == "nosniff");
+            BOOST_TEST(r.header("Referrer-Policy") == "no-referrer");
+            // What the policy allows is all the page uses: one inline stylesheet, no script.
+            std::string const html(r.body());
+            BOOST_TEST(html.find("<script") == std::string::npos);
+            BOOST_TEST(html.find(" style=") == std::string::npos);
+            BOOST_TEST(html.find("<style>") != std::string::npos);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(healthz_never_names_a_token_part_of_a_merge_anonymously) {
+    // Issue 29.4: the anonymous /healthz listed a token part in a public merge's `merge` array. The config
+    // refuses such a merge now; the page hides the name whatever config it is handed.
+    Config cfg = test::server_test_config();
+    FeedConfig all;
+    all.name = "all";
+    all.merge = {"pub", "secret", "team"};
+    all.refresh = minutes(15);
+    cfg.feeds.push_back(all);
+    FeedStore store{cfg};
+    ViewCache views;
+    Metrics metrics;
+    ServerRequest r;
+    r.method = "GET";
+    r.target = "/healthz";
+    auto body = std::string(handle_request(r, store, views, metrics, cfg, t0).body());
+    for (auto hidden : {"secret", "team"})
+        BOOST_TEST(body.find(hidden) == std::string::npos, "/healthz names " << hidden << ": " << body);
+    auto feeds = boost::json::parse(body).at("feeds").as_array();
+    bool found = false;
+    for (auto const& f : feeds)
+        if (f.at("name") == "all") {
+            found = true;
+            BOOST_TEST(f.at("merge").as_array() == boost::json::array({"pub"}));
+        }
+    BOOST_TEST(found);
+}
+
 BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
     metrics.http.count(Route::feed, 200);
     metrics.http.count(Route::feed, 200);
