@@ -50,15 +50,17 @@ struct TicketClass {
 };
 
 struct Event {
-    std::string id;         ///< upstream id (string, "not necessarily numeric")
-    std::string name;       ///< name.text
-    std::string summary;    ///< short plain text, may be empty
-    std::string description_text; ///< description.text: the upstream's own plain text, used verbatim; may be empty
-    std::string description_html; ///< description.html, may be empty (plain text is derived from it only without text)
+    std::string id;      ///< upstream id (string, "not necessarily numeric")
+    std::string name;    ///< name.text
+    std::string summary; ///< short plain text, may be empty
+    std::string
+        description_text; ///< description.text: the upstream's own plain text, used verbatim; may be empty
+    std::string description_html; ///< description.html, may be empty (plain text is derived from it only
+                                  ///< without text)
     std::string url;
     ZonedTime start, end;
     std::optional<sys_seconds> created, changed, published;
-    std::string status;        ///< draft, live, started, ended, completed, canceled
+    std::string status; ///< draft, live, started, ended, completed, canceled
     bool online = false;
     std::optional<Venue> venue;
     std::string organizer_name;
@@ -120,5 +122,12 @@ std::vector<Category> const& event_categories();
 
 /** @brief Name of an events category id, or empty if unknown. */
 std::string event_category_name(std::string const& id);
+
+/** @brief What a feed's upstream returned, before rendering (shared by feeds that ask the same question). */
+struct FeedItems {
+    std::vector<Event> events; ///< events sources
+    std::vector<JobPost> jobs; ///< jobs sources
+    sys_seconds asked_at{};    ///< the `now` of the fetch: each feed's keep_past counts from it
+};
 
 } // namespace icsbridge

@@ -5,6 +5,7 @@
 
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
+#include <icsbridge/feed_groups.hpp>
 #include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/model.hpp>
@@ -23,18 +24,6 @@
 namespace icsbridge {
 
 class SharedCalls; // sources/rate_budget.hpp: a budget counted across replicas
-
-struct FeedOutput {
-    std::string ics;       ///< the whole calendar
-    std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
-};
-
-/** @brief What a feed's upstream returned, before rendering (shared by feeds that ask the same question). */
-struct FeedItems {
-    std::vector<Event> events; ///< events sources
-    std::vector<JobPost> jobs; ///< jobs sources
-    sys_seconds asked_at{};    ///< the `now` of the fetch: each feed's keep_past counts from it
-};
 
 /** @brief A source's call budget right now (for /metrics and /healthz). */
 struct BudgetStatus {
@@ -101,27 +90,6 @@ class Pipeline {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-/** @brief Feeds whose upstream question is the same: one fetch for all, then one render per feed. */
-struct FeedGroup {
-    std::string key;
-    UpstreamQuery query;                  ///< asked once for all (the longest keep_past, largest max_items)
-    std::vector<FeedConfig const*> feeds; ///< in config order
-    std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
-    /// the longest fetch_timeout of the group: a feed whose own is shorter fails alone when it is past
-    std::chrono::seconds fetch_timeout{0};
-};
-
-/** @brief The key of the question `feed` asks (query_of(feed).key()): the lease name in cluster mode. */
-std::string fetch_key(FeedConfig const& feed);
-
-/** @brief Groups the config's fetched feeds by the key of their question, in config order of each group's
- * first feed (merged feeds are never fetched: they are left out). */
-std::vector<FeedGroup> group_feeds(Config const& cfg);
-
-/** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
-using GroupFetch = std::function<
-    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
 
 /** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
 GroupFetch pipeline_fetch(Pipeline& pipeline);

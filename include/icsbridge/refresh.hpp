@@ -6,8 +6,8 @@
 
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
+#include <icsbridge/feed_groups.hpp>
 #include <icsbridge/log.hpp>
-#include <icsbridge/pipeline.hpp>
 #include <icsbridge/publish.hpp>
 #include <icsbridge/store.hpp>
 

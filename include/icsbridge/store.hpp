@@ -107,6 +107,14 @@ Result<void> save_snapshot(
 Result<std::shared_ptr<Snapshot const>>
 load_snapshot(std::string const& dir, std::string const& name, bool gzip = true);
 
+/**
+ * @brief Why a kept body must not be served under `etag`, or empty when it may: it is not an iCalendar
+ * stream as icsbridge writes them (BEGIN:VCALENDAR ... END:VCALENDAR, CRLF), or its hash is not its
+ * ETag. Disk snapshots and cluster rows go through the same check, so a row altered or written by
+ * something else is refused exactly like a damaged file.
+ */
+std::string kept_body_defect(std::string_view body, std::string_view etag);
+
 struct SubscriberStatus {
     std::string name; ///< the subscriber's name from `tokens` (never the secret)
     std::optional<sys_seconds> last_fetch;

@@ -3,7 +3,7 @@
 #include "cluster/pg_snapshots.hpp"
 
 #include "cluster/schema.hpp"
-#include "store/snapshot_check.hpp"
+#include <icsbridge/store.hpp>
 
 namespace icsbridge::cluster {
 

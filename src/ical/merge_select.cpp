@@ -4,7 +4,7 @@
 #include "ical/merge_select.hpp"
 
 #include "ical/builder.hpp"
-#include "pipeline/feed_filter.hpp"
+#include "model/feed_filter.hpp"
 
 #include <string>
 #include <string_view>

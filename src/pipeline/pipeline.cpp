@@ -1,7 +1,7 @@
 // File: pipeline.cpp
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
-#include "pipeline/feed_filter.hpp"
+#include "pipeline/item_filter.hpp"
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
 #include <icsbridge/pipeline.hpp>

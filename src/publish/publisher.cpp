@@ -1,7 +1,7 @@
 // File: publisher.cpp
 // The publication sequence (publish.hpp): unchanged → only the time moves; otherwise swap into the served
 // table, hand to the keeper, tell the subscribers; and restoring the kept copies at start-up.
-#include "store/etag.hpp"
+#include <icsbridge/digest.hpp>
 #include <icsbridge/publish.hpp>
 
 #include <utility>

@@ -2,9 +2,9 @@
 // Judging an incoming webhook: the secret (constant time), the body's shape, the api_url's host.
 #include "server/hooks.hpp"
 
-#include "store/etag.hpp"
 #include "util/ascii.hpp"
 #include "views/feed_index.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>

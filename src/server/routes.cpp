@@ -6,9 +6,9 @@
 #include "server/hooks.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
-#include "store/etag.hpp"
 #include "util/ascii.hpp"
 #include "views/view_cache.hpp"
+#include <icsbridge/digest.hpp>
 #include <icsbridge/server.hpp>
 
 #include <boost/url/encode.hpp>

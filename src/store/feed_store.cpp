@@ -1,8 +1,8 @@
 // File: feed_store.cpp
 // FeedStore: the served table of immutable snapshots, per-feed refresh status and token digests.
 #include "net/http_date.hpp"
-#include "store/etag.hpp"
 #include "store/gzip.hpp"
+#include <icsbridge/digest.hpp>
 #include <icsbridge/store.hpp>
 
 #include <openssl/crypto.h>

@@ -1,8 +1,7 @@
 // File: snapshot_check.cpp
 // The shape and hash check every kept calendar passes before it is served.
-#include "store/snapshot_check.hpp"
-
-#include "store/etag.hpp"
+#include <icsbridge/digest.hpp>
+#include <icsbridge/store.hpp>
 
 namespace icsbridge {
 

@@ -1,7 +1,6 @@
 // File: snapshot_file.cpp
 // The last-good copy of a feed on disk: DIR/NAME.snapshot = one JSON header line + the body,
 // written atomically; a file that does not check out (length, shape, hash) is never served.
-#include "store/snapshot_check.hpp"
 #include <icsbridge/files.hpp>
 #include <icsbridge/store.hpp>
 

@@ -7,6 +7,7 @@
 #include "support/run_coro.hpp"
 #include "support/server_fixtures.hpp"
 #include <icsbridge/files.hpp>
+#include <icsbridge/pipeline.hpp>
 #include <icsbridge/publish.hpp>
 #include <icsbridge/refresh.hpp>
 

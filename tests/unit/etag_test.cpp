@@ -1,9 +1,9 @@
 // File: etag_test.cpp
 // Strong ETags and the gzip round trip of stored snapshots.
-#include "store/etag.hpp"
 #include "store/gzip.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <boost/test/unit_test.hpp>
 

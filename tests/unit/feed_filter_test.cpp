@@ -1,7 +1,8 @@
 // File: feed_filter_test.cpp
 // `filter = { ... }`: read from the config (mistakes at FILE:LINE:COL) and applied to events and job
 // posts by category, keywords in title or description (any case), exclude_keywords and online.
-#include "pipeline/feed_filter.hpp"
+#include "model/feed_filter.hpp"
+#include "pipeline/item_filter.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>

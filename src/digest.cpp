@@ -1,6 +1,6 @@
-// File: etag.cpp
+// File: digest.cpp
 // SHA-256 through OpenSSL EVP and the strong ETag made from it.
-#include "store/etag.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,5 +1,5 @@
-// File: etag.hpp
-// Body hashes: strong ETags and token digests (HTTP dates are in net/http_date.hpp).
+// File: digest.hpp
+// Digests every room uses: strong ETags of bodies and constant-time secret checks (SHA-256, OpenSSL).
 #pragma once
 
 #include <array>

@@ -1,0 +1,47 @@
+// File: feed_groups.hpp
+// What the refreshers need of the pipeline, and no more: feeds grouped by the question they ask their
+// upstream (one fetch per group), and the function that fetches a group and renders each of its feeds.
+#pragma once
+
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+#include <icsbridge/sources.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace icsbridge {
+
+/** @brief One feed's rendered calendar. */
+struct FeedOutput {
+    std::string ics;       ///< the whole calendar
+    std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
+};
+
+/** @brief Feeds whose upstream question is the same: one fetch for all, then one render per feed. */
+struct FeedGroup {
+    std::string key;
+    UpstreamQuery query;                  ///< asked once for all (the longest keep_past, largest max_items)
+    std::vector<FeedConfig const*> feeds; ///< in config order
+    std::chrono::seconds refresh{0};      ///< the shortest refresh of the group
+    /// the longest fetch_timeout of the group: a feed whose own is shorter fails alone when it is past
+    std::chrono::seconds fetch_timeout{0};
+};
+
+/** @brief The key of the question `feed` asks (query_of(feed).key()): the lease name in cluster mode. */
+std::string fetch_key(FeedConfig const& feed);
+
+/** @brief Groups the config's fetched feeds by the key of their question, in config order of each group's
+ * first feed (merged feeds are never fetched: they are left out). */
+std::vector<FeedGroup> group_feeds(Config const& cfg);
+
+/** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
+using GroupFetch = std::function<
+    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
+
+} // namespace icsbridge
