@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,14 @@ std::vector<FeedGroup> group_feeds(Config const& cfg);
 /** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
 using GroupFetch = std::function<
     boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
+
+/**
+ * @brief A webhook named event `id` of the group's source: that one event is read and the group's last
+ * answer updated with it, then each feed rendered as a refresh would. nullopt when the group cannot be
+ * patched so (a search, ticket classes, no answer kept yet, the event unreadable): a refresh is due.
+ */
+using GroupPatch = std::function<boost::asio::awaitable<std::optional<std::vector<Result<FeedOutput>>>>(
+    FeedGroup const& group, std::string id, sys_seconds now
+)>;
 
 } // namespace icsbridge

@@ -142,13 +142,19 @@ class UpstreamMetrics {
     /** @brief A copy of every series, sorted by source and code. */
     std::vector<Series> series() const;
 
+    /** @brief Upstream work a webhook caused: `kind` "event" (one event read) or "refresh" (a full one). */
+    void record_hook_work(std::string_view source, std::string_view kind);
+    /** @brief (source, kind) -> how many, sorted. */
+    std::map<std::pair<std::string, std::string>, std::uint64_t> hook_work() const;
+
   private:
     struct Histogram {
         std::array<std::uint64_t, duration_buckets.size() + 1> counts{};
         double sum = 0;
     };
     mutable std::mutex mtx_;
-    std::map<std::pair<std::string, std::string>, Histogram> series_; ///< by (source, code)
+    std::map<std::pair<std::string, std::string>, Histogram> series_;        ///< by (source, code)
+    std::map<std::pair<std::string, std::string>, std::uint64_t> hook_work_; ///< guarded by mtx_
     mutable std::mutex budget_mtx_;
     std::function<std::vector<BudgetGauge>()> budget_source_; ///< guarded by budget_mtx_
 };

@@ -72,6 +72,13 @@ class Pipeline {
      */
     Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
 
+    /**
+     * @brief GroupPatch over this pipeline: the last answer of a question that can be patched (an organizer
+     * or organization list, without ticket classes, of a source that takes webhooks) is kept by fetch().
+     */
+    boost::asio::awaitable<std::optional<std::vector<Result<FeedOutput>>>>
+    patch(FeedGroup const& group, std::string id, sys_seconds now);
+
     /** @brief Every source's budget (sources without one are left out). Thread-safe. */
     std::vector<BudgetStatus> budgets() const;
 
@@ -90,6 +97,9 @@ class Pipeline {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/** @brief A GroupPatch over the real Pipeline (Pipeline::patch). */
+GroupPatch pipeline_patch(Pipeline& pipeline);
 
 /** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
 GroupFetch pipeline_fetch(Pipeline& pipeline);

@@ -24,6 +24,7 @@ namespace icsbridge {
 /** @brief Where a publication's calendar came from. */
 enum class Origin {
     fetched,  ///< rendered from the feed's upstream by a refresh
+    patched,  ///< the last refresh's answer with the one event a webhook named read anew
     merged,   ///< built from the snapshots of a merged feed's parts
     adopted,  ///< a sibling replica's row (cluster mode)
     restored, ///< the copy kept by the previous run (storage.dir), loaded at start-up

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge {
@@ -37,6 +38,14 @@ struct RefreshOptions {
     /// hooks is at most two refreshes. The sum bounds how stale a hooked change can be (5 s promised).
     std::chrono::milliseconds hook_delay{500};
     std::chrono::milliseconds hook_gap{std::chrono::seconds(3)};
+    /// At most this many refreshes that hooks cause, per group, in any hook_window (the README's "ten hooks
+    /// in a minute cost at most two refreshes"); a hook that names one event costs one read instead (patch).
+    std::size_t hook_refreshes = 2;
+    std::chrono::milliseconds hook_window{std::chrono::minutes(1)};
+    /// A hook's one event into the group's last answer (Pipeline::patch); empty: every hook is a refresh.
+    GroupPatch patch;
+    /// Told of the upstream work each hook causes ("event" or "refresh"), for /metrics.
+    std::function<void(std::string const& source, std::string_view kind)> on_hook_work;
     /// When it gives a wait for a group, its first refresh comes after that wait instead of at start
     /// (staggered): a reload hands in the rest of the interval of feeds whose calendar it keeps.
     std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)> first_wait;
@@ -83,6 +92,12 @@ class Refreshers {
     /** @brief Thread-safe: a webhook of `source` arrived; its feeds refresh within seconds (see hook_delay).
      */
     void poke(std::string const& source);
+
+    /**
+     * @brief Thread-safe: a webhook of `source` named event `id`: the groups that can be patched read that
+     * one event (RefreshOptions::patch), the others refresh (at most hook_refreshes per hook_window).
+     */
+    void hook(std::string const& source, std::string const& id);
 
     /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */
     void stop();

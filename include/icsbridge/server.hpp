@@ -90,6 +90,7 @@ struct ServerResponse {
     /// An accepted webhook: the source whose feeds are to be refreshed now, and the hook's action.
     std::string hook_source;
     std::string hook_action;
+    std::string hook_event; ///< the event the hook names (hooked_event_id), or empty
 
     /** @brief The body GET would send. */
     std::string_view body() const {
@@ -116,7 +117,7 @@ ServerResponse handle_request(
 );
 
 /** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
-using HookSink = std::function<void(std::string const& source)>;
+using HookSink = std::function<void(std::string const& source, std::string const& event_id)>;
 
 /**
  * @brief The HTTP listener. Usage: `listen()` (port 0 picks a free port), co_spawn `run()`, and

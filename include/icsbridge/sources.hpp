@@ -84,6 +84,10 @@ class EventsSource {
     boost::asio::awaitable<Result<std::vector<Event>>>
     fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress = {});
 
+    /** @brief One event by id, expanded as the lists are (GET /v3/events/{id}/): what a webhook names.
+     * errc::upstream_not_found when it is gone. */
+    boost::asio::awaitable<Result<Event>> event(std::string id);
+
     /** @brief The seed's category table (the API has no list endpoint documented). */
     std::vector<Category> categories() const;
 

@@ -38,6 +38,10 @@ std::shared_ptr<Generation> make_generation(
     GroupFetch fetch = [cfg, pipeline = gen->pipeline](FeedGroup const& g, sys_seconds now) {
         return pipeline_fetch(*pipeline)(g, now);
     };
+    // A hook's one event, read into the group's last answer by the same pipeline (kept alive likewise).
+    opts.patch = [cfg, pipeline = gen->pipeline](FeedGroup const& g, std::string id, sys_seconds now) {
+        return pipeline->patch(g, std::move(id), now);
+    };
     gen->refreshers =
         std::make_unique<Refreshers>(strand, *cfg, store, publisher, std::move(fetch), log, std::move(opts));
     gen->merged = std::make_unique<MergedFeeds>(*cfg, store, publisher, log);

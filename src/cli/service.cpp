@@ -77,14 +77,17 @@ Service::Service(Config const& cfg, Logger const& log)
         // A webhook any replica received: every replica wakes the source's refreshers, and the lease
         // holder's refresh is the one that goes on. Heard on the database thread; the refreshers are the
         // control thread's.
-        node_->on_hook([this](std::string const& source) {
-            net::post(control_, [this, source] {
+        node_->on_hook([this](std::string const& source, std::string const& event_id) {
+            net::post(control_, [this, source, event_id] {
                 if (!stopping_)
-                    current_->refreshers->poke(source);
+                    current_->refreshers->hook(source, event_id);
             });
         });
         keep_cluster_.emplace(cluster_.get_executor());
     }
+    refresh_opts_.on_hook_work = [this](std::string const& source, std::string_view kind) {
+        metrics_.upstream.record_hook_work(source, kind);
+    };
     current_ = next_generation(cfg_, refresh_opts_);
 
     int const threads = cfg_->server.threads > 0
@@ -110,7 +113,9 @@ Service::Service(Config const& cfg, Logger const& log)
         metrics_,
         log_,
         std::move(executors),
-        [this](std::string const& source) { net::post(control_, [this, source] { hook(source); }); }
+        [this](std::string const& source, std::string const& event_id) {
+            net::post(control_, [this, source, event_id] { hook(source, event_id); });
+        }
     );
 }
 
@@ -170,19 +175,19 @@ void Service::start_generation(std::shared_ptr<Generation> gen) {
     });
 }
 
-void Service::hook(std::string const& source) {
+void Service::hook(std::string const& source, std::string const& event_id) {
     if (stopping_)
         return;
     // In a cluster the lease holder may be another replica: tell them all through the database; alone
-    // (no cluster, or the database away), refresh here.
+    // (no cluster, or the database away), here.
     if (!node_) {
-        current_->refreshers->poke(source);
+        current_->refreshers->hook(source, event_id);
         return;
     }
-    node_->announce_hook(source, [this, source] {
-        net::post(control_, [this, source] {
+    node_->announce_hook(source, event_id, [this, source, event_id] {
+        net::post(control_, [this, source, event_id] {
             if (!stopping_)
-                current_->refreshers->poke(source);
+                current_->refreshers->hook(source, event_id);
         });
     });
 }

@@ -55,7 +55,7 @@ class Service {
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
     void start_generation(std::shared_ptr<Generation> gen);
     void reload();
-    void hook(std::string const& source);
+    void hook(std::string const& source, std::string const& event_id);
     void stop();
     void await_hangup();
     void run_threads();

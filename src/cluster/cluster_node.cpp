@@ -257,7 +257,12 @@ bool ClusterNode::converge() {
     return true;
 }
 
-void ClusterNode::announce_hook(std::string source, std::function<void()> alone) {
+void ClusterNode::announce_hook(
+    std::string source, std::string const& event_id, std::function<void()> alone
+) {
+    // The payload is "SOURCE" or "SOURCE\nEVENT": neither holds a line break.
+    if (!event_id.empty())
+        source += "\n" + event_id;
     net::post(db_ex_, [this, source = std::move(source), alone = std::move(alone)] {
         if (stopped_)
             return;
@@ -314,9 +319,12 @@ void ClusterNode::load_notified() {
     }
     load_rows(feeds);
     // Every replica wakes the source's refreshers; only the lease holder's refresh goes on (turn()).
-    if (on_hook_)
-        for (auto const& source : hooked)
-            on_hook_(source);
+    if (!on_hook_)
+        return;
+    for (auto const& payload : hooked) {
+        auto const nl = payload.find('\n');
+        on_hook_(payload.substr(0, nl), nl == std::string::npos ? std::string() : payload.substr(nl + 1));
+    }
 }
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {

@@ -76,14 +76,16 @@ class ClusterNode {
 
     /** @brief Told the source of every webhook any replica announced (this one's included), on the
      * database thread. */
-    void on_hook(std::function<void(std::string const& source)> fn) { on_hook_ = std::move(fn); }
+    void on_hook(std::function<void(std::string const& source, std::string const& event_id)> fn) {
+        on_hook_ = std::move(fn);
+    }
 
     /**
      * @brief Thread-safe: a webhook of `source` arrived here; tells every replica (NOTIFY), so that
      * whichever holds the lease refreshes. When the database is away, `alone` is called instead (on the
      * database thread): then this replica refreshes on its own.
      */
-    void announce_hook(std::string source, std::function<void()> alone);
+    void announce_hook(std::string source, std::string const& event_id, std::function<void()> alone);
 
   private:
     /** @brief The claim itself (database thread): `lease` is the group's key, `feeds` its feeds' names. */
@@ -139,7 +141,7 @@ class ClusterNode {
     std::map<std::string, std::string> lease_of_feed_; ///< feed -> its group's lease name
     /// Feeds whose save the fence refused (we woke from a pause with an old calendar): the row goes back in.
     std::set<std::string> refused_;
-    std::function<void(std::string const&)> on_hook_;
+    std::function<void(std::string const&, std::string const&)> on_hook_;
 };
 
 } // namespace icsbridge::cluster

@@ -25,6 +25,16 @@ void UpstreamMetrics::record(std::string_view source, unsigned status, std::chro
     h.sum += s;
 }
 
+void UpstreamMetrics::record_hook_work(std::string_view source, std::string_view kind) {
+    std::lock_guard lock(mtx_);
+    ++hook_work_[{std::string(source), std::string(kind)}];
+}
+
+std::map<std::pair<std::string, std::string>, std::uint64_t> UpstreamMetrics::hook_work() const {
+    std::lock_guard lock(mtx_);
+    return hook_work_;
+}
+
 std::vector<UpstreamMetrics::Series> UpstreamMetrics::series() const {
     std::lock_guard lock(mtx_);
     std::vector<Series> out;

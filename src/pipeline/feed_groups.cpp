@@ -60,6 +60,12 @@ run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
 
 } // namespace
 
+GroupPatch pipeline_patch(Pipeline& pipeline) {
+    return [p = &pipeline](FeedGroup const& g, std::string id, sys_seconds now) {
+        return p->patch(g, std::move(id), now);
+    };
+}
+
 GroupFetch pipeline_fetch(Pipeline& pipeline) {
     return [p = &pipeline](FeedGroup const& g, sys_seconds now) { return run_pipeline(p, &g, now); };
 }

@@ -42,6 +42,15 @@ struct Pipeline::Impl {
     Logger log;
     std::map<std::string, Upstream, std::less<>> upstreams;
     std::map<std::string, RenderCache, std::less<>> caches;
+    /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
+    std::map<std::string, std::shared_ptr<FeedItems const>> answers;
+
+    /** @brief Whether a hook's one event can update this question's answer (see Pipeline::patch). */
+    bool patchable(UpstreamQuery const& q) const {
+        auto src = cfg.sources.find(q.source);
+        return src != cfg.sources.end() && !src->second.webhook_secret.empty() && !q.ticket_classes &&
+               (q.select == "organizer" || q.select == "organization");
+    }
 
     Impl(
         Config const& c,
@@ -125,6 +134,8 @@ Pipeline::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progr
         if (!events)
             co_return events.error();
         items.events = std::move(*events);
+        if (impl_->patchable(question))
+            impl_->answers[question.key()] = std::make_shared<FeedItems const>(items);
     } else {
         auto posts = co_await u.jobs->fetch(question, std::move(progress));
         if (!posts)
@@ -224,6 +235,30 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     if (!items)
         co_return items.error();
     co_return render(feed, *items);
+}
+
+net::awaitable<std::optional<std::vector<Result<FeedOutput>>>>
+Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
+    auto const key = g.query.key();
+    auto kept = impl_->answers.find(key);
+    auto up = impl_->upstream(g.query.source);
+    if (kept == impl_->answers.end() || !up || !(*up)->events)
+        co_return std::nullopt;
+    auto const before = kept->second; // the map may change while the event travels
+    auto ev = co_await (*up)->events->event(id);
+    if (!ev && ev.error().code != errc::upstream_not_found)
+        co_return std::nullopt;
+    // The event as the lists would give it now: changed, added, or gone (deleted, a draft, ended long ago).
+    auto items = std::make_shared<FeedItems>(*before);
+    std::erase_if(items->events, [&](Event const& e) { return e.id == id; });
+    if (ev && !never_published(*ev) && in_event_life(*ev, now, g.query.keep_past))
+        items->events.push_back(std::move(*ev));
+    items->asked_at = now;
+    impl_->answers[key] = items;
+    std::vector<Result<FeedOutput>> out;
+    for (auto const* f : g.feeds)
+        out.push_back(render(*f, *items));
+    co_return out;
 }
 
 std::vector<BudgetStatus> Pipeline::budgets() const {

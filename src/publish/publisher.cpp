@@ -12,6 +12,8 @@ std::string_view to_string(Origin o) noexcept {
     switch (o) {
     case Origin::fetched:
         return "fetched";
+    case Origin::patched:
+        return "patched";
     case Origin::merged:
         return "merged";
     case Origin::adopted:
@@ -125,8 +127,11 @@ void Publisher::run_one(Job job) {
             std::move(definition)
         );
     // 1-2. The served table: the new snapshot, or only the time of this success.
-    bool const ours = job.origin == Origin::fetched || job.origin == Origin::merged;
-    if (!table_.put(job.feed, changed ? snap : nullptr, job.at, ours))
+    // Made here (kept below); a refresh or a merge also counts as one (a patch reads one event only).
+    bool const ours =
+        job.origin == Origin::fetched || job.origin == Origin::merged || job.origin == Origin::patched;
+    bool const refreshed = job.origin == Origin::fetched || job.origin == Origin::merged;
+    if (!table_.put(job.feed, changed ? snap : nullptr, job.at, refreshed))
         return; // not a feed of the config in force (removed by a reload meanwhile)
     // 3. Kept for the next start. Unchanged bytes are kept again too: the kept fetched_at is what a restart
     // reports as the last success, and a feed that rarely changes would otherwise come back stale.

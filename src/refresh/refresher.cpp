@@ -12,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -68,6 +69,9 @@ struct Refreshers::Impl {
         std::optional<std::chrono::steady_clock::time_point> hook_due;
         std::chrono::steady_clock::time_point last_start{};
         net::steady_timer* sleeper = nullptr;
+        std::set<std::string> events; ///< events hooks named, to read one by one (patch) at patch_due
+        std::optional<std::chrono::steady_clock::time_point> patch_due;
+        std::deque<std::chrono::steady_clock::time_point> hook_refreshes; ///< starts within hook_window
     };
     std::vector<Wake> wake = std::vector<Wake>(groups.size());
     net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
@@ -85,13 +89,32 @@ struct Refreshers::Impl {
 
     /**
      * @brief The loop's wait between refreshes: `d`, or less when a webhook asks for a refresh sooner.
+     * Events that hooks named are read meanwhile (patches), without ending the wait.
      * @return false if stop() came first
      */
     net::awaitable<bool> nap(std::size_t gi, std::chrono::steady_clock::duration d) {
         auto const until = std::chrono::steady_clock::now() + d;
         while (!stopped) {
+            if (!co_await wait_for(gi, until))
+                co_return false;
             auto& w = wake[gi];
-            auto const target = w.hook_due ? std::min(until, *w.hook_due) : until;
+            auto const now = std::chrono::steady_clock::now();
+            if (w.patch_due && now >= *w.patch_due && !(w.hook_due && now >= *w.hook_due) && now < until) {
+                co_await apply_patches(gi);
+                continue;
+            }
+            co_return true;
+        }
+        co_return false;
+    }
+
+    /** @brief Waits until `until`, a webhook's refresh or its patches are due; false if stop() came first. */
+    net::awaitable<bool> wait_for(std::size_t gi, std::chrono::steady_clock::time_point until) {
+        while (!stopped) {
+            auto& w = wake[gi];
+            auto target = w.hook_due ? std::min(until, *w.hook_due) : until;
+            if (w.patch_due)
+                target = std::min(target, *w.patch_due);
             if (std::chrono::steady_clock::now() >= target)
                 co_return true;
             net::steady_timer t(strand, target);
@@ -105,20 +128,60 @@ struct Refreshers::Impl {
     }
 
     /**
-     * @brief A webhook for `source`: each of its groups refreshes after hook_delay (so a burst is one
-     * refresh), and at least hook_gap after its last refresh began (a longer burst: one more, at most).
+     * @brief A webhook for `source` (naming event `id`, or none): each of its groups reads that one event
+     * after hook_delay when it can (patch), or else refreshes after hook_delay (so a burst is one refresh),
+     * at least hook_gap after its last refresh began, and never more than hook_refreshes times in a
+     * hook_window for hooks.
      */
-    void poke(std::string const& source) {
+    void hook(std::string const& source, std::string const& id) {
         auto const now = std::chrono::steady_clock::now();
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {
             if (groups[gi].feeds.front()->source != source)
                 continue;
             auto& w = wake[gi];
-            if (w.hook_due)
-                continue; // already coming, and it will see this change too
-            w.hook_due = std::max(now + opts.hook_delay, w.last_start + opts.hook_gap);
+            if (!id.empty() && opts.patch && !w.hook_due) {
+                w.events.insert(id);
+                if (!w.patch_due)
+                    w.patch_due = now + opts.hook_delay;
+            } else {
+                refresh_for_hook(gi, now);
+            }
             if (w.sleeper)
                 w.sleeper->cancel();
+        }
+    }
+
+    void refresh_for_hook(std::size_t gi, std::chrono::steady_clock::time_point now) {
+        auto& w = wake[gi];
+        if (w.hook_due)
+            return; // already coming, and it will see this change too
+        auto due = std::max(now + opts.hook_delay, w.last_start + opts.hook_gap);
+        if (opts.hook_refreshes > 0 && w.hook_refreshes.size() >= opts.hook_refreshes)
+            due = std::max(due, w.hook_refreshes.front() + opts.hook_window);
+        w.hook_due = due;
+    }
+
+    /** @brief The events hooks named, each read and put in the group's answer; a refresh where that fails. */
+    net::awaitable<void> apply_patches(std::size_t gi) {
+        auto& w = wake[gi];
+        auto const ids = std::exchange(w.events, {});
+        w.patch_due.reset();
+        auto const& g = groups[gi];
+        // In a cluster the lease holder reads the event; the others hear of its publish.
+        if (opts.turn && (co_await opts.turn(g)).count() > 0)
+            co_return;
+        for (auto const& id : ids) {
+            if (stopped || wake[gi].hook_due)
+                co_return; // a refresh is coming: it reads every event anyway
+            auto results = co_await opts.patch(g, id, wall_now());
+            if (!results) {
+                refresh_for_hook(gi, std::chrono::steady_clock::now());
+                co_return;
+            }
+            if (opts.on_hook_work)
+                opts.on_hook_work(g.feeds.front()->source, "event");
+            if (results->size() == g.feeds.size())
+                publish(g, *results, Origin::patched);
         }
     }
 
@@ -182,7 +245,8 @@ struct Refreshers::Impl {
         return snap->items >= opts.shrink_min_items && r->items * 2 < snap->items;
     }
 
-    bool publish(FeedGroup const& g, std::vector<Result<FeedOutput>>& results) {
+    bool
+    publish(FeedGroup const& g, std::vector<Result<FeedOutput>>& results, Origin origin = Origin::fetched) {
         bool all_ok = true;
         auto now = wall_now();
         for (std::size_t i = 0; i < g.feeds.size(); ++i) {
@@ -196,7 +260,7 @@ struct Refreshers::Impl {
                 );
                 continue;
             }
-            publisher.publish(name, std::move(r->ics), r->items, Origin::fetched, now);
+            publisher.publish(name, std::move(r->ics), r->items, origin, now);
         }
         return all_ok;
     }
@@ -204,8 +268,20 @@ struct Refreshers::Impl {
     net::awaitable<bool> refresh_once(std::size_t gi) {
         auto const& g = groups.at(gi);
         // Whatever started this refresh, it reads the upstream after every hook received so far.
-        wake.at(gi).hook_due.reset();
-        wake.at(gi).last_start = std::chrono::steady_clock::now();
+        auto& w = wake.at(gi);
+        auto const now = std::chrono::steady_clock::now();
+        if (w.hook_due && now >= *w.hook_due) {
+            w.hook_refreshes.push_back(now);
+            while (w.hook_refreshes.size() > opts.hook_refreshes ||
+                   (!w.hook_refreshes.empty() && w.hook_refreshes.front() + opts.hook_window <= now))
+                w.hook_refreshes.pop_front();
+            if (opts.on_hook_work)
+                opts.on_hook_work(g.feeds.front()->source, "refresh");
+        }
+        w.hook_due.reset();
+        w.events.clear();
+        w.patch_due.reset();
+        w.last_start = now;
         auto results = co_await fetch_group(g);
         if (!results)
             co_return false;
@@ -329,8 +405,12 @@ net::awaitable<bool> Refreshers::refresh_once(std::size_t group) {
 }
 
 void Refreshers::poke(std::string const& source) {
+    hook(source, {});
+}
+
+void Refreshers::hook(std::string const& source, std::string const& id) {
     auto impl = impl_;
-    net::post(impl->strand, [impl, source] { impl->poke(source); });
+    net::post(impl->strand, [impl, source, id] { impl->hook(source, id); });
 }
 
 void Refreshers::stop() {

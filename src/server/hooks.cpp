@@ -118,7 +118,22 @@ HookVerdict judge_hook(
     auto v = verdict(HookOutcome::accepted, 202, "accepted");
     v.source = src->name;
     v.action = loggable(action->as_string(), 64);
+    v.event_id = hooked_event_id(api_url->as_string());
     return v;
+}
+
+std::string hooked_event_id(std::string_view api_url) {
+    auto const path = api_url.substr(0, api_url.find_first_of("?#"));
+    auto const at = path.rfind("/events/");
+    if (at == std::string_view::npos)
+        return {};
+    auto id = path.substr(at + 8);
+    if (id.ends_with('/'))
+        id.remove_suffix(1);
+    bool const plain = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    });
+    return plain ? std::string(id) : std::string();
 }
 
 std::string redact_hook_target(std::string_view target) {

@@ -23,7 +23,13 @@ struct HookVerdict {
     std::string message; ///< for the client and the log; never holds the secret
     std::string source;  ///< the source whose feeds to refresh (accepted only)
     std::string action;  ///< config.action of the body, printable (accepted only)
+    /// The event api_url names (its last path segment after /events/, letters and digits only), read, never
+    /// fetched: the source's own base_url and this id make the one request; empty when it names none
+    std::string event_id;
 };
+
+/** @brief The event id an api_url names (".../v3/events/ID/"), or empty: letters and digits, at most 64. */
+std::string hooked_event_id(std::string_view api_url);
 
 /** @brief Splits "SOURCE/SECRET" (the path after /hooks/); false for any other shape. */
 bool split_hook_path(std::string_view rest, std::string_view& source, std::string_view& secret);

@@ -266,6 +266,14 @@ metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const&
             s.counts,
             s.sum
         );
+    if (auto const work = metrics.upstream.hook_work(); !work.empty()) {
+        out += "# HELP icsbridge_hook_upstream_work_total Upstream work webhooks caused, by source: kind "
+               "\"event\" is one event read (one call), \"refresh\" a whole refresh of a feed group.\n"
+               "# TYPE icsbridge_hook_upstream_work_total counter\n";
+        for (auto const& [key, n] : work)
+            out += "icsbridge_hook_upstream_work_total{source=\"" + label(key.first) + "\",kind=\"" +
+                   label(key.second) + "\"} " + std::to_string(n) + "\n";
+    }
     append_view_cache_metrics(out, views);
     auto const budgets = metrics.upstream.budgets();
     if (!budgets.empty()) {

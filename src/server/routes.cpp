@@ -238,6 +238,7 @@ ServerResponse handle_hook(Ctx const& c, std::string_view rest) {
     r.headers.emplace_back("Cache-Control", "no-store");
     r.hook_source = std::move(v.source);
     r.hook_action = std::move(v.action);
+    r.hook_event = std::move(v.event_id);
     return r;
 }
 

@@ -183,7 +183,7 @@ net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_
                 "hook for source " + res.hook_source + " (" + res.hook_action + "): refreshing its feeds"
             );
             if (impl->on_hook)
-                impl->on_hook(res.hook_source);
+                impl->on_hook(res.hook_source, res.hook_event);
         }
         // Build the access-log line only when it will be written: this is the hot path.
         if (impl->log.sink && impl->log.min <= LogLevel::info) {

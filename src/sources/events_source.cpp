@@ -141,6 +141,11 @@ class EventsClient {
         co_return std::move(events);
     }
 
+    /** @brief One event with its expansions: what a webhook names. errc::upstream_not_found when gone. */
+    net::awaitable<Result<Event>> one(std::string id) const {
+        co_return co_await event_detail(std::move(id));
+    }
+
   private:
     // An organizer's events over their whole life: everything not yet ended (every page), then the ended
     // ones newest first until a page lies wholly before now - keep_past. The history of an organizer with
@@ -348,6 +353,11 @@ net::awaitable<Result<std::vector<Event>>>
 EventsSource::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
     EventsClient client(src_, http_, log_, budget_);
     co_return co_await client.fetch(question, now, progress);
+}
+
+net::awaitable<Result<Event>> EventsSource::event(std::string id) {
+    EventsClient client(src_, http_, log_, budget_);
+    co_return co_await client.one(std::move(id));
 }
 
 std::vector<Category> EventsSource::categories() const {

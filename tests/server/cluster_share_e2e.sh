@@ -2,7 +2,8 @@
 # File: cluster_share_e2e.sh
 # What replicas share through the database besides snapshots (issue 13), with three real `icsbridge serve`
 # replicas, a real PostgreSQL 15 and the fake upstream: a webhook sent to a replica that does not hold the
-# feed's lease makes the holder refresh, exactly once, and every replica serves the change within 5 s; a
+# feed's lease makes the holder read the event it names, exactly once, and every replica serves the change
+# within 5 s; a
 # `tokens` subscriber's last fetch from one replica shows on all of them; a source's call budget holds across
 # replicas: the holder spends it, is killed, and its successor waits
 # for the window instead of spending it again.
@@ -60,16 +61,25 @@ holder_of() {
     done
 }
 
-# 1. A webhook to a replica that is not the lease holder: the holder refreshes, once; all serve the change.
+# event_reads ID: requests the upstream saw for event ID alone (what a hook naming it costs).
+event_reads() {
+    curl -s "$upstream/__control/requests" |
+        python3 -c 'import json, sys; print(sum(1 for r in json.load(sys.stdin) if r["path"] == sys.argv[1]))' \
+            "/v3/events/$1/"
+}
+
+# 1. A webhook to a replica that is not the lease holder, naming the event that changed: the holder reads
+# that one event, once (no refresh); all serve the change.
 holder=
 for _ in $(seq 1 50); do holder=$(holder_of pub); [ -n "$holder" ] && break; sleep 0.2; done
 [ -n "$holder" ] || fail "no replica says it holds the lease of pub in /metrics"
 other=$((holder % 3 + 1))
 old=$(etag_of "${bases[0]}")
 before=$(list_requests demo-events-token)
+reads_before=$(event_reads 788216780592)
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data "{\"api_url\": \"$upstream/v3/events/1/\", \"config\": {\"action\": \"event.updated\"}}" \
+    --data "{\"api_url\": \"$upstream/v3/events/788216780592/\", \"config\": {\"action\": \"event.updated\"}}" \
     "${bases[$((other - 1))]}/hooks/eb/share-hook-secret")
 [ "$code" = 202 ] || fail "the hook to r$other answered $code"
 t0=$(date +%s.%N)
@@ -83,7 +93,9 @@ done
 echo "hook to r$other, holder r$holder: every replica serves the change after $(echo "$(date +%s.%N) - $t0" | bc) s"
 sleep 4 # a second refresh would come within hook_gap (3 s)
 n=$(( $(list_requests demo-events-token) - before ))
-[ "$n" = 1 ] || fail "a hook to a non-holder made $n refreshes of pub, not 1"
+reads=$(( $(event_reads 788216780592) - reads_before ))
+[ "$reads" = 1 ] || fail "a hook to a non-holder made $reads reads of its event, not 1 (every replica read it?)"
+[ "$n" = 0 ] || fail "a hook naming one event made $n refreshes of pub, not 0"
 grep -q 'feed pub: .* changed' "$work/r$holder.log" || fail "the holder r$holder did not publish the change"
 
 # 2. A subscriber's fetch from one replica shows in every replica's /healthz (its time, to the second).
