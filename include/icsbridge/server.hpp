@@ -74,6 +74,7 @@ struct ServerRequest {
     std::optional<std::string_view> if_modified_since;
     std::string_view accept_encoding;
     std::string_view authorization; ///< the Authorization header ("Bearer T" unlocks /healthz, /metrics)
+    std::string_view user_agent;    ///< Google's calendar fetcher gets the google view of a large feed
     std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
     bool body_too_large = false;    ///< a hook body over the limit, left unread
 };

@@ -83,20 +83,6 @@ std::string day_heading(long long wall) {
            " " + months[unsigned(ymd.month()) - 1] + " " + std::to_string(static_cast<int>(ymd.year()));
 }
 
-std::string percent_encode(std::string_view s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        }
-    }
-    return out;
-}
-
 /** The zone most items start in: the calendar's own zone for an agenda that did not ask for one. */
 std::string usual_zone(views::FeedIndex const& index) {
     std::map<std::string_view, int> count;
@@ -175,7 +161,7 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
         rows.resize(page.limit);
 
     std::string const webcal = webcal_url(page.https_url);
-    std::string const google = "https://calendar.google.com/calendar/r?cid=" + percent_encode(webcal);
+    std::string const google = google_add_url(page.https_url);
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                       "<meta name=\"referrer\" content=\"no-referrer\"><title>" +

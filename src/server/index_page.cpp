@@ -5,6 +5,7 @@
 #include "server/pages.hpp"
 #include "server/qr_svg.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 
@@ -34,6 +35,30 @@ std::string webcal_url(std::string_view http_url) {
     auto colon = http_url.find("://");
     return colon == std::string_view::npos ? "webcal://" + std::string(http_url)
                                            : "webcal" + std::string(http_url.substr(colon));
+}
+
+namespace {
+
+std::string percent_encode(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string google_add_url(std::string_view http_url) {
+    std::string url(http_url);
+    url += url.find('?') == std::string::npos ? "?for=google" : "&for=google";
+    return "https://calendar.google.com/calendar/r?cid=" + percent_encode(webcal_url(url));
 }
 
 namespace {
@@ -74,7 +99,8 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
     out += healthy ? " · <span class=\"ok\">healthy</span>" : " · <span class=\"bad\">not healthy</span>";
     out += "</p><ul class=\"links\"><li><a class=\"primary webcal\" href=\"" + html_escape(webcal) +
            "\">Subscribe</a></li><li><a class=\"agenda\" href=\"" + html_escape(agenda) +
-           "\">Agenda</a></li></ul>";
+           "\">Agenda</a></li><li><a class=\"google\" href=\"" + html_escape(google_add_url(http)) +
+           "\">Add to Google Calendar</a></li></ul>";
     out += "<p class=\"url\"><a href=\"" + html_escape(http) + "\">" + html_escape(http) + "</a></p></div>";
     out += qr_svg(http, html_escape("QR code of " + http));
     return out + "</section>\n";
@@ -104,8 +130,8 @@ std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds no
         out += "<p class=\"muted\">No public calendars here.</p>\n";
     out += "<h2>How to subscribe</h2>\n<ul>\n"
            "<li>Phone: scan the code, or tap Subscribe (Apple devices open their subscribe dialog).</li>\n"
-           "<li>Google Calendar: Other calendars, +, From URL; paste the https link (Google refreshes every "
-           "8-24 hours).</li>\n"
+           "<li>Google Calendar: tap Add to Google Calendar (a view Google takes at any size; Google "
+           "refreshes every 8-24 hours).</li>\n"
            "<li>Apple Calendar: tap Subscribe, or File, New Calendar Subscription, and paste the link.</li>\n"
            "<li>Outlook: Add calendar, Subscribe from web; paste the https link.</li>\n"
            "<li>Thunderbird: New Calendar, On the Network; paste the https link.</li>\n"

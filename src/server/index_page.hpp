@@ -14,6 +14,12 @@ namespace icsbridge {
 /** @brief The webcal:// form of an http(s) URL (calendar apps open their subscribe dialog for it). */
 std::string webcal_url(std::string_view http_url);
 
+/**
+ * @brief Google Calendar's add-by-URL link for a feed URL (a token in it kept): the feed's google view
+ * (`?for=google`), which Google takes whatever the size of the feed.
+ */
+std::string google_add_url(std::string_view http_url);
+
 /** @brief One small stylesheet for the generated pages: system fonts, no external resources, phone first. */
 extern std::string_view const page_style;
 

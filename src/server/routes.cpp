@@ -83,6 +83,24 @@ ServerResponse not_fetched_yet() {
     return r;
 }
 
+/**
+ * @brief Google drops a calendar over about 1 MB without a word: its fetcher gets the google view of such a
+ * feed's plain URL. Sets the link a google view's description gives to the full feed.
+ * @return whether the answer to this URL depends on the User-Agent (for Vary)
+ */
+bool google_view_for_agent(Ctx const& c, std::string_view name, std::size_t size, views::ViewParams& view) {
+    bool const by_agent = view.empty() && size > views::google_view_limit;
+    if (by_agent && views::google_wants_smaller(c.req.user_agent, size)) {
+        view.google = true;
+        view.from = std::chrono::floor<std::chrono::days>(c.now);
+        view.uses_today = true;
+    }
+    if (view.google)
+        if (FeedConfig const* fc = c.cfg.find_feed(name))
+            view.full_url = feed_url(c.cfg, *fc);
+    return by_agent;
+}
+
 ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     std::string const token = presented_token(c);
     // One lookup: access, snapshot and the feed's settings from the same moment, whatever a reload does.
@@ -96,6 +114,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     auto snap = std::move(feed.snapshot);
     if (!snap)
         return not_fetched_yet();
+    bool const by_agent = google_view_for_agent(c, name, snap->body.size(), *view);
     if (!view->empty()) {
         // From here on a view is served exactly like the feed: it is a snapshot of its own.
         auto built = c.views.get(name, snap, *view, c.store.gzip_enabled());
@@ -120,8 +139,12 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     r.headers.emplace_back("ETag", std::move(etag));
     r.headers.emplace_back("Last-Modified", snap->last_modified_http);
     r.headers.emplace_back("Cache-Control", (is_public ? "public, max-age=" : "private, max-age=") + max_age);
-    if (gzip_on)
-        r.headers.emplace_back("Vary", "Accept-Encoding");
+    // The plain URL of a feed too big for Google answers Google's fetcher differently.
+    if (gzip_on || by_agent)
+        r.headers.emplace_back(
+            "Vary",
+            gzip_on && by_agent ? "Accept-Encoding, User-Agent" : (gzip_on ? "Accept-Encoding" : "User-Agent")
+        );
     if (unchanged) {
         r.status = 304;
         r.snapshot.reset();

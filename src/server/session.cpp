@@ -170,6 +170,7 @@ net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
         sreq.authorization = req[http::field::authorization];
+        sreq.user_agent = req[http::field::user_agent];
         sreq.body = req.body();
         sreq.body_too_large = body_too_large;
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
