@@ -112,6 +112,11 @@ Service::Service(Config const& cfg, Logger const& log)
         std::move(executors),
         [this](std::string const& source) { net::post(control_, [this, source] { hook(source); }); }
     );
+    revoked_ = std::make_shared<RevokedTokens>(
+        cfg_->storage.dir,
+        std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
+    );
+    server_->set_revoked(revoked_);
 }
 
 Service::~Service() {
@@ -226,6 +231,10 @@ void Service::reload() {
         " changed (fetched again now), " + std::to_string(plan.kept.size()) + " kept"
     );
     store_.record_reload({now, true, {}});
+    if (auto n = revoked_->revoke_dropped(*before, *cfg, now); !n)
+        log_.warn("reload: revoked tokens answer 410 only until a restart: " + n.error().message);
+    else if (*n > 0)
+        log_.info("reload: " + std::to_string(*n) + " token(s) revoked; they answer 410 Gone for a week");
 }
 
 void Service::stop() {

@@ -9,6 +9,7 @@
 #include "util/ascii.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/digest.hpp>
+#include <icsbridge/revoked_tokens.hpp>
 #include <icsbridge/server.hpp>
 
 #include <boost/url/encode.hpp>
@@ -30,6 +31,7 @@ struct Ctx {
     Config const& cfg;
     sys_seconds now;
     boost::urls::url_view url;
+    RevokedTokens const* revoked; ///< may be null
 };
 
 ServerResponse
@@ -62,6 +64,18 @@ ServerResponse html_response(std::string html, std::string cache_control) {
 // does not show.
 ServerResponse not_found() {
     return text_response(404, "not found\n");
+}
+
+/**
+ * @brief A feed request refused: 410 Gone for a token a reload revoked (calendar apps then stop polling),
+ * else the one 404. Only a request presenting the revoked token itself can tell.
+ */
+ServerResponse refused(Ctx const& c, std::string_view name, std::string const& token) {
+    if (!c.revoked || !c.revoked->revoked(name, token, c.now))
+        return not_found();
+    auto r = text_response(410, "this subscription was revoked: remove it from your calendar app\n");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
 }
 
 ServerResponse method_not_allowed(std::string allow = "GET, HEAD") {
@@ -106,7 +120,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     // One lookup: access, snapshot and the feed's settings from the same moment, whatever a reload does.
     FeedLookup feed = c.store.lookup(name, token);
     if (!feed.access.allowed)
-        return not_found();
+        return refused(c, name, token);
     // Checked before the snapshot: a wrong parameter is wrong whether or not the feed was fetched yet.
     auto view = views::parse_view_params(c.url.params(), std::chrono::floor<std::chrono::days>(c.now));
     if (!view)
@@ -166,7 +180,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
     FeedConfig const* feed = c.cfg.find_feed(name);
     FeedLookup found = c.store.lookup(name, token);
     if (!feed || !found.access.allowed)
-        return not_found();
+        return refused(c, name, token);
     auto snap = std::move(found.snapshot);
     if (!snap)
         return not_fetched_yet();
@@ -338,7 +352,8 @@ ServerResponse route_request(
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
-    sys_seconds now
+    sys_seconds now,
+    RevokedTokens const* revoked
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
@@ -350,7 +365,7 @@ ServerResponse route_request(
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, views, metrics, cfg, now, *url};
+    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked};
     for (auto const& route : routes) {
         std::string_view arg;
         if (!route.match(path, arg))
@@ -385,9 +400,10 @@ ServerResponse handle_request(
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
-    sys_seconds now
+    sys_seconds now,
+    RevokedTokens const* revoked
 ) {
-    auto r = route_request(req, store, views, metrics, cfg, now);
+    auto r = route_request(req, store, views, metrics, cfg, now, revoked);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;
