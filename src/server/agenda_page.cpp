@@ -174,8 +174,10 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
     out += "<h1>" + html_escape(page.title) + "</h1>\n<ul class=\"links\"><li><a class=\"primary\" href=\"" +
            html_escape(webcal) + "\">Subscribe</a></li><li><a href=\"" + html_escape(page.https_url) +
            "\">https link</a></li><li><a href=\"" + html_escape(google) +
-           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">Times in " + html_escape(tz) +
-           ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
+           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">";
+    if (auto when = freshness(page.changed, page.checked, now); !when.empty())
+        out += "<span class=\"fresh\">" + when + "</span>. ";
+    out += "Times in " + html_escape(tz) + ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
     long long day = 0;
     bool open = false;
     for (auto const& r : rows) {

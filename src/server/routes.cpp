@@ -195,6 +195,10 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
         page.https_url += "?token=" + boost::urls::encode(token, boost::urls::unreserved_chars);
     if (auto it = c.url.params().find("tz"); it != c.url.params().end())
         page.tz = (*it).value;
+    page.changed = snap->last_modified;
+    for (auto const& st : c.store.status())
+        if (st.name == name)
+            page.checked = st.last_success;
     auto html = agenda_page(**index, page, c.now);
     if (!html)
         return text_response(400, html.error().message + "\n");

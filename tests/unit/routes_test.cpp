@@ -389,6 +389,8 @@ BOOST_FIXTURE_TEST_CASE(add_to_google_links_use_the_google_view, Fixture) {
             "3Dgoogle"
         ) != std::string::npos
     );
+    // Fetched (and last changed) ten minutes before the request.
+    BOOST_TEST(agenda.find("changed 10 min ago, checked 10 min ago") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(healthz_never_names_a_token_part_of_a_merge_anonymously) {
