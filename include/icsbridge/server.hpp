@@ -25,7 +25,8 @@
 
 namespace icsbridge {
 
-class ViewCache; // src/views/view_cache.hpp: the views built from the served snapshots
+class ViewCache;     // src/views/view_cache.hpp: the views built from the served snapshots
+class RevokedTokens; // icsbridge/revoked_tokens.hpp: tokens a reload took away
 
 namespace server_detail {
 struct ServerState;
@@ -35,8 +36,8 @@ struct ServerState;
 enum class Route { index, feed, healthz, metrics, hooks, other };
 inline constexpr std::size_t route_count = 6;
 /** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 11> counted_statuses = {
-    200, 202, 304, 400, 404, 405, 413, 429, 500, 503, 0};
+inline constexpr std::array<unsigned, 12> counted_statuses = {
+    200, 202, 304, 400, 404, 405, 410, 413, 429, 500, 503, 0};
 
 /** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
 enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
@@ -74,6 +75,7 @@ struct ServerRequest {
     std::optional<std::string_view> if_modified_since;
     std::string_view accept_encoding;
     std::string_view authorization; ///< the Authorization header ("Bearer T" unlocks /healthz, /metrics)
+    std::string_view user_agent;    ///< Google's calendar fetcher gets the google view of a large feed
     std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
     bool body_too_large = false;    ///< a hook body over the limit, left unread
 };
@@ -106,6 +108,7 @@ struct ServerResponse {
  * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
  * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
  * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
+ * A token in `revoked` (when given) gets 410 Gone instead of the 404 of a wrong one.
  */
 ServerResponse handle_request(
     ServerRequest const& req,
@@ -113,7 +116,8 @@ ServerResponse handle_request(
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
-    sys_seconds now
+    sys_seconds now,
+    RevokedTokens const* revoked = nullptr
 );
 
 /** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
@@ -167,6 +171,9 @@ class Server {
 
     /** @brief Connections open right now. */
     std::size_t connections() const;
+
+    /** @brief Tokens that answer 410 Gone (a reload revoked them); set before run(). */
+    void set_revoked(std::shared_ptr<RevokedTokens const> revoked);
 
   private:
     std::shared_ptr<server_detail::ServerState> impl_;

@@ -7,10 +7,12 @@
 #include "cli/output_file.hpp"
 #include "cli/serve.hpp"
 #include "cli/terminal_text.hpp"
+#include "views/view.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/merge.hpp>
 #include <icsbridge/pipeline.hpp>
+#include <icsbridge/store.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -219,10 +221,23 @@ int export_command(Config const& cfg, Args const& args) {
     return 0;
 }
 
+/** @brief Feeds whose last calendar in storage.dir is too large for Google (a feed not fetched yet has none).
+ */
+void warn_google_sizes(Config const& cfg) {
+    for (auto const& f : cfg.feeds) {
+        auto snap = load_snapshot(cfg.storage.dir, f.name, false);
+        if (!snap)
+            continue;
+        if (auto w = views::google_size_warning((*snap)->body.size()); !w.empty())
+            print_err("icsbridge: warning: [feeds." + f.name + "]: " + w);
+    }
+}
+
 int check_command(Config const& cfg) {
     // Risky but valid: said on stderr, and the exit status stays 0.
     for (auto const& w : config_warnings(cfg))
         print_err("icsbridge: warning: " + w);
+    warn_google_sizes(cfg);
     std::printf(
         "%s: OK (%zu source%s, %zu feed%s)\n",
         cfg.path.c_str(),

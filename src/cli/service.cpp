@@ -117,6 +117,11 @@ Service::Service(Config const& cfg, Logger const& log)
             net::post(control_, [this, source, event_id] { hook(source, event_id); });
         }
     );
+    revoked_ = std::make_shared<RevokedTokens>(
+        cfg_->storage.dir,
+        std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
+    );
+    server_->set_revoked(revoked_);
 }
 
 Service::~Service() {
@@ -231,6 +236,10 @@ void Service::reload() {
         " changed (fetched again now), " + std::to_string(plan.kept.size()) + " kept"
     );
     store_.record_reload({now, true, {}});
+    if (auto n = revoked_->revoke_dropped(*before, *cfg, now); !n)
+        log_.warn("reload: revoked tokens answer 410 only until a restart: " + n.error().message);
+    else if (*n > 0)
+        log_.info("reload: " + std::to_string(*n) + " token(s) revoked; they answer 410 Gone for a week");
 }
 
 void Service::stop() {

@@ -9,6 +9,7 @@
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/publish.hpp>
+#include <icsbridge/revoked_tokens.hpp>
 #include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
@@ -85,6 +86,7 @@ class Service {
     std::shared_ptr<SharedCalls> shared_calls_; ///< cluster mode: budgets counted in the database
     std::shared_ptr<Generation> current_;       ///< the refreshing half of the config in force
     std::unique_ptr<Server> server_;
+    std::shared_ptr<RevokedTokens> revoked_; ///< tokens a reload took away (410 for a week)
     boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
     boost::asio::signal_set hangups_{control_, SIGHUP};
     bool stopping_ = false;

@@ -83,20 +83,6 @@ std::string day_heading(long long wall) {
            " " + months[unsigned(ymd.month()) - 1] + " " + std::to_string(static_cast<int>(ymd.year()));
 }
 
-std::string percent_encode(std::string_view s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        }
-    }
-    return out;
-}
-
 /** The zone most items start in: the calendar's own zone for an agenda that did not ask for one. */
 std::string usual_zone(views::FeedIndex const& index) {
     std::map<std::string_view, int> count;
@@ -175,7 +161,7 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
         rows.resize(page.limit);
 
     std::string const webcal = webcal_url(page.https_url);
-    std::string const google = "https://calendar.google.com/calendar/r?cid=" + percent_encode(webcal);
+    std::string const google = google_add_url(page.https_url);
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                       "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
@@ -188,8 +174,10 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
     out += "<h1>" + html_escape(page.title) + "</h1>\n<ul class=\"links\"><li><a class=\"primary\" href=\"" +
            html_escape(webcal) + "\">Subscribe</a></li><li><a href=\"" + html_escape(page.https_url) +
            "\">https link</a></li><li><a href=\"" + html_escape(google) +
-           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">Times in " + html_escape(tz) +
-           ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
+           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">";
+    if (auto when = freshness(page.changed, page.checked, now); !when.empty())
+        out += "<span class=\"fresh\">" + when + "</span>. ";
+    out += "Times in " + html_escape(tz) + ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
     long long day = 0;
     bool open = false;
     for (auto const& r : rows) {

@@ -7,6 +7,7 @@
 #include <icsbridge/error.hpp>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,8 @@ struct AgendaPage {
     std::string https_url;   ///< the feed's URL, with `?token=` when the request had one
     std::string tz;          ///< `?tz=` of the request; empty: the zone most items are written in (else UTC)
     std::size_t limit = 300; ///< at most this many items (the soonest)
+    std::optional<std::chrono::sys_seconds> changed; ///< when the calendar's data last changed upstream
+    std::optional<std::chrono::sys_seconds> checked; ///< when the feed was last fetched
 };
 
 /**

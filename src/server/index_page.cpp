@@ -5,6 +5,7 @@
 #include "server/pages.hpp"
 #include "server/qr_svg.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 
@@ -38,6 +39,44 @@ std::string webcal_url(std::string_view http_url) {
 
 namespace {
 
+std::string percent_encode(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string google_add_url(std::string_view http_url) {
+    std::string url(http_url);
+    url += url.find('?') == std::string::npos ? "?for=google" : "&for=google";
+    return "https://calendar.google.com/calendar/r?cid=" + percent_encode(webcal_url(url));
+}
+
+namespace {
+
+/** "20 s ago", "3 min ago", "5 h ago", "2 days ago"; "just now" for a time not yet past (clock skew). */
+std::string ago(sys_seconds then, sys_seconds now) {
+    long long const s = (now - then).count();
+    if (s <= 0)
+        return "just now";
+    if (s < 60)
+        return std::to_string(s) + " s ago";
+    if (s < 3600)
+        return std::to_string(s / 60) + " min ago";
+    if (s < 48LL * 3600)
+        return std::to_string(s / 3600) + " h ago";
+    return std::to_string(s / 86400) + " days ago";
+}
+
 std::string readable_time(sys_seconds t) {
     auto const day = std::chrono::floor<std::chrono::days>(t);
     std::chrono::year_month_day const ymd(day);
@@ -56,6 +95,20 @@ std::string readable_time(sys_seconds t) {
     return buf;
 }
 
+} // namespace
+
+std::string
+freshness(std::optional<sys_seconds> changed, std::optional<sys_seconds> checked, sys_seconds now) {
+    std::string out;
+    if (changed)
+        out = "changed " + ago(*changed, now);
+    if (checked)
+        out += (out.empty() ? "checked " : ", checked ") + ago(*checked, now);
+    return out;
+}
+
+namespace {
+
 std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* st, sys_seconds now) {
     std::string const title = f.title.empty() ? f.name : f.title;
     std::string const http = feed_url(cfg, f);
@@ -69,12 +122,19 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
     bool const healthy = fetched && !st->stale(now);
     out += "<p class=\"muted\">";
     out += fetched ? std::to_string(st->snapshot->items) + " items" : std::string("not fetched yet");
-    if (st && st->last_success)
-        out += " · refreshed " + readable_time(*st->last_success);
+    // Relative, as the viewer reads it; the exact time (UTC) on hover.
+    std::optional<sys_seconds> changed;
+    if (fetched)
+        changed = st->snapshot->last_modified;
+    if (auto when = freshness(changed, st ? st->last_success : std::nullopt, now); !when.empty())
+        out += " · <span title=\"fetched " +
+               (st && st->last_success ? readable_time(*st->last_success) : std::string("never")) + "\">" +
+               when + "</span>";
     out += healthy ? " · <span class=\"ok\">healthy</span>" : " · <span class=\"bad\">not healthy</span>";
     out += "</p><ul class=\"links\"><li><a class=\"primary webcal\" href=\"" + html_escape(webcal) +
            "\">Subscribe</a></li><li><a class=\"agenda\" href=\"" + html_escape(agenda) +
-           "\">Agenda</a></li></ul>";
+           "\">Agenda</a></li><li><a class=\"google\" href=\"" + html_escape(google_add_url(http)) +
+           "\">Add to Google Calendar</a></li></ul>";
     out += "<p class=\"url\"><a href=\"" + html_escape(http) + "\">" + html_escape(http) + "</a></p></div>";
     out += qr_svg(http, html_escape("QR code of " + http));
     return out + "</section>\n";
@@ -104,8 +164,8 @@ std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds no
         out += "<p class=\"muted\">No public calendars here.</p>\n";
     out += "<h2>How to subscribe</h2>\n<ul>\n"
            "<li>Phone: scan the code, or tap Subscribe (Apple devices open their subscribe dialog).</li>\n"
-           "<li>Google Calendar: Other calendars, +, From URL; paste the https link (Google refreshes every "
-           "8-24 hours).</li>\n"
+           "<li>Google Calendar: tap Add to Google Calendar (a view Google takes at any size; Google "
+           "refreshes every 8-24 hours).</li>\n"
            "<li>Apple Calendar: tap Subscribe, or File, New Calendar Subscription, and paste the link.</li>\n"
            "<li>Outlook: Add calendar, Subscribe from web; paste the https link.</li>\n"
            "<li>Thunderbird: New Calendar, On the Network; paste the https link.</li>\n"

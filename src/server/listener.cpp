@@ -246,6 +246,10 @@ std::size_t Server::connections() const {
     return impl_->active.load();
 }
 
+void Server::set_revoked(std::shared_ptr<RevokedTokens const> revoked) {
+    impl_->revoked = std::move(revoked);
+}
+
 net::awaitable<void> Server::run() {
     // The loop runs on the acceptor's strand, where stop() closes the acceptor.
     co_await net::co_spawn(impl_->strand, accept_loop(impl_), net::use_awaitable);

@@ -144,6 +144,9 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
         f["items"] = s.snapshot ? s.snapshot->items : 0;
         f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
         f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
+        if (auto w = s.snapshot ? views::google_size_warning(s.snapshot->body.size()) : std::string();
+            !w.empty())
+            f["warnings"] = json::array({json::string(w)});
         if (!s.merge.empty()) {
             json::array parts;
             for (auto const& part : s.merge)

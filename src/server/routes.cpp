@@ -1,39 +1,23 @@
 // File: routes.cpp
-// handle_request: the route table {path pattern, methods, handler}, the feed endpoint with its
-// validators and negotiation, and the one mapping from a failure to a response.
-#include "server/agenda_page.hpp"
-#include "server/conditional.hpp"
+// handle_request: the route table {path pattern, methods, handler}, /healthz, /metrics and the hooks, and
+// the plain answers every route shares (the feed and page handlers are in feed_routes.cpp).
 #include "server/hooks.hpp"
-#include "server/index_page.hpp"
 #include "server/pages.hpp"
+#include "server/route_ctx.hpp"
 #include "util/ascii.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/digest.hpp>
 #include <icsbridge/server.hpp>
 
-#include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
-#include <boost/url/rfc/unreserved_chars.hpp>
 
 #include <array>
 
 namespace icsbridge {
 
-namespace {
+namespace server_detail {
 
-/** @brief What every handler gets. */
-struct Ctx {
-    ServerRequest const& req;
-    FeedStore const& store;
-    ViewCache& views;
-    Metrics& metrics;
-    Config const& cfg;
-    sys_seconds now;
-    boost::urls::url_view url;
-};
-
-ServerResponse
-text_response(unsigned status, std::string body, std::string_view type = "text/plain; charset=utf-8") {
+ServerResponse text_response(unsigned status, std::string body, std::string_view type) {
     ServerResponse r;
     r.status = status;
     r.headers.emplace_back("Content-Type", std::string(type));
@@ -41,33 +25,8 @@ text_response(unsigned status, std::string body, std::string_view type = "text/p
     return r;
 }
 
-/**
- * @brief A generated page: no script, no external resource, the inline stylesheet only (and the QR code's
- * inline SVG); not to be framed, sniffed or named in a Referer (a token in the page's URL must not leak).
- */
-ServerResponse html_response(std::string html, std::string cache_control) {
-    auto r = text_response(200, std::move(html), "text/html; charset=utf-8");
-    r.headers.emplace_back("Cache-Control", std::move(cache_control));
-    r.headers.emplace_back(
-        "Content-Security-Policy",
-        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
-    );
-    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-    r.headers.emplace_back("Referrer-Policy", "no-referrer");
-    return r;
-}
-
-// The same answer for an unknown feed and a wrong or missing token, so a token feed's existence
-// does not show.
 ServerResponse not_found() {
     return text_response(404, "not found\n");
-}
-
-ServerResponse method_not_allowed(std::string allow = "GET, HEAD") {
-    auto r = text_response(405, "method not allowed\n");
-    r.headers.emplace_back("Allow", std::move(allow));
-    return r;
 }
 
 std::string presented_token(Ctx const& c) {
@@ -76,96 +35,16 @@ std::string presented_token(Ctx const& c) {
     return {};
 }
 
-ServerResponse not_fetched_yet() {
-    auto r = text_response(503, "this feed has not been fetched yet; try again shortly\n");
-    r.headers.emplace_back("Retry-After", "60");
-    r.headers.emplace_back("Cache-Control", "no-store");
+} // namespace server_detail
+
+namespace {
+
+using namespace server_detail;
+
+ServerResponse method_not_allowed(std::string allow = "GET, HEAD") {
+    auto r = text_response(405, "method not allowed\n");
+    r.headers.emplace_back("Allow", std::move(allow));
     return r;
-}
-
-ServerResponse handle_feed(Ctx const& c, std::string_view name) {
-    std::string const token = presented_token(c);
-    // One lookup: access, snapshot and the feed's settings from the same moment, whatever a reload does.
-    FeedLookup feed = c.store.lookup(name, token);
-    if (!feed.access.allowed)
-        return not_found();
-    // Checked before the snapshot: a wrong parameter is wrong whether or not the feed was fetched yet.
-    auto view = views::parse_view_params(c.url.params(), std::chrono::floor<std::chrono::days>(c.now));
-    if (!view)
-        return text_response(400, view.error().message + "\n");
-    auto snap = std::move(feed.snapshot);
-    if (!snap)
-        return not_fetched_yet();
-    if (!view->empty()) {
-        // From here on a view is served exactly like the feed: it is a snapshot of its own.
-        auto built = c.views.get(name, snap, *view, c.store.gzip_enabled());
-        if (!built)
-            return text_response(500, built.error().message + "\n");
-        snap = std::move(*built);
-    }
-    feed.record_fetch(c.now);
-    auto max_age = std::to_string(feed.settings->refresh.count());
-    bool const is_public = feed.settings->is_public;
-
-    ServerResponse r;
-    r.headers.reserve(8); // all of them: growing the vector would cost more allocations than the strings
-    r.snapshot = snap;
-    // The representation is chosen first: gzip and identity bodies are different bytes, so each has its own
-    // strong ETag (RFC 9110 8.8.3), and a validator is checked against the one this request would get.
-    bool gzip_on = c.store.gzip_enabled() && !snap->gzip_body.empty();
-    bool const gzip = gzip_on && accepts_gzip(c.req.accept_encoding);
-    std::string etag = gzip ? gzip_etag(snap->etag) : snap->etag;
-    bool const unchanged =
-        not_modified(c.req.if_none_match, c.req.if_modified_since, etag, snap->last_modified, c.now);
-    r.headers.emplace_back("ETag", std::move(etag));
-    r.headers.emplace_back("Last-Modified", snap->last_modified_http);
-    r.headers.emplace_back("Cache-Control", (is_public ? "public, max-age=" : "private, max-age=") + max_age);
-    if (gzip_on)
-        r.headers.emplace_back("Vary", "Accept-Encoding");
-    if (unchanged) {
-        r.status = 304;
-        r.snapshot.reset();
-        return r;
-    }
-    // Whatever the client accepts: Google sends no Accept header at all.
-    r.headers.emplace_back("Content-Type", "text/calendar; charset=utf-8");
-    r.headers.emplace_back("Content-Disposition", "inline; filename=\"" + std::string(name) + ".ics\"");
-    if (gzip) {
-        r.gzip = true;
-        r.headers.emplace_back("Content-Encoding", "gzip");
-    }
-    return r;
-}
-
-// The agenda page: the same token rule (and the same 404) as the feed it shows.
-ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
-    std::string const token = presented_token(c);
-    FeedConfig const* feed = c.cfg.find_feed(name);
-    FeedLookup found = c.store.lookup(name, token);
-    if (!feed || !found.access.allowed)
-        return not_found();
-    auto snap = std::move(found.snapshot);
-    if (!snap)
-        return not_fetched_yet();
-    auto index = c.views.index_of(name, *snap);
-    if (!index)
-        return text_response(500, index.error().message + "\n");
-    AgendaPage page;
-    page.title = feed->title.empty() ? feed->name : feed->title;
-    // The subscribe links carry the token this request presented (the visitor has it); never another one.
-    page.https_url = feed_url(c.cfg, *feed);
-    if (!feed->is_public())
-        page.https_url += "?token=" + boost::urls::encode(token, boost::urls::unreserved_chars);
-    if (auto it = c.url.params().find("tz"); it != c.url.params().end())
-        page.tz = (*it).value;
-    auto html = agenda_page(**index, page, c.now);
-    if (!html)
-        return text_response(400, html.error().message + "\n");
-    return html_response(std::move(*html), feed->is_public() ? "no-cache" : "private, no-store");
-}
-
-ServerResponse handle_index(Ctx const& c, std::string_view) {
-    return html_response(index_page(c.cfg, c.store, c.now), "no-cache");
 }
 
 /** @brief What a request may see of /healthz and /metrics. */
@@ -316,7 +195,8 @@ ServerResponse route_request(
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
-    sys_seconds now
+    sys_seconds now,
+    RevokedTokens const* revoked
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
@@ -328,7 +208,7 @@ ServerResponse route_request(
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, views, metrics, cfg, now, *url};
+    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked};
     for (auto const& route : routes) {
         std::string_view arg;
         if (!route.match(path, arg))
@@ -363,9 +243,10 @@ ServerResponse handle_request(
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
-    sys_seconds now
+    sys_seconds now,
+    RevokedTokens const* revoked
 ) {
-    auto r = route_request(req, store, views, metrics, cfg, now);
+    auto r = route_request(req, store, views, metrics, cfg, now, revoked);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;

@@ -170,11 +170,19 @@ net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_
             sreq.if_modified_since = it->value();
         sreq.accept_encoding = req[http::field::accept_encoding];
         sreq.authorization = req[http::field::authorization];
+        sreq.user_agent = req[http::field::user_agent];
         sreq.body = req.body();
         sreq.body_too_large = body_too_large;
         // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-        ServerResponse res =
-            handle_request(sreq, impl->store, impl->views, impl->metrics, *impl->live->get(), now);
+        ServerResponse res = handle_request(
+            sreq,
+            impl->store,
+            impl->views,
+            impl->metrics,
+            *impl->live->get(),
+            now,
+            impl->revoked.get()
+        );
         bool keep = req.keep_alive() && !impl->stopping && !body_unread;
         auto wec = co_await send(*st, req.version(), res, date_header(now), keep);
         impl->metrics.http.count(res.route, res.status);

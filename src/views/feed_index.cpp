@@ -167,7 +167,7 @@ std::size_t FeedIndex::bytes() const {
     for (auto const& it : items) {
         n += it.summary_value.capacity() + it.location_value.capacity() + it.url_value.capacity() +
              it.start_tzid.capacity() + it.end_tzid.capacity() + it.alarms.capacity() * sizeof(Span) +
-             it.busy_lines.capacity() * sizeof(Span);
+             (it.busy_lines.capacity() + it.alt_descs.capacity()) * sizeof(Span);
         for (auto const& c : it.categories)
             n += sizeof(std::string) + c.capacity();
     }
@@ -222,9 +222,13 @@ std::optional<FeedIndex> index_calendar(std::string_view body) {
             }
             continue;
         }
+        if (!item && depth == 1 && name_of(raw) == "X-WR-CALDESC")
+            index.caldesc = Span{line.begin, line.end};
         if (!item || in_alarm)
             continue;
         std::string_view const name = name_of(raw);
+        if (name == "X-ALT-DESC")
+            item->alt_descs.push_back(Span{line.begin, line.end});
         if (is_busy_property(name))
             item->busy_lines.push_back(Span{line.begin, line.end});
         if (name == "DTSTART" || name == "DTEND" || name == "DUE") {

@@ -33,12 +33,14 @@ struct IndexedItem {
     std::string location_value, url_value; ///< LOCATION and URL as written (escaped, unfolded)
     std::string summary_value;             ///< SUMMARY's value as written (escaped, unfolded)
     std::vector<Span> alarms;              ///< VALARM sub-components
+    std::vector<Span> alt_descs;           ///< X-ALT-DESC lines (the HTML description)
     std::vector<Span> busy_lines;          ///< UID, DTSTAMP, DTSTART, DTEND, DUE, TRANSP (as written, folded)
 };
 
 /** @brief The calendar cut into header (with VTIMEZONEs), items and footer. */
 struct FeedIndex {
     Span header;                    ///< BEGIN:VCALENDAR, calendar properties and VTIMEZONEs
+    Span caldesc;                   ///< the X-WR-CALDESC line in the header; empty if there is none
     std::vector<IndexedItem> items; ///< in calendar order
     Span footer;                    ///< END:VCALENDAR
     std::size_t bytes() const;      ///< approximate memory held, for the cache's accounting

@@ -4,7 +4,9 @@
 #include "views/view.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
+#include <numeric>
 
 namespace icsbridge::views {
 
@@ -99,7 +101,172 @@ void append_with_alarm(
     out.append(body.substr(item.end_line, item.block.end - item.end_line));
 }
 
+/** The spans a google view cuts out of an item (Google ignores reminders and the HTML description), in
+ * the order they appear. */
+std::vector<Span> google_cuts(IndexedItem const& item) {
+    std::vector<Span> cuts(item.alarms);
+    cuts.insert(cuts.end(), item.alt_descs.begin(), item.alt_descs.end());
+    std::sort(cuts.begin(), cuts.end(), [](Span const& a, Span const& b) { return a.begin < b.begin; });
+    return cuts;
+}
+
+/** Appends the item as a google view has it: busy-only, or its block without the cuts. */
+void append_for_google(std::string& out, std::string_view body, IndexedItem const& item, bool busy) {
+    if (busy) {
+        append_busy(out, body, item);
+        return;
+    }
+    std::size_t pos = item.block.begin;
+    for (Span const& cut : google_cuts(item)) {
+        out.append(body.substr(pos, cut.begin - pos));
+        pos = cut.end;
+    }
+    out.append(body.substr(pos, item.block.end - pos));
+}
+
+std::size_t google_size(std::string_view body, IndexedItem const& item, bool busy) {
+    if (busy) {
+        std::string scratch;
+        append_busy(scratch, body, item);
+        return scratch.size();
+    }
+    std::size_t n = item.block.end - item.block.begin;
+    for (Span const& cut : google_cuts(item))
+        n -= cut.end - cut.begin;
+    return n;
+}
+
+/** TEXT escaping (RFC 5545 3.3.11) of a URL put into a description. */
+std::string escape_text(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\' || c == ',' || c == ';')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+/** The header with X-WR-CALDESC saying how many items were left out and where the full calendar is. */
+void append_google_header(
+    std::string& out,
+    std::string_view body,
+    FeedIndex const& index,
+    std::size_t left_out,
+    std::string const& url
+) {
+    Span const desc = index.caldesc;
+    std::string value;
+    if (desc.end > desc.begin) {
+        std::string_view line = desc.of(body);
+        line = line.substr(line.find(':') + 1);
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            if (line.substr(i, 3) == "\r\n ")
+                i += 2; // the fold: CR, LF and (with ++i) the space
+            else if (line.substr(i, 2) != "\r\n")
+                value += line[i];
+            else
+                break;
+        }
+        value += "\\n\\n";
+    }
+    value += std::to_string(left_out) + (left_out == 1 ? " later item is" : " later items are") +
+             " left out so that Google Calendar takes this calendar (it drops calendars over about 1 MB)";
+    if (!url.empty())
+        value += ". The full calendar: " + escape_text(url);
+    // Calendar properties come before the first component: without an X-WR-CALDESC of its own, the new
+    // one goes right after BEGIN:VCALENDAR.
+    std::size_t const at = desc.end > desc.begin ? desc.begin : body.find("\r\n") + 2;
+    std::size_t const resume = desc.end > desc.begin ? desc.end : at;
+    out.append(body.substr(index.header.begin, at - index.header.begin));
+    append_folded(out, "X-WR-CALDESC:" + value);
+    out.append(body.substr(resume, index.header.end - resume));
+}
+
+/** Upper bound of what the description note adds to the header (digits, folding, escaping). */
+std::size_t note_reserve(ViewParams const& p) {
+    return 400 + 2 * p.full_url.size();
+}
+
+ViewText build_google_view(
+    std::string_view body, FeedIndex const& index, ViewParams const& p, long long lo, long long hi
+) {
+    struct Pick {
+        std::size_t item;
+        std::size_t size;
+        long long start;
+    };
+    std::vector<Pick> picks;
+    std::size_t total = (index.header.end - index.header.begin) + (index.footer.end - index.footer.begin);
+    for (std::size_t i = 0; i < index.items.size(); ++i) {
+        IndexedItem const& item = index.items[i];
+        if (!wanted(item, p, lo, hi))
+            continue;
+        picks.push_back(
+            {i, google_size(body, item, p.busy), item.start.value_or(std::numeric_limits<long long>::max())}
+        );
+        total += picks.back().size;
+    }
+    std::vector<char> keep(index.items.size(), 0);
+    for (Pick const& pick : picks)
+        keep[pick.item] = 1;
+    std::size_t left_out = 0;
+    if (total > google_view_limit) {
+        // The nearest items matter most to someone looking at their week: keep items by start while they
+        // fit, and leave out everything from the first that does not.
+        std::stable_sort(picks.begin(), picks.end(), [](Pick const& a, Pick const& b) {
+            return a.start < b.start;
+        });
+        std::size_t const fixed =
+            total -
+            std::accumulate(picks.begin(), picks.end(), std::size_t{0}, [](std::size_t n, Pick const& x) {
+                return n + x.size;
+            });
+        std::size_t const budget =
+            google_view_limit > fixed + note_reserve(p) ? google_view_limit - fixed - note_reserve(p) : 0;
+        std::size_t used = 0;
+        for (Pick const& pick : picks) {
+            if (left_out == 0 && used + pick.size <= budget) {
+                used += pick.size;
+                continue;
+            }
+            keep[pick.item] = 0;
+            ++left_out;
+        }
+    }
+    ViewText v;
+    v.body.reserve(std::min(total, google_view_limit) + note_reserve(p));
+    if (left_out > 0)
+        append_google_header(v.body, body, index, left_out, p.full_url);
+    else
+        v.body.append(index.header.of(body));
+    for (std::size_t i = 0; i < index.items.size(); ++i) {
+        if (!keep[i])
+            continue;
+        ++v.items;
+        append_for_google(v.body, body, index.items[i], p.busy);
+    }
+    v.body.append(index.footer.of(body));
+    return v;
+}
+
 } // namespace
+
+bool google_wants_smaller(std::string_view user_agent, std::size_t body_size) {
+    return body_size > google_view_limit && user_agent.find(google_fetcher) != std::string_view::npos;
+}
+
+std::string google_size_warning(std::size_t bytes) {
+    if (bytes <= google_drop_size)
+        return {};
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "%.1f", static_cast<double>(bytes) / 1e6);
+    return std::string("the calendar is ") + mb +
+           " MB: Google Calendar drops subscribed calendars over about 1 MB without a word; subscribe Google "
+           "to ?for=google (the pages' Add to Google Calendar link; Google's fetcher gets it for the plain "
+           "URL "
+           "too)";
+}
 
 ViewText build_view(std::string_view body, FeedIndex const& index, ViewParams const& p) {
     constexpr long long day = 86400;
@@ -107,6 +274,8 @@ ViewText build_view(std::string_view body, FeedIndex const& index, ViewParams co
         p.from ? p.from->time_since_epoch().count() * day : std::numeric_limits<long long>::min();
     long long const hi =
         p.to ? (p.to->time_since_epoch().count() + 1) * day : std::numeric_limits<long long>::max();
+    if (p.google)
+        return build_google_view(body, index, p, lo, hi);
     ViewText v;
     v.body.reserve(body.size());
     v.body.append(index.header.of(body));

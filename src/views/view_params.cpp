@@ -51,11 +51,23 @@ std::string format_date(chr::sys_days d) {
     return buf;
 }
 
+/** for=APP: only google, a view from today on unless the subscriber chose the dates. */
+bool for_google(std::string_view app, chr::sys_days today, ViewParams& p) {
+    if (app != "google")
+        return false;
+    p.google = true;
+    if (!p.from && !p.to) {
+        p.from = today;
+        p.uses_today = true;
+    }
+    return true;
+}
+
 } // namespace
 
 Result<ViewParams> parse_view_params(boost::urls::params_view params, chr::sys_days today) {
     ViewParams p;
-    std::optional<std::string> alarm, from, to, days, detail;
+    std::optional<std::string> alarm, from, to, days, detail, for_app;
     for (auto const& param : params) {
         std::string_view const k = param.key;
         std::optional<std::string>* slot = k == "alarm"    ? &alarm
@@ -63,6 +75,7 @@ Result<ViewParams> parse_view_params(boost::urls::params_view params, chr::sys_d
                                            : k == "to"     ? &to
                                            : k == "days"   ? &days
                                            : k == "detail" ? &detail
+                                           : k == "for"    ? &for_app
                                                            : nullptr;
         if (k == "category") {
             if (param.value.empty() || param.value.size() > 200)
@@ -106,6 +119,8 @@ Result<ViewParams> parse_view_params(boost::urls::params_view params, chr::sys_d
         else if (*detail != "full")
             return bad("detail", "expected busy or full");
     }
+    if (for_app && !for_google(*for_app, today, p))
+        return bad("for", "expected google");
     std::sort(p.categories.begin(), p.categories.end());
     p.categories.erase(std::unique(p.categories.begin(), p.categories.end()), p.categories.end());
     return p;
@@ -113,8 +128,10 @@ Result<ViewParams> parse_view_params(boost::urls::params_view params, chr::sys_d
 
 std::string ViewParams::key() const {
     std::string k;
-    // Busy views have no reminders, so the alarm does not make a different view.
-    if (alarm && !busy)
+    // Busy and google views have no reminders, so the alarm does not make a different view.
+    if (google)
+        k += "for=google;url=" + full_url + ';';
+    else if (alarm && !busy)
         k += "alarm=" + std::to_string(alarm->count()) + ';';
     if (from)
         k += "from=" + format_date(*from) + ';';

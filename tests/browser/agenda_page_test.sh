@@ -183,7 +183,7 @@ grep -q 'tok-a.html\|tok-b.html' "$work/index.html" && fail "the index page link
 grep -q 'Our &lt;events&gt;' "$work/dom.html" || fail "title not escaped"
 grep -q 'href="webcal://calendar.example.org/feeds/pub.ics"' "$work/dom.html" || fail "no webcal link"
 grep -q 'href="https://calendar.example.org/feeds/pub.ics"' "$work/dom.html" || fail "no https link"
-grep -q 'href="https://calendar.google.com/calendar/r?cid=webcal%3A%2F%2Fcalendar.example.org%2Ffeeds%2Fpub.ics"' "$work/dom.html" ||
+grep -q 'href="https://calendar.google.com/calendar/r?cid=webcal%3A%2F%2Fcalendar.example.org%2Ffeeds%2Fpub.ics%3Ffor%3Dgoogle"' "$work/dom.html" ||
     fail "no Google add-by-URL link"
 grep -qi '<script' "$work/dom.html" && fail "the page has a script"
 mkdir -p "$out"

@@ -54,4 +54,31 @@ for url in http://127.0.0.1:9000 http://localhost:9000 "http://[::1]:9000" https
     check "$work/h.toml"
     [ -s "$work/err" ] && fail "$url was warned about"
 done
+# A feed whose last calendar in storage.dir is over 1 MB: Google Calendar would drop it (issue 28).
+write_snapshot() { # write_snapshot DIR NAME EVENTS: a valid snapshot file of that many small events
+    /usr/bin/python3 - "$@" <<'PY'
+import hashlib, json, os, sys
+d, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+body = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"
+for i in range(n):
+    body += ("BEGIN:VEVENT\r\nUID:%d@test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20270102T100000Z\r\n"
+             "SUMMARY:Event %d\r\nDESCRIPTION:%s\r\nEND:VEVENT\r\n") % (i, i, "x" * 60)
+body += "END:VCALENDAR\r\n"
+raw = body.encode()
+head = {"format": 1, "etag": '"%s"' % hashlib.sha256(raw).hexdigest(), "last_modified": 1767225600,
+        "fetched_at": 1767225600, "items": n, "bytes": len(raw)}
+os.makedirs(d, exist_ok=True)
+with open(os.path.join(d, name + ".snapshot"), "wb") as f:
+    f.write(json.dumps(head).encode() + b"\n" + raw)
+PY
+}
+config "$work/g.toml" "https://events.example.com" 'token_env = "WARN_TEST_TOKEN"'
+printf '\n[feeds.b]\nsource = "eb"\nselect = "search"\n\n[storage]\ndir = "%s/state"\n' "$work" >>"$work/g.toml"
+write_snapshot "$work/state" a 8000
+write_snapshot "$work/state" b 100
+check "$work/g.toml"
+grep -q "warning: \[feeds.a\]: the calendar is 1\.[0-9] MB: Google Calendar drops subscribed calendars over about 1 MB" \
+    "$work/err" || fail "no warning for a feed over 1 MB"
+grep -q "feeds.b" "$work/err" && fail "a small feed was warned about"
+
 echo "ok [warnings]"

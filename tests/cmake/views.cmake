@@ -33,3 +33,23 @@ add_test(
             $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/screens"
 )
 set_tests_properties(server.agenda_page_browser PROPERTIES LABELS "server;browser" TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+# The google view of a 10,000-event feed (unit.google_view_test writes it): python3-icalendar and vobject,
+# and ical.js when it is installed (`npm install --prefix build ical.js@2`; skipped otherwise).
+if(TEST unit.google_view_test)
+    set_tests_properties(unit.google_view_test PROPERTIES FIXTURES_SETUP google_view_sample)
+    add_test(
+        NAME python.check_view_google
+        COMMAND /usr/bin/python3 "${CMAKE_CURRENT_SOURCE_DIR}/python/check_ics.py" "${CMAKE_BINARY_DIR}/view_google.ics"
+                --expect "${CMAKE_BINARY_DIR}/view_google.expect.json"
+    )
+    set_tests_properties(python.check_view_google PROPERTIES FIXTURES_REQUIRED google_view_sample LABELS python TIMEOUT 120)
+    add_test(
+        NAME js.check_view_google
+        COMMAND node "${CMAKE_CURRENT_SOURCE_DIR}/js/check_icaljs.js" "${CMAKE_BINARY_DIR}/view_google.ics"
+                "${CMAKE_BINARY_DIR}/view_google.expect.json" "${CMAKE_BINARY_DIR}/node_modules"
+    )
+    set_tests_properties(
+        js.check_view_google PROPERTIES FIXTURES_REQUIRED google_view_sample LABELS js TIMEOUT 120 SKIP_RETURN_CODE 77
+    )
+endif()

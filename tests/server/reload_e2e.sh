@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # File: reload_e2e.sh
 # SIGHUP re-reads the config while wrk loads the server (0 errors): a feed added is served once fetched, a
-# subscriber removed from `tokens` is refused at once, unchanged feeds keep their ETag without a refetch,
+# subscriber removed from `tokens` gets 410 Gone at once (still after a restart; an unknown token 404),
+# unchanged feeds keep their ETag without a refetch,
 # a removed feed answers 404 (its snapshot stays on disk), a broken config is refused with FILE:LINE:COL
 # and shown in /healthz while the old one keeps running, a changed listen is logged as needing a restart.
 #   reload_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
@@ -72,7 +73,12 @@ sleep 1
 curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
 write_config extra nobob
 hup_and_wait 1
-[ "$(status "team.ics?token=bob-reload-secret-2")" = 404 ] || fail "bob still served after the reload"
+# Revoked: 410 Gone (calendar apps stop polling), for the feed and its agenda page; a token never given: 404.
+[ "$(status "team.ics?token=bob-reload-secret-2")" = 410 ] || fail "bob does not get 410 Gone after the reload"
+[ "$(status "team.html?token=bob-reload-secret-2")" = 410 ] || fail "bob's agenda page is not 410 Gone"
+[ "$(status "team.ics?token=never-given-secret-3")" = 404 ] || fail "an unknown token does not get 404"
+grep -q "reload: 1 token(s) revoked; they answer 410 Gone for a week" "$work/serve.log" ||
+    fail "the revocation is not logged"
 [ "$(status "team.ics?token=alice-reload-secret-1")" = 200 ] || fail "alice lost her feed in the reload"
 code=
 for _ in $(seq 1 100); do
@@ -123,4 +129,17 @@ if grep -q "Socket errors\|Non-2xx" "$work/wrk.out"; then
 fi
 kill -0 "$serve_pid" 2>/dev/null || fail "serve died"
 echo "$(grep 'requests in' "$work/wrk.out" | sed 's/^ *//') across 3 reloads, 0 errors"
+
+# 4. A restart keeps bob revoked (410), from a digest under storage.dir that never holds the token.
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+write_config "" nobob
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve2.log"
+wait_for_feeds "team.ics?token=alice-reload-secret-1"
+[ "$(status "team.ics?token=bob-reload-secret-2")" = 410 ] || fail "bob is not 410 Gone after a restart"
+[ "$(status "team.ics?token=never-given-secret-3")" = 404 ] || fail "an unknown token is not 404 after a restart"
+[ -s "$work/state/revoked-tokens" ] || fail "no revoked-tokens file under storage.dir"
+grep -rq "bob-reload-secret-2" "$work/state" "$work/serve.log" "$work/serve2.log" &&
+    fail "the revoked token itself was written somewhere"
+[ "$(stat -c %a "$work/state/revoked-tokens")" = 600 ] || fail "revoked-tokens is not owner-only"
 echo "PASS [reload_e2e]"

@@ -319,6 +319,80 @@ BOOST_FIXTURE_TEST_CASE(html_pages_forbid_script_sniffing_and_referers, Fixture)
     }
 }
 
+BOOST_AUTO_TEST_CASE(google_gets_a_view_that_fits_for_the_plain_url_of_a_big_feed) {
+    // Issue 28: Google Calendar silently drops a subscribed calendar over about 1 MB.
+    Config cfg = test::server_test_config();
+    FeedStore store{cfg};
+    ViewCache views;
+    Metrics metrics;
+    std::string big = test::calendar_body(12000, "b");
+    for (auto p = big.find("DTSTART:2026"); p != std::string::npos; p = big.find("DTSTART:2026", p))
+        big.replace(p, 12, "DTSTART:2027"); // all still to come
+    BOOST_TEST_REQUIRE(big.size() > 1'000'000u);
+    test::publish(store, "pub", big, 12000, t0);
+    test::publish(store, "later", test::calendar_body(3), 3, t0);
+    auto get = [&](std::string_view target, std::string_view agent) {
+        ServerRequest r;
+        r.method = "GET";
+        r.target = target;
+        r.user_agent = agent;
+        return handle_request(r, store, views, metrics, cfg, t0 + 10min);
+    };
+    std::string_view const google = "Mozilla/5.0 (compatible; Google-Calendar-Importer)";
+    auto const plain = get("/feeds/pub.ics", "Mozilla/5.0");
+    auto const fitted = get("/feeds/pub.ics", google);
+    BOOST_TEST(plain.body() == big);
+    BOOST_TEST(fitted.status == 200u);
+    BOOST_TEST(fitted.body().size() < 900'000u);
+    BOOST_TEST(fitted.header("ETag") != plain.header("ETag"));
+    std::string text(fitted.body());
+    for (auto p = text.find("\r\n "); p != std::string::npos; p = text.find("\r\n ", p))
+        text.erase(p, 3); // unfolded
+    BOOST_TEST(text.find("later items are left out") != std::string::npos);
+    BOOST_TEST(
+        text.find("The full calendar: http://cal.example.org:8080/feeds/pub.ics\r\n") != std::string::npos
+    );
+    for (auto const* r : {&plain, &fitted})
+        BOOST_TEST(std::string(r->header("Vary")).find("User-Agent") != std::string::npos);
+    // The same view by its own URL, for anyone; a small feed is the same for Google as for everyone.
+    auto const asked = get("/feeds/pub.ics?for=google", "Mozilla/5.0");
+    BOOST_TEST(asked.header("ETag") == fitted.header("ETag"));
+    BOOST_TEST(std::string(asked.header("Vary")).find("User-Agent") == std::string::npos);
+    auto const small = get("/feeds/later.ics", google);
+    BOOST_TEST(small.body() == test::calendar_body(3));
+    BOOST_TEST(std::string(small.header("Vary")).find("User-Agent") == std::string::npos);
+
+    // /healthz warns about the big one only.
+    auto health = boost::json::parse(get("/healthz", "curl").body()).at("feeds").as_array();
+    for (auto const& f : health) {
+        bool const is_big = f.at("name") == "pub";
+        BOOST_TEST(f.as_object().contains("warnings") == is_big);
+        if (is_big)
+            BOOST_TEST(
+                std::string(f.at("warnings").as_array().at(0).as_string()).starts_with("the calendar is 1.")
+            );
+    }
+}
+
+BOOST_FIXTURE_TEST_CASE(add_to_google_links_use_the_google_view, Fixture) {
+    auto index = std::string(get("/").body());
+    BOOST_TEST(
+        index.find(
+            "https://calendar.google.com/calendar/r?cid=webcal%3A%2F%2Fcal.example.org%3A8080%2Ffeeds%2Fpub."
+            "ics%3Ffor%3Dgoogle"
+        ) != std::string::npos
+    );
+    auto agenda = std::string(get("/feeds/team.html?token=alice-secret-1").body());
+    BOOST_TEST(
+        agenda.find(
+            "cid=webcal%3A%2F%2Fcal.example.org%3A8080%2Ffeeds%2Fteam.ics%3Ftoken%3Dalice-secret-1%26for%"
+            "3Dgoogle"
+        ) != std::string::npos
+    );
+    // Fetched (and last changed) ten minutes before the request.
+    BOOST_TEST(agenda.find("changed 10 min ago, checked 10 min ago") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(healthz_never_names_a_token_part_of_a_merge_anonymously) {
     // Issue 29.4: the anonymous /healthz listed a token part in a public merge's `merge` array. The config
     // refuses such a merge now; the page hides the name whatever config it is handed.

@@ -3,6 +3,7 @@
 // combinations, busy-only contents, bad parameters; each view is also written out (with what it must
 // hold) for python.check_views, which parses it with python3-icalendar and vobject.
 #include "server/agenda_page.hpp"
+#include "server/index_page.hpp"
 #include "support/server_fixtures.hpp"
 #include "views/view.hpp"
 #include "views/view_cache.hpp"
@@ -242,7 +243,7 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     org.replace(at, 16, "STATUS:CANCELLED");
     auto idx = views::index_calendar(org);
     BOOST_REQUIRE(idx);
-    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300};
+    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}};
     auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
     BOOST_REQUIRE(html);
     // The first event runs until 2027-01-06, so all 34 are still coming on 2026-12-01.
@@ -268,6 +269,30 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
         auto r = agenda_page(*idx, page, sys_days{2026y / December / 1});
         BOOST_TEST(!r, bad);
     }
+}
+
+BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked) {
+    // Issue 28: "changed 3 min ago, checked 20 s ago", in the viewer's words.
+    sys_seconds const now = sys_days{2026y / December / 1} + 12h;
+    BOOST_TEST(freshness(now - 3min - 5s, now - 20s, now) == "changed 3 min ago, checked 20 s ago");
+    BOOST_TEST(freshness(now - 5h, now - 1min, now) == "changed 5 h ago, checked 1 min ago");
+    BOOST_TEST(freshness(now - days(9), now - 47h, now) == "changed 9 days ago, checked 47 h ago");
+    BOOST_TEST(freshness(std::nullopt, now + 2s, now) == "checked just now");
+    BOOST_TEST(freshness(std::nullopt, std::nullopt, now).empty());
+
+    auto idx = views::index_calendar(golden("organizer.ics"));
+    BOOST_REQUIRE(idx);
+    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, now - 3min, now - 20s};
+    auto html = agenda_page(*idx, page, now);
+    BOOST_REQUIRE(html);
+    BOOST_TEST(html->find(">changed 3 min ago, checked 20 s ago</span>") != std::string::npos);
+
+    Config cfg = test::server_test_config();
+    FeedStore store{cfg};
+    test::publish(store, "pub", test::calendar_body(2), 2, now - 3min);
+    test::publish(store, "pub", test::calendar_body(2), 2, now - 20s); // same bytes: checked, not changed
+    auto index = index_page(cfg, store, now);
+    BOOST_TEST(index.find("changed 3 min ago, checked 20 s ago") != std::string::npos, index);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
