@@ -220,80 +220,6 @@ void ClusterNode::listen_or_reconnect() {
         set_degraded(false, {});
 }
 
-bool ClusterNode::converge() {
-    // What peers published while we were not listening, and what we fetched alone meanwhile: per feed the
-    // newer fetch wins, ours goes in (and its NOTIFY brings the peers along) or the row comes out.
-    std::size_t pushed = 0;
-    std::size_t loaded = 0;
-    for (auto const& s : store_.status()) {
-        if (!s.merge.empty())
-            continue; // a merged feed is rebuilt from its parts on every replica
-        auto row = rows_->load(s.name, store_.gzip_enabled());
-        if (!row && row.error().code == errc::io_error) {
-            // Away again: the next reconnect listens anew and converges.
-            stop_listening();
-            away(row.error().message);
-            return false;
-        }
-        if (!row && row.error().code == errc::snapshot_corrupt)
-            snapshots_->warn_refused(s.name, row.error());
-        bool const ours_newer =
-            s.snapshot && s.last_success && !refused(s.name) &&
-            (!row || !*row || ((*row)->etag != s.snapshot->etag && *s.last_success > (*row)->fetched_at));
-        if (ours_newer) {
-            auto wrote = rows_->catch_up(s.name, *s.snapshot, *s.last_success);
-            if (wrote && *wrote) {
-                ++pushed;
-                continue;
-            }
-        }
-        if (row && *row && (!s.snapshot || (*row)->etag != s.snapshot->etag))
-            loaded += adopt(s.name) ? 1 : 0;
-    }
-    log_.info(
-        "cluster: listening for peers' snapshots; " + std::to_string(loaded) + " row(s) loaded, " +
-        std::to_string(pushed) + " newer snapshot(s) of ours written"
-    );
-    return true;
-}
-
-void ClusterNode::announce_hook(
-    std::string source, std::string const& event_id, std::function<void()> alone
-) {
-    // The payload is "SOURCE" or "SOURCE\nEVENT": neither holds a line break.
-    if (!event_id.empty())
-        source += "\n" + event_id;
-    net::post(db_ex_, [this, source = std::move(source), alone = std::move(alone)] {
-        if (stopped_)
-            return;
-        if (degraded_) {
-            alone();
-            return;
-        }
-        auto sent =
-            lease_db_.query("SELECT pg_notify($1, $2)", {PgParam::text(hook_channel), PgParam::text(source)});
-        if (!sent) {
-            away(sent.error().message);
-            alone();
-        }
-    });
-}
-
-bool ClusterNode::adopt(std::string const& feed) {
-    auto snap = snapshots_->load(feed, store_.gzip_enabled());
-    if (!snap) {
-        log_.warn("feed " + feed + ": ignoring stored snapshot: " + snap.error().message);
-        return false;
-    }
-    if (!*snap)
-        return false;
-    // Publications all happen on the control thread, in one sequence: the row joins it there.
-    net::post(control_ex_, [this, feed, s = std::move(*snap)]() mutable {
-        publisher_.adopt(feed, std::move(s), Origin::adopted);
-    });
-    return true;
-}
-
 void ClusterNode::show_leases() {
     std::lock_guard lock(mtx_);
     for (auto const& [feed, lease] : lease_of_feed_)
@@ -303,33 +229,6 @@ void ClusterNode::show_leases() {
 bool ClusterNode::refused(std::string const& feed) const {
     std::lock_guard lock(mtx_);
     return refused_.count(feed) > 0;
-}
-
-void ClusterNode::load_notified() {
-    PGconn* c = listen_db_.raw();
-    if (PQconsumeInput(c) == 0 || PQstatus(c) != CONNECTION_OK) {
-        listen_lost({});
-        return;
-    }
-    std::set<std::string> feeds;
-    std::set<std::string> hooked;
-    while (PGnotify* n = PQnotifies(c)) {
-        (std::string_view(n->relname) == hook_channel ? hooked : feeds).insert(n->extra);
-        PQfreemem(n);
-    }
-    load_rows(feeds);
-    // Every replica wakes the source's refreshers; only the lease holder's refresh goes on (turn()).
-    if (!on_hook_)
-        return;
-    for (auto const& payload : hooked) {
-        auto const nl = payload.find('\n');
-        on_hook_(payload.substr(0, nl), nl == std::string::npos ? std::string() : payload.substr(nl + 1));
-    }
-}
-
-void ClusterNode::load_rows(std::set<std::string> const& feeds) {
-    for (auto const& feed : feeds)
-        (void)adopt(feed);
 }
 
 net::awaitable<void> ClusterNode::run() {

@@ -1,6 +1,7 @@
 // File: refresher.cpp
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
+#include "refresh/hook_schedule.hpp"
 #include <icsbridge/refresh.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -12,7 +13,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -64,16 +64,21 @@ struct Refreshers::Impl {
     std::set<net::steady_timer*> timers;
     net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
     std::size_t running = 0; ///< loops not yet ended
-    /// Per group: a webhook's refresh not started yet, when the last refresh started, the loop's wait.
+    /// Per group: what webhooks asked for (HookSchedule), and the loop's wait to cut short for it.
     struct Wake {
-        std::optional<std::chrono::steady_clock::time_point> hook_due;
-        std::chrono::steady_clock::time_point last_start{};
+        HookSchedule schedule;
         net::steady_timer* sleeper = nullptr;
-        std::set<std::string> events; ///< events hooks named, to read one by one (patch) at patch_due
-        std::optional<std::chrono::steady_clock::time_point> patch_due;
-        std::deque<std::chrono::steady_clock::time_point> hook_refreshes; ///< starts within hook_window
     };
-    std::vector<Wake> wake = std::vector<Wake>(groups.size());
+    std::vector<Wake> wake = make_wakes();
+
+    std::vector<Wake> make_wakes() const {
+        HookSchedule::Limits const limits{
+            opts.hook_delay,
+            opts.hook_gap,
+            opts.hook_refreshes,
+            opts.hook_window};
+        return std::vector<Wake>(groups.size(), Wake{HookSchedule(limits), nullptr});
+    }
     net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
 
     /** @brief Waits `d`; false if stop() came first. */
@@ -97,9 +102,8 @@ struct Refreshers::Impl {
         while (!stopped) {
             if (!co_await wait_for(gi, until))
                 co_return false;
-            auto& w = wake[gi];
             auto const now = std::chrono::steady_clock::now();
-            if (w.patch_due && now >= *w.patch_due && !(w.hook_due && now >= *w.hook_due) && now < until) {
+            if (wake[gi].schedule.patches_due(now) && now < until) {
                 co_await apply_patches(gi);
                 continue;
             }
@@ -111,10 +115,8 @@ struct Refreshers::Impl {
     /** @brief Waits until `until`, a webhook's refresh or its patches are due; false if stop() came first. */
     net::awaitable<bool> wait_for(std::size_t gi, std::chrono::steady_clock::time_point until) {
         while (!stopped) {
-            auto& w = wake[gi];
-            auto target = w.hook_due ? std::min(until, *w.hook_due) : until;
-            if (w.patch_due)
-                target = std::min(target, *w.patch_due);
+            auto const hooked = wake[gi].schedule.next();
+            auto const target = hooked ? std::min(until, *hooked) : until;
             if (std::chrono::steady_clock::now() >= target)
                 co_return true;
             net::steady_timer t(strand, target);
@@ -138,44 +140,25 @@ struct Refreshers::Impl {
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {
             if (groups[gi].feeds.front()->source != source)
                 continue;
-            auto& w = wake[gi];
-            if (!id.empty() && opts.patch && !w.hook_due) {
-                w.events.insert(id);
-                if (!w.patch_due)
-                    w.patch_due = now + opts.hook_delay;
-            } else {
-                refresh_for_hook(gi, now);
-            }
-            if (w.sleeper)
-                w.sleeper->cancel();
+            wake[gi].schedule.hooked(id, static_cast<bool>(opts.patch), now);
+            if (wake[gi].sleeper)
+                wake[gi].sleeper->cancel();
         }
-    }
-
-    void refresh_for_hook(std::size_t gi, std::chrono::steady_clock::time_point now) {
-        auto& w = wake[gi];
-        if (w.hook_due)
-            return; // already coming, and it will see this change too
-        auto due = std::max(now + opts.hook_delay, w.last_start + opts.hook_gap);
-        if (opts.hook_refreshes > 0 && w.hook_refreshes.size() >= opts.hook_refreshes)
-            due = std::max(due, w.hook_refreshes.front() + opts.hook_window);
-        w.hook_due = due;
     }
 
     /** @brief The events hooks named, each read and put in the group's answer; a refresh where that fails. */
     net::awaitable<void> apply_patches(std::size_t gi) {
-        auto& w = wake[gi];
-        auto const ids = std::exchange(w.events, {});
-        w.patch_due.reset();
+        auto const ids = wake[gi].schedule.take_patches();
         auto const& g = groups[gi];
         // In a cluster the lease holder reads the event; the others hear of its publish.
         if (opts.turn && (co_await opts.turn(g)).count() > 0)
             co_return;
         for (auto const& id : ids) {
-            if (stopped || wake[gi].hook_due)
+            if (stopped || wake[gi].schedule.refresh_due(std::chrono::steady_clock::now()))
                 co_return; // a refresh is coming: it reads every event anyway
             auto results = co_await opts.patch(g, id, wall_now());
             if (!results) {
-                refresh_for_hook(gi, std::chrono::steady_clock::now());
+                wake[gi].schedule.refresh_needed(std::chrono::steady_clock::now());
                 co_return;
             }
             if (opts.on_hook_work)
@@ -268,20 +251,9 @@ struct Refreshers::Impl {
     net::awaitable<bool> refresh_once(std::size_t gi) {
         auto const& g = groups.at(gi);
         // Whatever started this refresh, it reads the upstream after every hook received so far.
-        auto& w = wake.at(gi);
-        auto const now = std::chrono::steady_clock::now();
-        if (w.hook_due && now >= *w.hook_due) {
-            w.hook_refreshes.push_back(now);
-            while (w.hook_refreshes.size() > opts.hook_refreshes ||
-                   (!w.hook_refreshes.empty() && w.hook_refreshes.front() + opts.hook_window <= now))
-                w.hook_refreshes.pop_front();
-            if (opts.on_hook_work)
-                opts.on_hook_work(g.feeds.front()->source, "refresh");
-        }
-        w.hook_due.reset();
-        w.events.clear();
-        w.patch_due.reset();
-        w.last_start = now;
+        if (wake.at(gi).schedule.refresh_started(std::chrono::steady_clock::now()) && opts.on_hook_work)
+            opts.on_hook_work(g.feeds.front()->source, "refresh");
+
         auto results = co_await fetch_group(g);
         if (!results)
             co_return false;
@@ -327,7 +299,7 @@ struct Refreshers::Impl {
             if (not_yet.count() > 0) {
                 // Another replica's turn: its publish reaches us through the database; a webhook that woke
                 // us is its business too, and left set it would end every nap at once.
-                wake[gi].hook_due.reset();
+                wake[gi].schedule.forget();
                 if (!co_await nap(gi, not_yet))
                     break;
                 continue;
