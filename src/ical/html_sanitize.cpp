@@ -4,6 +4,7 @@
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
 #include "util/ascii.hpp"
+#include "util/html_escape.hpp"
 #include <icsbridge/ical.hpp>
 
 #include <algorithm>
@@ -50,27 +51,6 @@ std::string_view canonical(std::array<std::string_view, N> const& names, std::st
     return {};
 }
 
-void append_escaped(std::string& out, std::string_view text) {
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out.append("&amp;");
-            break;
-        case '<':
-            out.append("&lt;");
-            break;
-        case '>':
-            out.append("&gt;");
-            break;
-        case '"':
-            out.append("&quot;");
-            break;
-        default:
-            out.push_back(c);
-        }
-    }
-}
-
 // An href kept only with a scheme that cannot run code; browsers ignore whitespace and controls inside
 // "java\tscript:", so those are removed before the scheme is read.
 std::string safe_href(std::string_view raw) {
@@ -109,7 +89,7 @@ std::string sanitize_html(std::string_view in) {
             std::string decoded;
             if (len > 0)
                 ical::append_utf8(decoded, cp);
-            append_escaped(body, len > 0 ? std::string_view(decoded) : std::string_view("&"));
+            append_html_escaped(body, len > 0 ? std::string_view(decoded) : std::string_view("&"));
             has_text = true;
             i += len > 0 ? len : 1;
             continue;
@@ -119,7 +99,7 @@ std::string sanitize_html(std::string_view in) {
             std::size_t const end = stop == std::string_view::npos ? in.size() : stop;
             std::string_view const run = in.substr(i, end - i);
             has_text = has_text || run.find_first_not_of(" \t\r\n") != std::string_view::npos;
-            append_escaped(body, run);
+            append_html_escaped(body, run);
             i = end;
             continue;
         }
@@ -160,7 +140,7 @@ std::string sanitize_html(std::string_view in) {
         if (name == "a")
             if (std::string const href = safe_href(html::attribute(tag.inside, "href")); !href.empty()) {
                 body.append(" href=\"");
-                append_escaped(body, href);
+                append_html_escaped(body, href);
                 body.append("\"");
             }
         body.append(">");
