@@ -1,6 +1,6 @@
 // File: error.cpp
-// The errc names and the single mapping from errc to exit status. (Errors travel as Error values, never
-// as std::error_code, so there is no error_category to keep in step.)
+// The errc names and the single mappings from errc to exit status and to HTTP status. (Errors travel as Error
+// values, never as std::error_code, so there is no error_category to keep in step.)
 #include <icsbridge/error.hpp>
 
 #include <ostream>
@@ -10,25 +10,44 @@ namespace icsbridge {
 
 std::string_view to_string(errc e) noexcept {
     switch (e) {
-    case errc::ok: return "ok";
-    case errc::usage: return "usage";
-    case errc::config_invalid: return "config_invalid";
-    case errc::feed_unknown: return "feed_unknown";
-    case errc::upstream_resolve: return "upstream_resolve";
-    case errc::upstream_connect: return "upstream_connect";
-    case errc::upstream_tls: return "upstream_tls";
-    case errc::upstream_timeout: return "upstream_timeout";
-    case errc::upstream_io: return "upstream_io";
-    case errc::upstream_too_large: return "upstream_too_large";
-    case errc::upstream_auth: return "upstream_auth";
-    case errc::upstream_not_found: return "upstream_not_found";
-    case errc::upstream_rate_limited: return "upstream_rate_limited";
-    case errc::upstream_status: return "upstream_status";
-    case errc::upstream_malformed: return "upstream_malformed";
-    case errc::render_failed: return "render_failed";
-    case errc::io_error: return "io_error";
-    case errc::shutdown: return "shutdown";
-    case errc::snapshot_corrupt: return "snapshot_corrupt";
+    case errc::ok:
+        return "ok";
+    case errc::usage:
+        return "usage";
+    case errc::config_invalid:
+        return "config_invalid";
+    case errc::feed_unknown:
+        return "feed_unknown";
+    case errc::upstream_resolve:
+        return "upstream_resolve";
+    case errc::upstream_connect:
+        return "upstream_connect";
+    case errc::upstream_tls:
+        return "upstream_tls";
+    case errc::upstream_timeout:
+        return "upstream_timeout";
+    case errc::upstream_io:
+        return "upstream_io";
+    case errc::upstream_too_large:
+        return "upstream_too_large";
+    case errc::upstream_auth:
+        return "upstream_auth";
+    case errc::upstream_not_found:
+        return "upstream_not_found";
+    case errc::upstream_rate_limited:
+        return "upstream_rate_limited";
+    case errc::upstream_status:
+        return "upstream_status";
+    case errc::upstream_malformed:
+        return "upstream_malformed";
+    case errc::render_failed:
+        return "render_failed";
+    case errc::io_error:
+        return "io_error";
+    case errc::shutdown:
+        return "shutdown";
+    case errc::snapshot_corrupt:
+        return "snapshot_corrupt";
     }
     return "unknown";
 }
@@ -39,12 +58,47 @@ std::ostream& operator<<(std::ostream& os, errc e) {
 
 int exit_code(errc e) noexcept {
     switch (e) {
-    case errc::ok: return 0;
+    case errc::ok:
+        return 0;
     case errc::usage:
     case errc::config_invalid:
-    case errc::feed_unknown: return 2;
-    default: return 1;
+    case errc::feed_unknown:
+        return 2;
+    default:
+        return 1;
     }
+}
+
+unsigned http_status(errc e) noexcept {
+    switch (e) {
+    case errc::ok:
+        return 200;
+    case errc::usage:
+        return 400;
+    case errc::feed_unknown:
+        return 404;
+    case errc::upstream_timeout:
+        return 504;
+    case errc::upstream_resolve:
+    case errc::upstream_connect:
+    case errc::upstream_tls:
+    case errc::upstream_io:
+    case errc::upstream_too_large:
+    case errc::upstream_auth:
+    case errc::upstream_not_found:
+    case errc::upstream_rate_limited:
+    case errc::upstream_status:
+    case errc::upstream_malformed:
+        return 502;
+    case errc::shutdown:
+    case errc::snapshot_corrupt:
+        return 503;
+    case errc::config_invalid:
+    case errc::render_failed:
+    case errc::io_error:
+        return 500;
+    }
+    return 500;
 }
 
 void throw_exception_from_error(Error const& e, boost::source_location const&) {

@@ -46,6 +46,13 @@ std::ostream& operator<<(std::ostream& os, errc e);
 int exit_code(errc e) noexcept;
 
 /**
+ * @brief The HTTP status an error is answered with (the server's error_response() is the one caller):
+ * 400 for a bad request, 404 for an unknown feed, 502/504 for an upstream's failure, 503 while stopping
+ * or when the kept snapshot does not check out, 500 for the rest.
+ */
+unsigned http_status(errc e) noexcept;
+
+/**
  * @brief An error value: a code for programs and a one-line message for people.
  *
  * The message never contains a secret (token, api_key); code that builds one from a URL
@@ -56,7 +63,9 @@ struct Error {
     std::string message;
 
     Error() = default;
-    Error(errc c, std::string msg) : code(c), message(std::move(msg)) {}
+    Error(errc c, std::string msg)
+        : code(c)
+        , message(std::move(msg)) {}
 };
 
 /** @brief Lets `result<T, Error>::value()` throw (only used where an error is a bug). */
@@ -67,6 +76,8 @@ template <class T>
 using Result = boost::system::result<T, Error>;
 
 /** @brief Shorthand to return an error: `return fail(errc::config_invalid, "...")`. */
-inline Error fail(errc c, std::string msg) { return Error{c, std::move(msg)}; }
+inline Error fail(errc c, std::string msg) {
+    return Error{c, std::move(msg)};
+}
 
 } // namespace icsbridge

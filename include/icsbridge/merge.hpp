@@ -18,7 +18,8 @@
 namespace icsbridge {
 
 /** @brief The calendar of merged feed `feed` (its own title, description, refresh hint, filter and alarm)
- * from its parts' calendars, given in `feed.merge` order (a part without a calendar yet is simply left out).
+ * from its parts' calendars, given in `feed.merge` order. Callers pass every part (MergedFeeds waits
+ * for a first snapshot of each, `export` fails on the first part that fails): never a partial calendar.
  */
 Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts);
 

@@ -57,8 +57,9 @@ struct RefreshOptions {
 };
 
 /**
- * @brief The refreshers of all feeds. They run on one strand of their own (use executor() for the
- * Pipeline's HttpClients); what they fetch goes to `publisher`, failures to the feed's status in `store`.
+ * @brief The refreshers of all feeds. They run on one strand made from `ex` (serve hands in the strand
+ * its Pipeline's HttpClients run on); what they fetch goes to `publisher`, failures to the feed's status
+ * in `store`.
  */
 class Refreshers {
   public:

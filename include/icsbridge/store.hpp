@@ -1,7 +1,7 @@
 // File: store.hpp
-// Each feed's current snapshot (immutable, swapped atomically), its refresh status and metrics,
-// and the last-good copy kept under storage.dir (or another SnapshotBackend) so a restart serves at once
-// even with the upstream down.
+// The served table: each feed's current snapshot (immutable, swapped atomically) with its refresh status
+// and metrics; and the snapshot's kept form (SnapshotBackend: files under storage.dir, or the cluster's
+// rows), which the Publisher writes and a restart serves at once, even with the upstream down.
 #pragma once
 
 #include <icsbridge/config.hpp>
@@ -49,11 +49,12 @@ class SealedFile {
     int fd_;
 };
 
-/** @brief One published version of a feed. Never modified after creation: share it as shared_ptr<Snapshot
- * const>. */
 /// A gzip body this large or larger is also kept in a SealedFile; smaller ones go out with the header in
 /// one write.
 inline constexpr std::size_t sendfile_min_bytes = std::size_t{32} * 1024;
+
+/** @brief One published version of a feed. Never modified after creation: share it as shared_ptr<Snapshot
+ * const>. */
 
 struct Snapshot {
     std::string body;               ///< the calendar
@@ -89,7 +90,7 @@ std::shared_ptr<Snapshot const> make_snapshot(
 
 /**
  * @brief Writes a snapshot to DIR/NAME.snapshot atomically: one JSON header line (etag, last_modified,
- * fetched_at, items, bytes) then the body, so body and metadata can never disagree after a crash.
+ * fetched_at, items, bytes, definition) then the body, so body and metadata can never disagree after a crash.
  * @param fetched_at the latest fetch that gave these bytes (default: snap.fetched_at); a restart takes
  * the feed's last success from it
  */
@@ -121,9 +122,10 @@ struct SubscriberStatus {
 };
 
 /**
- * @brief Where each feed's last good snapshot is kept between runs: the seam between the store (which
- * serves snapshots) and their keeping. Today's implementation is files under storage.dir (DiskSnapshots);
- * cluster mode puts a second one on PostgreSQL.
+ * @brief Where each feed's last good snapshot is kept between runs: the seam between publishing (the
+ * Publisher's SnapshotKeeper writes, restore_snapshots reads at start) and where snapshots live: files
+ * under storage.dir (DiskSnapshots), or in cluster mode the database row with the file as a local cache
+ * (cluster::ClusterSnapshots).
  */
 class SnapshotBackend {
   public:

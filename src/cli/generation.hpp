@@ -1,6 +1,7 @@
 // File: generation.hpp
-// The refreshing half of `serve` for one config: its Pipeline and Refreshers, built in order on one
-// strand. A reload builds the next generation and retires the previous one once its refreshes have ended.
+// The refreshing half of `serve` for one config: its Pipeline, Refreshers and merged feeds, built in order
+// on one strand. A reload builds the next generation and retires the previous one once its refreshes have
+// ended.
 #pragma once
 
 #include "cli/reload_plan.hpp"

@@ -72,61 +72,68 @@ void Reader::read(toml::table const& root, Config& cfg) {
             return;
     }
 
-    if (auto const* sources = root.get_as<toml::table>("sources")) {
-        for (auto const& [k, v] : *sources) {
-            std::string const name(k.str());
-            if (name.empty()) {
-                fail_at(k.source(), "a source name must not be empty");
-                return;
-            }
-            if (!v.is_table()) {
-                fail_at(v.source(), "sources." + name + " must be a table ([sources." + name + "])");
-                return;
-            }
-            SourceConfig src;
-            src.name = name;
-            read_source(name, *v.as_table(), src);
-            if (failed())
-                return;
-            cfg.sources.emplace(name, std::move(src));
-        }
-    }
+    if (auto const* sources = root.get_as<toml::table>("sources"))
+        read_sources(*sources, cfg);
+    if (failed())
+        return;
+    if (auto const* feeds = root.get_as<toml::table>("feeds"))
+        read_feeds(*feeds, cfg);
+}
 
-    if (auto const* feeds = root.get_as<toml::table>("feeds")) {
-        // The contract promises file order (the index page lists feeds that way).
-        for (auto const& [k, v] : in_file_order(*feeds)) {
-            std::string const name(k->str());
-            if (!valid_feed_name(name)) {
-                fail_at(
-                    k->source(),
-                    "feed name '" + name +
-                        "' may only contain letters, digits, '.', '_' and '-' (it becomes the URL path)"
-                );
-                return;
-            }
-            // The name becomes file names (NAME.snapshot and its temp file, under the usual 255 bytes).
-            if (name.size() > max_feed_name_length) {
-                fail_at(
-                    k->source(),
-                    "feed name '" + name.substr(0, 20) + "...' is " + std::to_string(name.size()) +
-                        " characters long; the limit is " + std::to_string(max_feed_name_length)
-                );
-                return;
-            }
-            if (!v->is_table()) {
-                fail_at(v->source(), "feeds." + name + " must be a table ([feeds." + name + "])");
-                return;
-            }
-            FeedConfig feed;
-            feed.name = name;
-            read_feed(name, *v->as_table(), cfg, feed);
-            if (failed())
-                return;
-            cfg.feeds.push_back(std::move(feed));
+void Reader::read_sources(toml::table const& sources, Config& cfg) {
+    for (auto const& [k, v] : sources) {
+        std::string const name(k.str());
+        if (name.empty()) {
+            fail_at(k.source(), "a source name must not be empty");
+            return;
         }
-        // A merge may name a feed written after it, so its parts are checked once every feed is read.
-        check_merges(*feeds, cfg);
+        if (!v.is_table()) {
+            fail_at(v.source(), "sources." + name + " must be a table ([sources." + name + "])");
+            return;
+        }
+        SourceConfig src;
+        src.name = name;
+        read_source(name, *v.as_table(), src);
+        if (failed())
+            return;
+        cfg.sources.emplace(name, std::move(src));
     }
+}
+
+void Reader::read_feeds(toml::table const& feeds, Config& cfg) {
+    // The contract promises file order (the index page lists feeds that way).
+    for (auto const& [k, v] : in_file_order(feeds)) {
+        std::string const name(k->str());
+        if (!valid_feed_name(name)) {
+            fail_at(
+                k->source(),
+                "feed name '" + name +
+                    "' may only contain letters, digits, '.', '_' and '-' (it becomes the URL path)"
+            );
+            return;
+        }
+        // The name becomes file names (NAME.snapshot and its temp file, under the usual 255 bytes).
+        if (name.size() > max_feed_name_length) {
+            fail_at(
+                k->source(),
+                "feed name '" + name.substr(0, 20) + "...' is " + std::to_string(name.size()) +
+                    " characters long; the limit is " + std::to_string(max_feed_name_length)
+            );
+            return;
+        }
+        if (!v->is_table()) {
+            fail_at(v->source(), "feeds." + name + " must be a table ([feeds." + name + "])");
+            return;
+        }
+        FeedConfig feed;
+        feed.name = name;
+        read_feed(name, *v->as_table(), cfg, feed);
+        if (failed())
+            return;
+        cfg.feeds.push_back(std::move(feed));
+    }
+    // A merge may name a feed written after it, so its parts are checked once every feed is read.
+    check_merges(feeds, cfg);
 }
 
 void Reader::read_server(toml::table const& t, ServerConfig& s) {
@@ -146,6 +153,33 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
              "admin_token_env"}
         ))
         return;
+    read_address(t, s);
+    if (failed())
+        return;
+    if (auto v = integer(t, "threads", 1, 1024))
+        s.threads = static_cast<int>(*v);
+    if (auto v = boolean(t, "gzip"))
+        s.gzip = *v;
+    if (auto v = integer(t, "max_connections", 1, 1000000))
+        s.max_connections = static_cast<std::size_t>(*v);
+    read_client_limits(t, s);
+    if (auto v = duration(t, "request_timeout"))
+        s.request_timeout = *v;
+    if (auto v = duration(t, "idle_timeout"))
+        s.idle_timeout = *v;
+    // Optional: without it /healthz and /metrics show public feeds only.
+    if (t.contains("admin_token") || t.contains("admin_token_env")) {
+        if (auto sec = secret(t, "admin_token", "[server]")) {
+            if (sec->empty())
+                fail_at(key_pos(t, "admin_token"), "admin_token in [server] is empty");
+            else
+                s.admin_token = std::move(*sec);
+        }
+    }
+}
+
+// listen, and public_url (by default the listen address's).
+void Reader::read_address(toml::table const& t, ServerConfig& s) {
     if (auto listen = str(t, "listen")) {
         auto hp = parse_listen(*listen);
         if (!hp) {
@@ -170,26 +204,6 @@ void Reader::read_server(toml::table const& t, ServerConfig& s) {
     } else if (!failed()) {
         bool const v6 = s.host.find(':') != std::string::npos;
         s.public_url = "http://" + (v6 ? "[" + s.host + "]" : s.host) + ":" + std::to_string(s.port);
-    }
-    if (auto v = integer(t, "threads", 1, 1024))
-        s.threads = static_cast<int>(*v);
-    if (auto v = boolean(t, "gzip"))
-        s.gzip = *v;
-    if (auto v = integer(t, "max_connections", 1, 1000000))
-        s.max_connections = static_cast<std::size_t>(*v);
-    read_client_limits(t, s);
-    if (auto v = duration(t, "request_timeout"))
-        s.request_timeout = *v;
-    if (auto v = duration(t, "idle_timeout"))
-        s.idle_timeout = *v;
-    // Optional: without it /healthz and /metrics show public feeds only.
-    if (t.contains("admin_token") || t.contains("admin_token_env")) {
-        if (auto sec = secret(t, "admin_token", "[server]")) {
-            if (sec->empty())
-                fail_at(key_pos(t, "admin_token"), "admin_token in [server] is empty");
-            else
-                s.admin_token = std::move(*sec);
-        }
     }
 }
 

@@ -20,42 +20,70 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         return;
     s.type = *type;
     bool const events = s.type == SourceType::events;
+    if (!check_source_keys(t, where, events))
+        return;
+    read_base_url(t, where, events, s);
+    if (failed())
+        return;
+    if (auto sec = secret(t, events ? "token" : "api_key", where))
+        s.secret = std::move(*sec);
+    if (failed())
+        return;
+    if (auto ua = str(t, "user_agent"))
+        s.user_agent = *ua;
+    if (auto d = duration(t, "timeout"))
+        s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    if (auto c = integer(t, "max_concurrency", 1, 64))
+        s.max_concurrency = static_cast<int>(*c);
+    if (events)
+        s.budget = default_events_budget;
+    if (!read_budget(t, s))
+        return;
+    if (events && (t.contains("webhook_secret") || t.contains("webhook_secret_env")))
+        read_webhook_secret(t, where, s);
+    if (failed())
+        return;
+    read_ca_file(t, s);
+}
+
+bool Reader::check_source_keys(toml::table const& t, std::string const& where, bool events) {
     note_ = events ? " (an events source takes token or token_env)"
                    : " (a jobs source takes api_key or api_key_env; only events sources send webhooks)";
-    bool ok = events ? check_keys(
-                           t,
-                           where,
-                           {"type",
-                            "base_url",
-                            "token",
-                            "token_env",
-                            "user_agent",
-                            "timeout",
-                            "max_concurrency",
-                            "ca_file",
-                            "budget",
-                            "webhook_secret",
-                            "webhook_secret_env"},
-                           {"api_key", "api_key_env"}
-                       )
-                     : check_keys(
-                           t,
-                           where,
-                           {"type",
-                            "base_url",
-                            "api_key",
-                            "api_key_env",
-                            "user_agent",
-                            "timeout",
-                            "max_concurrency",
-                            "ca_file",
-                            "budget"},
-                           {"token", "token_env", "webhook_secret", "webhook_secret_env"}
-                       );
+    bool const ok = events ? check_keys(
+                                 t,
+                                 where,
+                                 {"type",
+                                  "base_url",
+                                  "token",
+                                  "token_env",
+                                  "user_agent",
+                                  "timeout",
+                                  "max_concurrency",
+                                  "ca_file",
+                                  "budget",
+                                  "webhook_secret",
+                                  "webhook_secret_env"},
+                                 {"api_key", "api_key_env"}
+                             )
+                           : check_keys(
+                                 t,
+                                 where,
+                                 {"type",
+                                  "base_url",
+                                  "api_key",
+                                  "api_key_env",
+                                  "user_agent",
+                                  "timeout",
+                                  "max_concurrency",
+                                  "ca_file",
+                                  "budget"},
+                                 {"token", "token_env", "webhook_secret", "webhook_secret_env"}
+                             );
     note_.clear();
-    if (!ok)
-        return;
+    return ok;
+}
 
+void Reader::read_base_url(toml::table const& t, std::string const& where, bool events, SourceConfig& s) {
     if (!t.contains("base_url")) {
         fail_at(
             t.source(),
@@ -72,47 +100,35 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         }
         s.base_url = *checked;
     }
-    if (failed())
-        return;
-    if (auto sec = secret(t, events ? "token" : "api_key", where))
-        s.secret = std::move(*sec);
-    if (failed())
-        return;
-    if (auto ua = str(t, "user_agent"))
-        s.user_agent = *ua;
-    if (auto d = duration(t, "timeout"))
-        s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-    if (auto c = integer(t, "max_concurrency", 1, 64))
-        s.max_concurrency = static_cast<int>(*c);
-    if (events)
-        s.budget = default_events_budget;
-    if (auto b = str(t, "budget")) {
-        if (auto parsed = parse_budget(*b)) {
-            s.budget = *parsed;
-        } else {
-            fail_at(
-                t.get("budget")->source(),
-                "budget = \"" + *b +
-                    "\" is not a call budget: use calls/period, e.g. \"2000/h\" or \"100/15m\""
-            );
-            return;
-        }
+}
+
+bool Reader::read_budget(toml::table const& t, SourceConfig& s) {
+    auto b = str(t, "budget");
+    if (!b)
+        return true;
+    if (auto parsed = parse_budget(*b)) {
+        s.budget = *parsed;
+        return true;
     }
-    if (events && (t.contains("webhook_secret") || t.contains("webhook_secret_env")))
-        read_webhook_secret(t, where, s);
-    if (failed())
+    fail_at(
+        t.get("budget")->source(),
+        "budget = \"" + *b + "\" is not a call budget: use calls/period, e.g. \"2000/h\" or \"100/15m\""
+    );
+    return false;
+}
+
+void Reader::read_ca_file(toml::table const& t, SourceConfig& s) {
+    auto ca = str(t, "ca_file");
+    if (!ca)
         return;
-    if (auto ca = str(t, "ca_file")) {
-        std::ifstream in(*ca);
-        if (!in) {
-            fail_at(
-                t.get("ca_file")->source(),
-                "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
-            );
-            return;
-        }
-        s.ca_file = *ca;
+    if (!std::ifstream(*ca)) {
+        fail_at(
+            t.get("ca_file")->source(),
+            "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
+        );
+        return;
     }
+    s.ca_file = *ca;
 }
 
 void Reader::read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s) {

@@ -224,13 +224,21 @@ class Reader {
         return value;
     }
 
+    void read_sources(toml::table const& sources, Config& cfg);
+    void read_feeds(toml::table const& feeds, Config& cfg);
     void read_server(toml::table const& t, ServerConfig& s);
+    void read_address(toml::table const& t, ServerConfig& s);
     /** max_connections_per_client and trusted_proxies (addresses or networks) of [server]. */
     void read_client_limits(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
     void read_cluster(toml::table const& t, ClusterConfig& c);
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
     void read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s);
+    /** The steps of read_source: the keys its type allows, base_url, budget, ca_file. */
+    bool check_source_keys(toml::table const& t, std::string const& where, bool events);
+    void read_base_url(toml::table const& t, std::string const& where, bool events, SourceConfig& s);
+    bool read_budget(toml::table const& t, SourceConfig& s); ///< false: a budget that does not parse
+    void read_ca_file(toml::table const& t, SourceConfig& s);
     void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
     void read_params(toml::table const& t, FeedConfig& f);
     void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);

@@ -4,6 +4,7 @@
 #include "ical/html_scan.hpp"
 #include "ical/text.hpp"
 #include "util/ascii.hpp"
+#include "util/html_escape.hpp"
 #include <icsbridge/ical.hpp>
 
 #include <algorithm>
@@ -50,27 +51,6 @@ std::string_view canonical(std::array<std::string_view, N> const& names, std::st
     return {};
 }
 
-void append_escaped(std::string& out, std::string_view text) {
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out.append("&amp;");
-            break;
-        case '<':
-            out.append("&lt;");
-            break;
-        case '>':
-            out.append("&gt;");
-            break;
-        case '"':
-            out.append("&quot;");
-            break;
-        default:
-            out.push_back(c);
-        }
-    }
-}
-
 // An href kept only with a scheme that cannot run code; browsers ignore whitespace and controls inside
 // "java\tscript:", so those are removed before the scheme is read.
 std::string safe_href(std::string_view raw) {
@@ -93,14 +73,65 @@ std::string safe_href(std::string_view raw) {
     return ical::is_web_url(url) ? url : std::string();
 }
 
+/** @brief The output so far and the allowed elements open in it, innermost last. */
+struct Sanitized {
+    std::string body;
+    std::vector<std::string_view> open;
+    bool has_text = false;
+
+    // A closing tag closes up to the matching open element, so the output always nests.
+    void close(std::string_view name) {
+        auto it = std::find(open.rbegin(), open.rend(), name);
+        if (it == open.rend())
+            return;
+        for (auto k = open.rbegin(); k != std::next(it); ++k)
+            body.append("</").append(*k).append(">");
+        open.erase(std::next(it).base(), open.end());
+    }
+
+    void open_element(std::string_view name, html::Tag const& tag) {
+        if (open.size() >= max_depth)
+            return;
+        body.append("<").append(name);
+        if (name == "a")
+            if (std::string const href = safe_href(html::attribute(tag.inside, "href")); !href.empty()) {
+                body.append(" href=\"");
+                append_html_escaped(body, href);
+                body.append("\"");
+            }
+        body.append(">");
+        open.push_back(name);
+    }
+
+    /** @brief One element: kept (canonical name, safe href only), dropped with its content, or dropped
+     * alone. Returns where reading goes on. */
+    std::size_t element(html::Tag const& tag, std::string_view in) {
+        if (!canonical(dropped_with_content, tag.name).empty())
+            return !tag.closing && !tag.inside.ends_with("/") ? html::skip_content(in, tag.name, tag.next)
+                                                              : tag.next;
+        std::string_view name = canonical(allowed_tags, tag.name);
+        if (name.empty())
+            name = canonical(allowed_table_parts, tag.name);
+        if (name.empty())
+            return tag.next; // unknown or unsafe markup: its text stays, the tag goes
+        if (name == "br" || name == "hr") {
+            if (!tag.closing)
+                body.append("<").append(name).append(">");
+        } else if (tag.closing) {
+            close(name);
+        } else {
+            open_element(name, tag);
+        }
+        return tag.next;
+    }
+};
+
 } // namespace
 
 std::string sanitize_html(std::string_view in) {
-    std::string body;
-    body.reserve(in.size());
-    std::vector<std::string_view> open;
+    Sanitized out;
+    out.body.reserve(in.size());
     bool no_more_gt = false;
-    bool has_text = false;
     std::size_t i = 0;
     while (i < in.size()) {
         char const c = in[i];
@@ -109,8 +140,8 @@ std::string sanitize_html(std::string_view in) {
             std::string decoded;
             if (len > 0)
                 ical::append_utf8(decoded, cp);
-            append_escaped(body, len > 0 ? std::string_view(decoded) : std::string_view("&"));
-            has_text = true;
+            append_html_escaped(out.body, len > 0 ? std::string_view(decoded) : std::string_view("&"));
+            out.has_text = true;
             i += len > 0 ? len : 1;
             continue;
         }
@@ -118,59 +149,21 @@ std::string sanitize_html(std::string_view in) {
             std::size_t const stop = in.find_first_of("<&", i + 1);
             std::size_t const end = stop == std::string_view::npos ? in.size() : stop;
             std::string_view const run = in.substr(i, end - i);
-            has_text = has_text || run.find_first_not_of(" \t\r\n") != std::string_view::npos;
-            append_escaped(body, run);
+            out.has_text = out.has_text || run.find_first_not_of(" \t\r\n") != std::string_view::npos;
+            append_html_escaped(out.body, run);
             i = end;
             continue;
         }
         html::Tag const tag = html::scan_tag(in, i, no_more_gt);
-        i = tag.next;
         if (tag.kind == html::Tag::literal)
-            body.append("&lt;");
-        if (tag.kind != html::Tag::element)
-            continue;
-        if (!canonical(dropped_with_content, tag.name).empty()) {
-            if (!tag.closing && !tag.inside.ends_with("/"))
-                i = html::skip_content(in, tag.name, i);
-            continue;
-        }
-        std::string_view name = canonical(allowed_tags, tag.name);
-        if (name.empty())
-            name = canonical(allowed_table_parts, tag.name);
-        if (name.empty())
-            continue; // unknown or unsafe markup: its text stays, the tag goes
-        if (name == "br" || name == "hr") {
-            if (!tag.closing)
-                body.append("<").append(name).append(">");
-            continue;
-        }
-        if (tag.closing) {
-            // Close up to the matching open tag, so the output always nests.
-            auto it = std::find(open.rbegin(), open.rend(), name);
-            if (it == open.rend())
-                continue;
-            for (auto k = open.rbegin(); k != std::next(it); ++k)
-                body.append("</").append(*k).append(">");
-            open.erase(std::next(it).base(), open.end());
-            continue;
-        }
-        if (open.size() >= max_depth)
-            continue;
-        body.append("<").append(name);
-        if (name == "a")
-            if (std::string const href = safe_href(html::attribute(tag.inside, "href")); !href.empty()) {
-                body.append(" href=\"");
-                append_escaped(body, href);
-                body.append("\"");
-            }
-        body.append(">");
-        open.push_back(name);
+            out.body.append("&lt;");
+        i = tag.kind == html::Tag::element ? out.element(tag, in) : tag.next;
     }
-    for (auto k = open.rbegin(); k != open.rend(); ++k)
-        body.append("</").append(*k).append(">");
-    if (!has_text)
+    for (auto k = out.open.rbegin(); k != out.open.rend(); ++k)
+        out.body.append("</").append(*k).append(">");
+    if (!out.has_text)
         return {};
-    return ical::clean_text("<html><body>" + body + "</body></html>");
+    return ical::clean_text("<html><body>" + out.body + "</body></html>");
 }
 
 } // namespace icsbridge

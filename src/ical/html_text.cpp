@@ -167,6 +167,88 @@ class TextWriter {
     bool keep_newlines_ = false;
 };
 
+/** @brief The <a> being written: its href and where its text began in the output. */
+struct OpenLink {
+    std::string href;
+    std::size_t text_start = 0;
+};
+
+// At </a>: the link's target after its text, unless the text already says it.
+void end_link(TextWriter& w, OpenLink& link) {
+    if (link.href.empty())
+        return;
+    std::string href = html_to_text(link.href); // decode entities such as &amp;
+    std::string_view text = w.since(std::min(link.text_start, w.size()));
+    text = trim_if(text, is_space);
+    // Web links as they are; a mail address or phone number as text, without its scheme
+    // (only http(s) URLs are written into a calendar).
+    bool const web = ical::is_web_url(href);
+    if (!web && (href.starts_with("mailto:") || href.starts_with("tel:")))
+        href.erase(0, href.find(':') + 1);
+    else if (!web)
+        href.clear();
+    if (!href.empty() && text != href) {
+        if (text.empty()) {
+            w.text(href);
+        } else {
+            w.character(' ');
+            w.marker("(" + href + ")");
+        }
+    }
+    link.href.clear();
+}
+
+/** @brief One element's effect on the text; returns where reading goes on (past a skipped element's
+ * content, else `next`). */
+std::size_t
+apply_element(TextWriter& w, OpenLink& link, html::Tag const& tag, std::string_view html, std::size_t next) {
+    bool const closing = tag.closing;
+    switch (classify(tag.name)) {
+    case TagKind::paragraph:
+    case TagKind::hr:
+        w.request_break(2);
+        break;
+    case TagKind::line:
+        w.request_break(1);
+        break;
+    case TagKind::br:
+        // Editors write paragraphs as <br><br>: the second one in a row makes an empty line.
+        w.line_break();
+        break;
+    case TagKind::list_item:
+        w.request_break(1);
+        if (!closing)
+            w.marker("\u2022 ");
+        break;
+    case TagKind::cell:
+        if (closing)
+            w.character(' ');
+        break;
+    case TagKind::pre:
+        w.request_break(2);
+        if (closing)
+            w.leave_pre();
+        else
+            w.enter_pre();
+        break;
+    case TagKind::link:
+        if (!closing) {
+            link.href = std::string(html::attribute(tag.inside, "href"));
+            link.text_start = w.size();
+        } else {
+            end_link(w, link);
+        }
+        break;
+    case TagKind::skip_content:
+        if (!closing && !tag.inside.ends_with("/"))
+            return html::skip_content(html, tag.name, next);
+        break;
+    case TagKind::other:
+        break;
+    }
+    return next;
+}
+
 } // namespace
 
 std::string html_to_text(std::string_view html) {
@@ -174,8 +256,7 @@ std::string html_to_text(std::string_view html) {
     // Plain text (no markup at all) keeps its own line breaks.
     w.set_keep_newlines(html.find('<') == std::string_view::npos);
 
-    std::size_t link_text_start = 0;
-    std::string link_href;
+    OpenLink link;
     bool no_more_gt = false; // once a '>' search fails, every later one would too
 
     std::size_t i = 0;
@@ -183,13 +264,11 @@ std::string html_to_text(std::string_view html) {
         char const c = html[i];
         if (c == '&') {
             auto const [cp, len] = html::decode_entity(html, i);
-            if (len == 0) {
+            if (len == 0)
                 w.character('&');
-                ++i;
-            } else {
+            else
                 w.code_point(cp);
-                i += len;
-            }
+            i += len == 0 ? 1 : len;
             continue;
         }
         if (c != '<') {
@@ -202,76 +281,7 @@ std::string html_to_text(std::string_view html) {
         html::Tag const tag = html::scan_tag(html, i, no_more_gt);
         if (tag.kind == html::Tag::literal)
             w.character(c);
-        i = tag.next;
-        if (tag.kind != html::Tag::element)
-            continue;
-        bool const closing = tag.closing;
-        std::string_view const name = tag.name;
-        std::string_view const inside = tag.inside;
-
-        switch (classify(name)) {
-        case TagKind::paragraph:
-            w.request_break(2);
-            break;
-        case TagKind::line:
-            w.request_break(1);
-            break;
-        case TagKind::br:
-            // Editors write paragraphs as <br><br>: the second one in a row makes an empty line.
-            w.line_break();
-            break;
-        case TagKind::hr:
-            w.request_break(2);
-            break;
-        case TagKind::list_item:
-            w.request_break(1);
-            if (!closing)
-                w.marker("\u2022 ");
-            break;
-        case TagKind::cell:
-            if (closing)
-                w.character(' ');
-            break;
-        case TagKind::pre:
-            w.request_break(2);
-            if (closing)
-                w.leave_pre();
-            else
-                w.enter_pre();
-            break;
-        case TagKind::link:
-            if (!closing) {
-                link_href = std::string(html::attribute(inside, "href"));
-                link_text_start = w.size();
-            } else if (!link_href.empty()) {
-                std::string href = html_to_text(link_href); // decode entities such as &amp;
-                std::string_view text = w.since(std::min(link_text_start, w.size()));
-                text = trim_if(text, is_space);
-                // Web links as they are; a mail address or phone number as text, without its scheme
-                // (only http(s) URLs are written into a calendar).
-                bool const web = ical::is_web_url(href);
-                if (!web && (href.starts_with("mailto:") || href.starts_with("tel:")))
-                    href.erase(0, href.find(':') + 1);
-                else if (!web)
-                    href.clear();
-                if (!href.empty() && text != href) {
-                    if (text.empty()) {
-                        w.text(href);
-                    } else {
-                        w.character(' ');
-                        w.marker("(" + href + ")");
-                    }
-                }
-                link_href.clear();
-            }
-            break;
-        case TagKind::skip_content:
-            if (!closing && !inside.ends_with("/"))
-                i = html::skip_content(html, name, i);
-            break;
-        case TagKind::other:
-            break;
-        }
+        i = tag.kind == html::Tag::element ? apply_element(w, link, tag, html, tag.next) : tag.next;
     }
     return std::move(w).finish();
 }

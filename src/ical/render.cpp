@@ -272,6 +272,41 @@ void prerender_events(
     }
 }
 
+namespace {
+
+/** @brief What the events need of the zone table: the zones it knows that they use, the years they span,
+ * and a guess of the calendar's size. */
+struct EventZones {
+    std::set<std::string> used;
+    int first_year = 0;
+    int last_year = 0;
+    std::size_t estimate = 4096;
+};
+
+EventZones event_zones(std::vector<Event const*> const& items, ical::ZoneTable& zones) {
+    EventZones z;
+    std::unordered_set<std::string_view> seen;
+    std::optional<sys_seconds> earliest, latest;
+    for (Event const* e : items) {
+        for (std::string_view name : ical::event_zone_names(*e))
+            if (seen.insert(name).second && zones.find(std::string(name)) != nullptr)
+                z.used.emplace(name);
+        for (sys_seconds t : {e->start.utc, e->end.utc}) {
+            if (t == sys_seconds{})
+                continue;
+            earliest = earliest ? std::min(*earliest, t) : t;
+            latest = latest ? std::max(*latest, t) : t;
+        }
+        z.estimate += 700 + e->description_text.size() + 2 * e->description_html.size() +
+                      2 * (e->name.size() + e->url.size());
+    }
+    z.first_year = earliest ? ical::utc_year(*earliest) : 0;
+    z.last_year = latest ? ical::utc_year(*latest) : 0;
+    return z;
+}
+
+} // namespace
+
 Result<std::string> render_events(
     CalendarMeta const& meta,
     std::span<Event const> events,
@@ -289,37 +324,19 @@ Result<std::string> render_events(
 
     // Zones first: the VTIMEZONEs go before the events, and the output is written in one pass.
     ical::ZoneTable zones;
-    std::set<std::string> used;
-    std::unordered_set<std::string_view> seen;
-    std::optional<sys_seconds> earliest, latest;
-    std::size_t estimate = 4096;
-    for (Event const* e : items) {
-        for (std::string_view name : ical::event_zone_names(*e))
-            if (seen.insert(name).second && zones.find(std::string(name)) != nullptr)
-                used.emplace(name);
-        for (sys_seconds t : {e->start.utc, e->end.utc}) {
-            if (t == sys_seconds{})
-                continue;
-            earliest = earliest ? std::min(*earliest, t) : t;
-            latest = latest ? std::max(*latest, t) : t;
-        }
-        estimate += 700 + e->description_text.size() + 2 * e->description_html.size() +
-                    2 * (e->name.size() + e->url.size());
-    }
-    int const first_year = earliest ? ical::utc_year(*earliest) : 0;
-    int const last_year = latest ? ical::utc_year(*latest) : 0;
+    EventZones const z = event_zones(items, zones);
 
     auto header =
         ical::calendar_header(meta, "Events from " + display_name(meta) + ", published by icsbridge");
     if (!header)
         return header.error();
     std::string out;
-    out.reserve(estimate + header->size());
+    out.reserve(z.estimate + header->size());
     out.append(*header);
     // Whole years with a year of margin: the range (and so the VTIMEZONE bytes) rarely changes between
     // refreshes, and a time near New Year in UTC may fall in the neighbouring year locally.
-    for (auto const& name : used) {
-        auto text = vtimezone_cached(cache, name, zones.find(name), first_year - 1, last_year + 1);
+    for (auto const& name : z.used) {
+        auto text = vtimezone_cached(cache, name, zones.find(name), z.first_year - 1, z.last_year + 1);
         if (!text)
             return text.error();
         out.append(*text);

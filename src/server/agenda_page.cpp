@@ -5,6 +5,7 @@
 
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
+#include "util/html_escape.hpp"
 
 #include <libical/ical.h>
 

@@ -87,7 +87,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     // Checked before the snapshot: a wrong parameter is wrong whether or not the feed was fetched yet.
     auto view = views::parse_view_params(c.url.params(), std::chrono::floor<std::chrono::days>(c.now));
     if (!view)
-        return text_response(400, view.error().message + "\n");
+        return error_response(view.error());
     auto snap = std::move(feed.snapshot);
     if (!snap)
         return not_fetched_yet();
@@ -100,7 +100,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
         if (built)
             snap = std::move(*built);
         else if (asked)
-            return text_response(500, built.error().message + "\n");
+            return error_response(built.error());
     }
     feed.record_fetch(c.now);
     auto max_age = std::to_string(feed.settings->refresh.count());
@@ -148,7 +148,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
         return not_fetched_yet();
     auto index = c.views.index_of(name, *snap);
     if (!index)
-        return text_response(500, index.error().message + "\n");
+        return error_response(index.error());
     AgendaPage page;
     page.title = feed->title.empty() ? feed->name : feed->title;
     // The subscribe links carry the token this request presented (the visitor has it); never another one.
@@ -163,7 +163,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
             page.checked = st.last_success;
     auto html = agenda_page(**index, page, c.now);
     if (!html)
-        return text_response(400, html.error().message + "\n");
+        return error_response(html.error());
     return html_response(std::move(*html), feed->is_public() ? "no-cache" : "private, no-store");
 }
 

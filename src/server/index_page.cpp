@@ -4,6 +4,7 @@
 
 #include "server/pages.hpp"
 #include "server/qr_svg.hpp"
+#include "util/html_escape.hpp"
 
 #include <cctype>
 #include <chrono>

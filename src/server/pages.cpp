@@ -24,33 +24,6 @@ json::value time_or_null(std::optional<sys_seconds> t) {
 
 } // namespace
 
-std::string html_escape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
-
 std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details) {
     json::object root;
     json::array feeds;

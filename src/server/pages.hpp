@@ -12,9 +12,6 @@
 
 namespace icsbridge {
 
-/** @brief HTML-escapes & < > " '. */
-std::string html_escape(std::string_view s);
-
 /**
  * @brief Each feed's last success/error, staleness, item count, bytes, subscribers by name; "ok" overall
  * (every feed, token feeds included: one bit a load balancer needs). Without `details`, token feeds are

@@ -3,6 +3,7 @@
 // route gives, and the feed and page handlers of feed_routes.cpp.
 #pragma once
 
+#include <icsbridge/error.hpp>
 #include <icsbridge/server.hpp>
 
 #include <boost/url/url_view.hpp>
@@ -26,6 +27,10 @@ struct Ctx {
 
 ServerResponse
 text_response(unsigned status, std::string body, std::string_view type = "text/plain; charset=utf-8");
+
+/** @brief The one mapping from a failure to a response: the errc's status (http_status), the message
+ * a user can act on as the body. */
+ServerResponse error_response(Error const& e);
 
 /** @brief The same answer for an unknown feed and a wrong or missing token, so a token feed's existence
  * does not show. */

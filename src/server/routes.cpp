@@ -25,8 +25,12 @@ ServerResponse text_response(unsigned status, std::string body, std::string_view
     return r;
 }
 
+ServerResponse error_response(Error const& e) {
+    return text_response(http_status(e.code), e.message + "\n");
+}
+
 ServerResponse not_found() {
-    return text_response(404, "not found\n");
+    return error_response(Error{errc::feed_unknown, "not found"});
 }
 
 std::string presented_token(Ctx const& c) {
@@ -200,7 +204,7 @@ ServerResponse route_request(
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
-        return text_response(400, "bad request target\n");
+        return error_response(fail(errc::usage, "bad request target"));
     // The decoded path; copied only when there is something to decode (this is the hot path).
     std::string decoded;
     std::string_view path = url->encoded_path();

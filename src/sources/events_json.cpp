@@ -187,6 +187,58 @@ bool lacks_expansions(json::value const& v) {
     return venue_missing || !o->contains("organizer") || !o->contains("ticket_availability");
 }
 
+namespace {
+
+/** @brief `name`: text, or an object with text (or html). */
+Result<std::string> event_name(json::object const& o, std::string const& path) {
+    auto const* name = member(o, "name");
+    if (!name)
+        return malformed(join_path(path, "name"), "is missing");
+    if (auto const* s = name->if_string())
+        return std::string(*s);
+    if (auto const* mp = name->if_object()) {
+        auto t = jsonr::as_text(member(*mp, "text"));
+        if (!t)
+            t = jsonr::as_text(member(*mp, "html"));
+        if (!t)
+            return malformed(join_path(path, "name.text"), "is missing");
+        return std::move(*t);
+    }
+    return malformed(join_path(path, "name"), "is not text");
+}
+
+/** @brief Everything an event may leave out: absent members stay empty. */
+void read_optional_fields(json::object const& o, Event& e) {
+    e.summary = text(o, "summary");
+    auto description = multipart(o, "description");
+    e.description_text = std::move(description.text);
+    e.description_html = std::move(description.html);
+    e.url = text(o, "url");
+    e.created = instant(o, "created");
+    e.changed = instant(o, "changed");
+    e.published = instant(o, "published");
+    e.status = text(o, "status");
+    e.online = jsonr::as_flag(member(o, "online_event")).value_or(false);
+    e.category_id = text(o, "category_id");
+    e.currency = text(o, "currency");
+    e.is_free = jsonr::as_flag(member(o, "is_free"));
+    e.series_id = text(o, "series_id");
+    e.is_series_parent = jsonr::as_flag(member(o, "is_series_parent")).value_or(false);
+    if (auto const* ven = object_member(o, "venue"))
+        e.venue = venue(*ven);
+    if (auto const* org = object_member(o, "organizer")) {
+        e.organizer_name = text(*org, "name");
+        e.organizer_url = text(*org, "url");
+    }
+    if (auto const* ta = object_member(o, "ticket_availability")) {
+        e.min_price = money(*ta, "minimum_ticket_price");
+        e.max_price = money(*ta, "maximum_ticket_price");
+        e.sold_out = jsonr::as_flag(member(*ta, "is_sold_out"));
+    }
+}
+
+} // namespace
+
 Result<Event> parse_event(json::value const& v, std::string const& path) {
     auto const* o = v.if_object();
     if (!o)
@@ -196,21 +248,10 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
     if (!id)
         return id.error();
     e.id = std::move(*id);
-    auto const* name = member(*o, "name");
+    auto name = event_name(*o, path);
     if (!name)
-        return malformed(join_path(path, "name"), "is missing");
-    if (auto const* s = name->if_string()) {
-        e.name = std::string(*s);
-    } else if (auto const* mp = name->if_object()) {
-        auto t = jsonr::as_text(member(*mp, "text"));
-        if (!t)
-            t = jsonr::as_text(member(*mp, "html"));
-        if (!t)
-            return malformed(join_path(path, "name.text"), "is missing");
-        e.name = std::move(*t);
-    } else {
-        return malformed(join_path(path, "name"), "is not text");
-    }
+        return name.error();
+    e.name = std::move(*name);
     auto start = zoned(*o, "start", path);
     if (!start)
         return start.error();
@@ -220,32 +261,7 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
         return end.error();
     e.end = *end;
 
-    e.summary = text(*o, "summary");
-    auto description = multipart(*o, "description");
-    e.description_text = std::move(description.text);
-    e.description_html = std::move(description.html);
-    e.url = text(*o, "url");
-    e.created = instant(*o, "created");
-    e.changed = instant(*o, "changed");
-    e.published = instant(*o, "published");
-    e.status = text(*o, "status");
-    e.online = jsonr::as_flag(member(*o, "online_event")).value_or(false);
-    e.category_id = text(*o, "category_id");
-    e.currency = text(*o, "currency");
-    e.is_free = jsonr::as_flag(member(*o, "is_free"));
-    e.series_id = text(*o, "series_id");
-    e.is_series_parent = jsonr::as_flag(member(*o, "is_series_parent")).value_or(false);
-    if (auto const* ven = object_member(*o, "venue"))
-        e.venue = venue(*ven);
-    if (auto const* org = object_member(*o, "organizer")) {
-        e.organizer_name = text(*org, "name");
-        e.organizer_url = text(*org, "url");
-    }
-    if (auto const* ta = object_member(*o, "ticket_availability")) {
-        e.min_price = money(*ta, "minimum_ticket_price");
-        e.max_price = money(*ta, "maximum_ticket_price");
-        e.sold_out = jsonr::as_flag(member(*ta, "is_sold_out"));
-    }
+    read_optional_fields(*o, e);
     // Search results may embed ticket classes; GET /events/{id}/ticket_classes/ replaces them when asked.
     if (auto const* tcs = member(*o, "ticket_classes"); tcs && tcs->is_array()) {
         auto const& arr = tcs->get_array();

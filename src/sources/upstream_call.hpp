@@ -75,7 +75,8 @@ class UpstreamCall {
 /** @brief An id made safe as one path segment ("a/b" becomes "a%2Fb"). */
 std::string path_segment(std::string_view id);
 
-/** @brief `text` with every occurrence of `secret` replaced by "***" (no-op for an empty secret). */
+/** @brief `text` with every occurrence of `secret` replaced by "***" (no-op for a secret under 4
+ * characters: it would match ordinary words). */
 std::string scrub_secret(std::string text, std::string_view secret);
 
 } // namespace icsbridge

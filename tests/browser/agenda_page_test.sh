@@ -16,13 +16,9 @@ src=$3
 out=$4
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=agenda_page
 need_chromium
 init_work
-fail() {
-    echo "FAIL [agenda_page]: $*" >&2
-    [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
-    exit 1
-}
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"

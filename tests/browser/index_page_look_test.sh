@@ -13,15 +13,11 @@ fake=$2
 src=$3
 out=$4
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=index_page_look
 need_chromium
 command -v zbarimg >/dev/null || { echo "zbarimg (zbar-tools) not installed: skipping"; exit 77; }
 
 init_work
-fail() {
-    echo "FAIL [index_page_look]: $*" >&2
-    [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
-    exit 1
-}
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"

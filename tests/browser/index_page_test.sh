@@ -7,13 +7,9 @@ set -u
 
 bin=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+test_name=index_page
 need_chromium
 init_work
-fail() {
-    echo "FAIL [index_page]: $*" >&2
-    [ -f "$work/serve.log" ] && tail -20 "$work/serve.log" >&2
-    exit 1
-}
 
 # The upstream is a dead port: the index page needs no feed data.
 cat >"$work/serve.toml" <<TOML

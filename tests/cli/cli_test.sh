@@ -10,18 +10,9 @@ src=$3
 version=${4:-}
 fixtures="$src/tests/fixtures/configs"
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=$case_name
+fail_logs="out err"
 init_work
-
-fail() {
-    echo "FAIL [$case_name]: $*" >&2
-    for f in out err; do
-        if [ -f "$work/$f" ]; then
-            echo "--- $f:" >&2
-            cat "$work/$f" >&2
-        fi
-    done
-    exit 1
-}
 
 # run EXPECTED_STATUS ARGS...: runs the binary, keeps stdout/stderr in $work/out, $work/err.
 run() {

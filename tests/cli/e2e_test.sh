@@ -13,14 +13,9 @@ src=$3
 golden="$src/tests/fixtures/golden"
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=e2e
+fail_logs="err fake.log"
 init_work
-
-fail() {
-    echo "FAIL [e2e]: $*" >&2
-    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
-    [ -f "$work/fake.log" ] && { echo "--- fake upstream log (tail):" >&2; tail -20 "$work/fake.log" >&2; }
-    exit 1
-}
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 

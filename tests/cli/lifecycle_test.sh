@@ -13,13 +13,9 @@ fake=$2
 src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=lifecycle
+fail_logs="err"
 init_work
-
-fail() {
-    echo "FAIL [lifecycle]: $*" >&2
-    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
-    exit 1
-}
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream" --lifecycle
 

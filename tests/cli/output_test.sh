@@ -10,13 +10,9 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=output
+fail_logs="err"
 init_work
-
-fail() {
-    echo "FAIL [output]: $*" >&2
-    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
-    exit 1
-}
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 

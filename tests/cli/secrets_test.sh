@@ -11,14 +11,11 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=secrets
+fail_logs=""
 init_work
 out="$work/out" # everything icsbridge said or served; the config and the fakes' logs stay outside
 mkdir -p "$out"
-
-fail() {
-    echo "FAIL [secrets]: $*" >&2
-    exit 1
-}
 
 events_token="evtok-LEAKCHECK-7f3a9c0d"
 jobs_key="jobkey-LEAKCHECK-2b8e4155"

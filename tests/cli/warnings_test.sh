@@ -6,12 +6,9 @@
 set -u
 bin=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+test_name=warnings
+fail_logs="err"
 init_work
-fail() {
-    echo "FAIL [warnings]: $*" >&2
-    [ -f "$work/err" ] && { echo "--- stderr:" >&2; cat "$work/err" >&2; }
-    exit 1
-}
 
 config() { # config FILE BASE_URL TOKEN_LINE
     printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\n%s\n\n[feeds.a]\nsource = "eb"\nselect = "organizer"\n' \

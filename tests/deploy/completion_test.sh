@@ -6,9 +6,9 @@
 #   completion_test.sh SRC BIN
 set -euo pipefail
 src=$1 bin=$2
+. "$src/tests/support/sh/run_fixtures.sh"
+fail_logs=""
 script="$src/deploy/icsbridge.bash-completion"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # complete WORD...: what the function offers for the last WORD (sorted, one per line).
 complete_words() {
@@ -61,7 +61,6 @@ expect "$(grep '^my' <<<"$feeds")" export --config "$cfg" --feed my
 expect "$sources" categories --config "$cfg" --source ""
 expect "$jobs_sources" tags --config "$cfg" --source ""
 
-. "$src/tests/support/sh/run_fixtures.sh"
 init_work
 # Quoted names, a sub-table, and a name with a dot, as TOML allows them.
 cat >"$work/names.toml" <<'TOML'

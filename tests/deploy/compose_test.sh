@@ -9,13 +9,10 @@ set -u
 src=$1
 bin=$2
 . "$src/tests/support/sh/serve_fixtures.sh"
+test_name=compose_test
+fail_logs="nginx/error.log r*.log"
 nginx_test_init
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || { echo "FAIL: python3-yaml is not installed (deploy/install-deps.sh)" >&2; exit 1; }
-fail() {
-    echo "FAIL [compose_test]: $*" >&2
-    for f in "$work"/nginx/error.log "$work"/r*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -10 "$f" >&2; }; done
-    exit 1
-}
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # 1. The compose file: services, environment, volumes, dependencies; prints the nginx service's command.

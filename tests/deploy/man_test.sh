@@ -13,8 +13,8 @@
 set -euo pipefail
 mode=$1 src=$2 build=$3 bin=$4
 pages=("$build/man/man1/icsbridge.1" "$build/man/man5/icsbridge.toml.5")
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$src/tests/support/sh/run_fixtures.sh"
+fail_logs=""
 
 # render_text PAGE: the page as a reader sees it at 80 columns, in plain ASCII-comparable text.
 render_text() {

@@ -7,12 +7,8 @@ set -u
 src=$1
 bin=$2
 . "$src/tests/support/sh/serve_fixtures.sh"
+fail_logs="nginx/error.log serve.log"
 nginx_test_init
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$work"/nginx/error.log "$work"/serve.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
-    exit 1
-}
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 token=nginx-test-feed-token-5b1d
 hook_secret=nginx-test-hook-secret-77c2

@@ -10,9 +10,9 @@ set -euo pipefail
 mode=$1 build=$2
 out="$build/package-test"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 # Scratch space ($work, removed at exit) from the shared fixtures.
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
+fail_logs=""
 
 deb_file() {
     local debs=("$out"/icsbridge_*.deb)

@@ -11,13 +11,8 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=definition_e2e
 init_work
-
-fail() {
-    echo "FAIL [definition_e2e]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 token=team-definition-secret-7c1d

@@ -10,12 +10,8 @@ bin=$1
 src=$2
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=fd_limit
 init_work
-fail() {
-    echo "FAIL [fd_limit]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 # shellcheck source=../support/sh/serve_fixtures.sh
 . "$src/tests/support/sh/serve_fixtures.sh"
 

@@ -12,13 +12,8 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=hooks_e2e
 init_work
-
-fail() {
-    echo "FAIL [hooks_e2e]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 
 secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')

@@ -16,13 +16,8 @@ fake=$2
 src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=merge_e2e
 init_work
-
-fail() {
-    echo "FAIL [merge_e2e]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 
 # count FILE: VEVENTs + VTODOs as python3-icalendar reads them.
 count() {

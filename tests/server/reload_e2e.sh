@@ -12,14 +12,9 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=reload_e2e
 init_work
 command -v wrk >/dev/null || { echo "wrk not installed: skipping"; exit 77; }
-
-fail() {
-    echo "FAIL [reload_e2e]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 
 admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"

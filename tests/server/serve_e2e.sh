@@ -11,15 +11,9 @@ fake=$2
 src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=serve_e2e
+fail_logs="serve.log serve2.log fake.log"
 init_work
-
-fail() {
-    echo "FAIL [serve_e2e]: $*" >&2
-    for f in serve.log serve2.log fake.log; do
-        [ -f "$work/$f" ] && { echo "--- $f (tail):" >&2; tail -20 "$work/$f" >&2; }
-    done
-    exit 1
-}
 
 start_fake() { start_fake_upstream "$fake" "$work" "$work/data"; }
 

@@ -13,13 +13,8 @@ fake=$2
 src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
+test_name=views_e2e
 init_work
-
-fail() {
-    echo "FAIL [views_e2e]: $*" >&2
-    [ -f "$work/serve.log" ] && { echo "--- serve.log (tail):" >&2; tail -20 "$work/serve.log" >&2; }
-    exit 1
-}
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"

@@ -18,6 +18,23 @@ BOOST_AUTO_TEST_CASE(config_and_usage_errors_exit_2_runtime_errors_exit_1) {
     BOOST_TEST(exit_code(errc::io_error) == 1);
 }
 
+BOOST_AUTO_TEST_CASE(each_errc_is_answered_with_one_http_status) {
+    // A client's mistake is 4xx, an upstream's 502/504, ours 500, a pause 503: a proxy retries only those.
+    BOOST_TEST(http_status(errc::usage) == 400u);
+    BOOST_TEST(http_status(errc::feed_unknown) == 404u);
+    BOOST_TEST(http_status(errc::upstream_timeout) == 504u);
+    BOOST_TEST(http_status(errc::upstream_auth) == 502u);
+    BOOST_TEST(http_status(errc::upstream_malformed) == 502u);
+    BOOST_TEST(http_status(errc::render_failed) == 500u);
+    BOOST_TEST(http_status(errc::io_error) == 500u);
+    BOOST_TEST(http_status(errc::shutdown) == 503u);
+    BOOST_TEST(http_status(errc::snapshot_corrupt) == 503u);
+    for (int c = 1; c <= static_cast<int>(errc::snapshot_corrupt); ++c) {
+        auto const s = http_status(static_cast<errc>(c));
+        BOOST_TEST((s >= 400u && s < 600u), to_string(static_cast<errc>(c)) << " -> " << s);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(every_errc_has_its_stable_name) {
     // Scripts read these in /healthz and logs; a corrupt snapshot is not an upstream's fault.
     BOOST_TEST(to_string(errc::upstream_auth) == "upstream_auth");

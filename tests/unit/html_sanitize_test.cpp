@@ -79,6 +79,7 @@ BOOST_AUTO_TEST_CASE(scripted_urls_are_dropped_however_they_are_spelled) {
 
 BOOST_AUTO_TEST_CASE(text_is_escaped_and_markup_tricks_stay_text) {
     BOOST_TEST(body("a < b > c \"q\"") == "a &lt; b &gt; c &quot;q&quot;");
+    BOOST_TEST(body("it's &amp; 'x'") == "it&#39;s &amp; &#39;x&#39;"); // the pages' escaper: all five
     BOOST_TEST(body("&lt;script&gt;alert(1)&lt;/script&gt;") == "&lt;script&gt;alert(1)&lt;/script&gt;");
     BOOST_TEST(body("<p>x</b></i></p></p>") == "<p>x</p>"); // stray closers are dropped
     BOOST_TEST(body("<!-- <script>alert(1)</script> -->t") == "t");

@@ -219,6 +219,46 @@ BOOST_FIXTURE_TEST_CASE(index_lists_public_feeds_only, Fixture) {
         BOOST_TEST(html.find(app) != std::string::npos, app);
 }
 
+BOOST_AUTO_TEST_CASE(every_page_escapes_all_five_html_specials) {
+    // One escaper for every page: a ' left raw ends a single-quoted attribute as surely as " a double one.
+    std::string const hostile = "x'y\"z<w>v&u";
+    std::string const escaped = "x&#39;y&quot;z&lt;w&gt;v&amp;u";
+    Config cfg = test::server_test_config();
+    cfg.feeds.front().title = "T " + hostile;
+    cfg.feeds.front().description = "D " + hostile;
+    FeedStore store{cfg};
+    ViewCache views;
+    Metrics metrics;
+    test::publish(
+        store,
+        "pub",
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:e1@test\r\n"
+        "DTSTAMP:20260101T000000Z\r\nDTSTART:20260310T100000Z\r\nDTEND:20260310T110000Z\r\nSUMMARY:S " +
+            hostile + "\r\nLOCATION:L " + hostile + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+        1,
+        t0
+    );
+    for (std::string target : {"/", "/feeds/pub.html"}) {
+        ServerRequest r;
+        r.method = "GET";
+        r.target = target;
+        auto res = handle_request(r, store, views, metrics, cfg, t0 + 10min);
+        BOOST_TEST_REQUIRE(res.status == 200u, target);
+        auto html = std::string(res.body());
+        BOOST_TEST(html.find(hostile) == std::string::npos, target);
+        BOOST_TEST(html.find("T " + escaped) != std::string::npos, target);
+    }
+    ServerRequest r;
+    r.method = "GET";
+    r.target = "/";
+    auto index = std::string(handle_request(r, store, views, metrics, cfg, t0).body());
+    BOOST_TEST(index.find("D " + escaped) != std::string::npos);
+    r.target = "/feeds/pub.html";
+    auto agenda = std::string(handle_request(r, store, views, metrics, cfg, t0).body());
+    BOOST_TEST(agenda.find("S " + escaped) != std::string::npos);
+    BOOST_TEST(agenda.find("L " + escaped) != std::string::npos);
+}
+
 BOOST_FIXTURE_TEST_CASE(healthz_reports_each_feed_without_secrets, Fixture) {
     cfg.server.admin_token = "admin-secret-9";
     get("/feeds/team.ics?token=alice-secret-1");

@@ -1,8 +1,25 @@
 # File: run_fixtures.sh
 # Starting the fake upstream and `icsbridge serve` from a test script and waiting until each listens.
-# Source it; it defines functions only. The caller defines fail MESSAGE and kills the pids it is given.
+# Source it; it defines functions only (and the defaults of test_name and fail_logs, which fail reads).
 
 . "$(dirname "${BASH_SOURCE[0]}")/upstream_fixtures.sh"
+
+# fail MESSAGE: ends the test: "FAIL [TEST_NAME]: MESSAGE" on stderr, then the tail of each file of
+# $fail_logs that exists (names under $work, globs allowed). A script sets test_name (default: its file
+# name) and fail_logs (default: serve.log) when it wants others.
+test_name=$(basename "$0" .sh)
+fail_logs=serve.log
+fail() {
+    echo "FAIL [$test_name]: $*" >&2
+    local pattern f
+    [ -n "${work:-}" ] || exit 1
+    for pattern in $fail_logs; do
+        for f in "$work"/$pattern; do
+            [ -f "$f" ] && { echo "--- ${f#"$work"/} (tail):" >&2; tail -"${FAIL_TAIL:-30}" "$f" >&2; }
+        done
+    done
+    exit 1
+}
 
 # start_fake_upstream FAKE WORK DATA [ARGS...]: the fake upstream on a free port serving DATA; sets fake_pid
 # and upstream (http://127.0.0.1:PORT), or fails the test.
