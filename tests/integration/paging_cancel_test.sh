@@ -2,7 +2,7 @@
 # File: paging_cancel_test.sh
 # Issue 29, defect 1: a refresh cancelled while its parallel page requests are out (a SIGHUP reload,
 # fetch_timeout) must not leave them running on the freed client (under the sanitizer build ASan reports
-# it).
+# it); and `export` honours fetch_timeout as `serve` does.
 #   paging_cancel_test.sh ICSBRIDGE FAKE_UPSTREAM SRC_DIR
 set -u
 bin=$1
@@ -59,6 +59,18 @@ wait_log() {
     done
     fail "no '$1' in the log within $2 s"
 }
+
+echo "== export honours fetch_timeout as serve does"
+write_config 'fetch_timeout = "2s"'
+started=$(date +%s)
+"$bin" export --config "$work/c.toml" --feed big --output "$work/big.ics" 2>"$work/export.err"
+rc=$?
+took=$(($(date +%s) - started))
+[ "$rc" != 0 ] || fail "export of an 8 s refresh succeeded with fetch_timeout = 2s"
+grep -q 'fetch_timeout = 2s' "$work/export.err" || fail "export error does not name fetch_timeout: $(cat "$work/export.err")"
+grep -q 'Sanitizer' "$work/export.err" && fail "sanitizer report from export: $(cat "$work/export.err")"
+[ "$took" -le 4 ] || fail "export took ${took}s with fetch_timeout = 2s"
+[ ! -e "$work/big.ics" ] || fail "export wrote a file after timing out"
 
 echo "== one SIGHUP 3 s into a 40-page refresh"
 write_config
