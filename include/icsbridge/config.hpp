@@ -50,6 +50,7 @@ struct SourceConfig {
     std::string user_agent; ///< empty: "icsbridge/VERSION"
     std::chrono::milliseconds timeout{20000}; ///< whole-request deadline, per attempt
     int max_concurrency = 4;
+    int max_response_mb = 32; ///< largest upstream answer accepted, decoded (MiB)
     std::string ca_file; ///< extra trust anchor (PEM) for self-hosted upstreams; empty: system store only
     Budget budget;       ///< every upstream call of the source counts; events default: default_events_budget
     /// Events sources: the last path segment of POST /hooks/NAME/SECRET; empty: no webhooks. Never print it.

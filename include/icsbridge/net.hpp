@@ -49,8 +49,9 @@ struct ClientOptions {
     std::chrono::milliseconds request_timeout{std::chrono::seconds(20)}; ///< one whole attempt
     std::size_t max_body =
         std::size_t{32} * 1024 * 1024; ///< decoded body limit; larger answers fail with upstream_too_large
-    int max_concurrency = 4;           ///< requests in flight at once (and pooled connections) per client
-    std::string ca_file;               ///< extra PEM trust anchors; the system store is always used too
+    std::string max_body_key = "max_body"; ///< the config key that raises max_body, named in that error
+    int max_concurrency = 4;               ///< requests in flight at once (and pooled connections) per client
+    std::string ca_file;                   ///< extra PEM trust anchors; the system store is always used too
     RetryPolicy retry;
     /// Called after every attempt (retries included) with the status, or 0 when no response came (network
     /// error, timeout), and how long the attempt took: for the upstream request histogram in /metrics.

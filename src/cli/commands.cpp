@@ -9,14 +9,19 @@
 #include "cli/terminal_text.hpp"
 #include "views/view.hpp"
 #include <icsbridge/config.hpp>
+#include <icsbridge/duration.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/merge.hpp>
 #include <icsbridge/pipeline.hpp>
 #include <icsbridge/store.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <unistd.h>
 
@@ -145,6 +150,25 @@ std::string names_of_sources(Config const& cfg) {
 }
 
 /**
+ * `run` abandoned once the feed's fetch_timeout has passed, as a refresh in `serve` is (every page and
+ * retry included): a slow upstream fails the export with the key to raise instead of hanging on.
+ */
+net::awaitable<Result<FeedOutput>>
+within_fetch_timeout(net::awaitable<Result<FeedOutput>> run, FeedConfig const& feed) {
+    using namespace boost::asio::experimental::awaitable_operators;
+    net::steady_timer deadline(co_await net::this_coro::executor, feed.fetch_timeout);
+    auto r = co_await (std::move(run) || deadline.async_wait(net::as_tuple(net::use_awaitable)));
+    if (r.index() == 0)
+        co_return std::get<0>(std::move(r));
+    co_return fail(
+        errc::upstream_timeout,
+        "the fetch took longer than fetch_timeout = " + format_duration(feed.fetch_timeout) +
+            " (every page and retry included); raise [feeds." + feed.name +
+            "] fetch_timeout if the upstream is just slow"
+    );
+}
+
+/**
  * A merged feed has no snapshot to read here, so its parts are run once each, in order, and merged; the
  * first part that fails fails the export (no calendar missing a part's items is ever written).
  */
@@ -157,7 +181,7 @@ run_merged(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds n
         FeedConfig const* part = cfg.find_feed(name);
         if (!part)
             co_return fail(errc::feed_unknown, "unknown part '" + name + "'");
-        auto out = co_await p.run(*part, now);
+        auto out = co_await within_fetch_timeout(p.run(*part, now), *part);
         if (!out)
             co_return fail(out.error().code, "part " + name + ": " + out.error().message);
         calendars.push_back(std::move(out->ics));
@@ -188,7 +212,7 @@ int export_command(Config const& cfg, Args const& args) {
             // travel, which takes the render off the end of a long fetch (for a few MB more at the peak).
             if (feed->is_merged())
                 return run_merged(p, cfg, *feed, now);
-            return p.run(*feed, now, progress.callback());
+            return within_fetch_timeout(p.run(*feed, now, progress.callback()), *feed);
         },
         cfg,
         command_logger()

@@ -35,6 +35,8 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     if (auto c = integer(t, "max_concurrency", 1, 64))
         s.max_concurrency = static_cast<int>(*c);
+    if (auto m = integer(t, "max_response_mb", 1, 1024))
+        s.max_response_mb = static_cast<int>(*m);
     if (events)
         s.budget = default_events_budget;
     if (!read_budget(t, s))
@@ -59,6 +61,7 @@ bool Reader::check_source_keys(toml::table const& t, std::string const& where, b
                                   "user_agent",
                                   "timeout",
                                   "max_concurrency",
+                                  "max_response_mb",
                                   "ca_file",
                                   "budget",
                                   "webhook_secret",
@@ -75,6 +78,7 @@ bool Reader::check_source_keys(toml::table const& t, std::string const& where, b
                                   "user_agent",
                                   "timeout",
                                   "max_concurrency",
+                                  "max_response_mb",
                                   "ca_file",
                                   "budget"},
                                  {"token", "token_env", "webhook_secret", "webhook_secret_env"}

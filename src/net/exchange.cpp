@@ -36,7 +36,7 @@ Error too_large(ClientOptions const& opts, Target const& t, std::string_view whe
         opts.service_name,
         errc::upstream_too_large,
         "response to GET " + t.display + " is larger than the limit of " + format_size(opts.max_body) +
-            " (max_body)" + std::string(when)
+            std::string(when) + "; raise " + opts.max_body_key + " if the answer is legitimately this large"
     );
 }
 

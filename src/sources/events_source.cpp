@@ -370,6 +370,8 @@ ClientOptions client_options_for(SourceConfig const& src) {
     o.user_agent = src.user_agent;
     o.request_timeout = src.timeout;
     o.max_concurrency = src.max_concurrency;
+    o.max_body = static_cast<std::size_t>(src.max_response_mb) * 1024 * 1024;
+    o.max_body_key = "[sources." + src.name + "] max_response_mb";
     o.ca_file = src.ca_file;
     return o;
 }

@@ -9,6 +9,8 @@
 #include "sources/upstream_call.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
@@ -126,10 +128,12 @@ class PageFollower {
     }
 
   private:
-    // One page request started now and awaited later (in page order).
+    // One page request started now and awaited later (in page order). Its coroutine refers to the client
+    // and to the path, so whoever starts one must see it finish (cancelling it first when giving up).
     struct Pending {
         std::optional<Result<HttpResponse>> result;
-        boost::asio::steady_timer ready; // cancelled when the result is in
+        boost::asio::steady_timer ready;       // cancelled when the result is in
+        boost::asio::cancellation_signal stop; // emitted when the list is abandoned
         explicit Pending(boost::asio::any_io_executor const& ex)
             : ready(ex, boost::asio::steady_timer::time_point::max()) {}
     };
@@ -148,7 +152,7 @@ class PageFollower {
                 }
                 p->ready.cancel();
             },
-            boost::asio::detached
+            boost::asio::bind_cancellation_slot(p->stop.slot(), boost::asio::detached)
         );
         return p;
     }
@@ -159,9 +163,22 @@ class PageFollower {
         co_return std::move(*p.result);
     }
 
+    // The list is abandoned (the refresh was cancelled: a reload, fetch_timeout, shutdown): cancel every
+    // request still out and wait until each has ended, since they use the client the caller frees next.
+    // The caller has reset its cancellation state first: a cancelled coroutine's next co_await throws.
+    static boost::asio::awaitable<void> abandon(std::deque<std::shared_ptr<Pending>>& in_flight) {
+        for (auto& p : in_flight)
+            if (!p->result)
+                p->stop.emit(boost::asio::cancellation_type::terminal);
+        for (auto& p : in_flight)
+            co_await finish(*p);
+        in_flight.clear();
+    }
+
     // The pages after the first of a counted list: up to 2 x max_concurrency requests ahead of the page being
     // handled (HttpClient keeps max_concurrency of them on the wire), each handed over in page order. Every
-    // request started is awaited before returning, also on an error: they refer to this client.
+    // request started is awaited before returning, also on an error or when cancelled: they refer to this
+    // client.
     // Returns true when the list is complete, false when the count grew while paging.
     template <class Handle>
     boost::asio::awaitable<Result<bool>>
@@ -180,19 +197,31 @@ class PageFollower {
         };
         Result<bool> outcome = true;
         bool done = false;
-        top_up();
-        while (!in_flight.empty()) {
-            auto answer = co_await finish(*in_flight.front());
-            in_flight.pop_front();
-            if (done)
-                continue; // draining after the end or an error
-            auto go = handle(answer);
-            if (!go || !*go) {
-                outcome = go ? Result<bool>(true) : Result<bool>(go.error());
-                done = true;
-                continue;
-            }
+        std::exception_ptr cancelled; // the refresh was cancelled while requests were out
+        try {
             top_up();
+            while (!in_flight.empty()) {
+                auto answer = co_await finish(*in_flight.front());
+                in_flight.pop_front();
+                if (done)
+                    continue; // draining after the end or an error
+                auto go = handle(answer);
+                if (!go || !*go) {
+                    outcome = go ? Result<bool>(true) : Result<bool>(go.error());
+                    done = true;
+                    continue;
+                }
+                top_up();
+            }
+        } catch (...) {
+            cancelled = std::current_exception();
+        }
+        if (cancelled) {
+            co_await boost::asio::this_coro::reset_cancellation_state();
+            co_await boost::asio::this_coro::throw_if_cancelled(false);
+            co_await abandon(in_flight);
+            co_await boost::asio::this_coro::throw_if_cancelled(true);
+            std::rethrow_exception(cancelled);
         }
         if (!done)
             co_return false;

@@ -5,7 +5,9 @@
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
 #include "support/tls_server.hpp"
+#include <icsbridge/config.hpp>
 #include <icsbridge/net.hpp>
+#include <icsbridge/sources.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -185,15 +187,26 @@ BOOST_AUTO_TEST_CASE(oversized_bodies_are_refused) {
     run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
         auto opts = test_options();
         opts.max_body = 1000;
+        opts.max_body_key = "[sources.eb] max_response_mb";
         HttpClient client(ex, opts);
         for (auto* s : {&plain, &chunked, &bomb}) {
             auto r = co_await client.get({s->url("/big"), {}});
             BOOST_TEST_REQUIRE(!r.has_value());
             BOOST_TEST((r.error().code == errc::upstream_too_large));
-            BOOST_TEST(contains(r.error().message, "max_body"), r.error().message);
+            // The error names the key a user can set, not an internal option.
+            BOOST_TEST(contains(r.error().message, "raise [sources.eb] max_response_mb"), r.error().message);
             BOOST_TEST(contains(r.error().message, "events API: "), r.error().message);
         }
     });
+}
+
+BOOST_AUTO_TEST_CASE(a_source_sets_the_body_limit_and_names_its_key) {
+    SourceConfig src;
+    src.name = "eb";
+    src.max_response_mb = 3;
+    auto const opts = client_options_for(src);
+    BOOST_TEST(opts.max_body == std::size_t{3} * 1024 * 1024);
+    BOOST_TEST(opts.max_body_key == "[sources.eb] max_response_mb");
 }
 
 BOOST_AUTO_TEST_CASE(server_errors_are_retried_until_success) {

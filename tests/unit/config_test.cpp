@@ -73,6 +73,7 @@ Mistake const mistakes[] = {
     {"invalid_ticket_classes.toml", "9:18", "ticket_classes must be a boolean, not a string"},
     {"invalid_timeout.toml", "5:11", "timeout must be a duration string"},
     {"invalid_max_concurrency.toml", "5:19", "max_concurrency must be between 1 and 64, not 100"},
+    {"invalid_max_response_mb.toml", "5:19", "max_response_mb must be between 1 and 1024, not 0"},
     {"invalid_ca_file.toml", "5:11", "ca_file \"/nonexistent/icsbridge-ca.pem\" cannot be read"},
     {"invalid_base_url.toml", "3:12", "base_url must be an absolute URL starting with http:// or https://"},
     {"invalid_source_type.toml", "2:8", "type = \"meetup\" is not one of: events, jobs"},
@@ -112,12 +113,14 @@ BOOST_AUTO_TEST_CASE(valid_file_sets_every_key) {
     BOOST_TEST(eb.user_agent == "test-agent/1");
     BOOST_TEST(eb.timeout.count() == 30000);
     BOOST_TEST(eb.max_concurrency == 8);
+    BOOST_TEST(eb.max_response_mb == 64);
     SourceConfig const& jobs = c.sources.at("jobs");
     BOOST_TEST((jobs.type == SourceType::jobs));
     BOOST_TEST(jobs.base_url == "http://127.0.0.1:8081/prefix");
     BOOST_TEST(jobs.secret == "inline-api-key");
     BOOST_TEST(jobs.timeout.count() == 20000);
     BOOST_TEST(jobs.max_concurrency == 4);
+    BOOST_TEST(jobs.max_response_mb == 32);
 
     // Feeds keep file order, not the TOML library's sorted order.
     BOOST_TEST_REQUIRE(c.feeds.size() == 5u);
@@ -128,7 +131,7 @@ BOOST_AUTO_TEST_CASE(valid_file_sets_every_key) {
     BOOST_TEST(c.feeds[4].name == "recent-jobs");
 
     FeedConfig const& mine = c.feeds[0];
-    BOOST_TEST(mine.line == 27);
+    BOOST_TEST(mine.line == 28);
     BOOST_TEST(mine.source == "eb");
     BOOST_TEST(mine.select == "organizer");
     BOOST_TEST(mine.title == "My events");
