@@ -102,17 +102,8 @@ void Reader::read_source(std::string const& name, toml::table const& t, SourceCo
         read_webhook_secret(t, where, s);
     if (failed())
         return;
-    if (auto ca = str(t, "ca_file")) {
-        std::ifstream in(*ca);
-        if (!in) {
-            fail_at(
-                t.get("ca_file")->source(),
-                "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
-            );
-            return;
-        }
+    if (auto ca = ca_file(t))
         s.ca_file = *ca;
-    }
 }
 
 void Reader::read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s) {
