@@ -51,15 +51,7 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
             fail_at(t.source(), where + " needs " + std::string(key));
             return;
         }
-    if (auto url = str(t, "url")) {
-        auto checked = check_http_url(*url);
-        if (!checked) {
-            fail_at(t.get("url")->source(), "url " + checked.error().message);
-            return;
-        }
-        // Collections are directories: DAV servers answer a path without its slash with a redirect.
-        out.url = *checked + "/";
-    }
+    read_target_url(t, out);
     if (auto v = str(t, "calendar"))
         out.calendar = *v;
     if (auto v = str(t, "username"))
@@ -85,6 +77,19 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
         out.max_concurrency = static_cast<int>(*c);
     if (auto ca = ca_file(t))
         out.ca_file = *ca;
+}
+
+void Reader::read_target_url(toml::table const& t, TargetConfig& out) {
+    auto url = str(t, "url");
+    if (!url)
+        return;
+    auto checked = check_http_url(*url);
+    if (!checked) {
+        fail_at(t.get("url")->source(), "url " + checked.error().message);
+        return;
+    }
+    // Collections are directories: DAV servers answer a path without its slash with a redirect.
+    out.url = *checked + "/";
 }
 
 void Reader::read_password(toml::table const& t, std::string const& where, TargetConfig& out) {

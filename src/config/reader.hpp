@@ -258,6 +258,7 @@ class Reader {
     void check_merges(toml::table const& feeds, Config& cfg);
     void read_targets(toml::table const& targets, Config& cfg);
     void read_target(std::string const& name, toml::table const& t, TargetConfig& out);
+    void read_target_url(toml::table const& t, TargetConfig& out);
     void read_password(toml::table const& t, std::string const& where, TargetConfig& out);
     void read_push(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
     bool check_push_target(std::string const& name, Config const& cfg, toml::node const& at);
