@@ -81,6 +81,9 @@ struct TargetConfig {
 struct PushTo {
     std::string target;
     std::string view; ///< a view query as in /feeds/NAME.ics?…, e.g. "days=90&alarm=none"; empty: all
+    /// Where `view` was written: its parameters are checked by the push room (views come after config),
+    /// whose message still names FILE:LINE:COL.
+    int view_line = 0, view_column = 0;
     friend bool operator==(PushTo const&, PushTo const&) = default;
 };
 

@@ -7,6 +7,7 @@
 #include "cli/output_file.hpp"
 #include "cli/serve.hpp"
 #include "cli/terminal_text.hpp"
+#include "push/push_views.hpp"
 #include "views/view.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -387,6 +388,9 @@ int dispatch(int argc, char** argv) {
     }
 
     auto cfg = load_config(args.config, process_env());
+    if (cfg)
+        if (auto views = push::check_push_views(*cfg); !views)
+            cfg = views.error();
     if (!cfg) {
         // FILE:LINE:COL first, as compilers do, so editors can jump to it.
         print_err(cfg.error().message);

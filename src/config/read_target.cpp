@@ -2,9 +2,6 @@
 // [targets.NAME] (calendars icsbridge writes into) and a feed's `push = [...]`, each mistake reported at its
 // FILE:LINE:COL. The password is resolved here (inline, environment or file) and never echoed.
 #include "config/reader.hpp"
-#include "views/view.hpp"
-
-#include <boost/url/parse_query.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -148,8 +145,10 @@ void Reader::read_push(toml::table const& t, std::string const& where, Config co
                 return;
             to.target = *target;
             to.view = view.value_or("");
-            if (!check_push_view(to.view, e->get("view")))
-                return;
+            if (auto const* v = e->get("view")) {
+                to.view_line = static_cast<int>(v->source().begin.line);
+                to.view_column = static_cast<int>(v->source().begin.column);
+            }
         } else {
             fail_at(
                 entry.source(),
@@ -184,19 +183,6 @@ bool Reader::check_push_target(std::string const& name, Config const& cfg, toml:
     else
         msg += " (defined: " + join(names) + ")";
     return fail_at(at.source(), msg);
-}
-
-bool Reader::check_push_view(std::string const& view, toml::node const* at) {
-    if (view.empty())
-        return true;
-    auto query = boost::urls::parse_query(view);
-    if (!query)
-        return fail_at(at->source(), "view = \"" + view + "\" is not a query string such as \"days=90\"");
-    // The date a `days` view is resolved against does not matter here: only its validity does.
-    auto parsed = views::parse_view_params(*query, std::chrono::sys_days{});
-    if (!parsed)
-        return fail_at(at->source(), "view = \"" + view + "\": " + parsed.error().message);
-    return true;
 }
 
 } // namespace config_detail

@@ -262,7 +262,6 @@ class Reader {
     void read_password(toml::table const& t, std::string const& where, TargetConfig& out);
     void read_push(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
     bool check_push_target(std::string const& name, Config const& cfg, toml::node const& at);
-    bool check_push_view(std::string const& view, toml::node const* at);
 
     std::string path_;
     EnvLookup const& env_;

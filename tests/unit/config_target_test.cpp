@@ -1,6 +1,7 @@
 // File: config_target_test.cpp
 // [targets.NAME] and a feed's `push` in the config: what is read, the password from each of its three
 // places (never in a message), and each mistake with its exact FILE:LINE:COL.
+#include "push/push_views.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -80,9 +81,6 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
          "t.toml:8:19: push lists target 'family' twice"},
         {base + "push = [\"x\"]\n",
          "t.toml:8:9: unknown target 'x' in push (no [targets.NAME] table is defined)"},
-        {base + "push = [{ target = \"family\", view = \"days=soon\" }]\n" + target +
-             "password = \"hunter2\"\n",
-         "t.toml:8:37: view = \"days=soon\": "},
         {base + "push = [{ view = \"days=9\" }]\n", "t.toml:8:9: a push entry needs target = \"NAME\""},
         {base + "push = [3]\n",
          "t.toml:8:9: push lists target names or { target = \"NAME\", view = \"days=90\" } tables, not an "
@@ -114,6 +112,21 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
             BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_push_view_is_checked_by_the_views_parser_at_its_file_line_col) {
+    auto r = parse(
+        base + "push = [{ target = \"family\", view = \"days=soon\" }]\n" + target + "password = \"x\"\n"
+    );
+    BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+    auto const checked = push::check_push_views(*r);
+    BOOST_TEST_REQUIRE(!checked.has_value());
+    BOOST_TEST(
+        checked.error().message.starts_with("t.toml:8:37: view = \"days=soon\": "),
+        checked.error().message
+    );
+    r->feeds[0].push[0].view = "days=90&alarm=none";
+    BOOST_TEST(push::check_push_views(*r).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
