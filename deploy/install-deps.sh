@@ -8,17 +8,17 @@ set -euo pipefail
 build_pkgs=(
     g++ cmake ninja-build pkg-config
     libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev libqrencode-dev libpq-dev tzdata ca-certificates curl dpkg-dev file
+    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev libqrencode-dev libpq-dev libxml2-dev tzdata ca-certificates curl dpkg-dev file
 )
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)
 # Real clients the tests check our output with, and the tools the fuzz/sanitizer and clang-tidy steps use.
 # lintian, man-db (man -l) and fakeroot (dpkg into a throwaway root as non-root) check the package; wrk loads
 # the server while the reload test sends SIGHUP; postgresql-15 is the real database the cluster tests start;
-# python3-yaml reads deploy/compose.yaml in its test.
+# python3-yaml reads deploy/compose.yaml in its test; radicale is the CalDAV server the push tests write into.
 test_pkgs=(
     python3 python3-icalendar python3-vobject python3-yaml openssl clang-14 clang-tidy-14 libclang-rt-14-dev chromium zbar-tools nginx-light
-    lintian man-db fakeroot wrk libpq-dev postgresql-15
+    lintian man-db fakeroot wrk libpq-dev postgresql-15 radicale
 )
 # Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).
 bench_pkgs=(wrk nginx-light procps linux-perf)

@@ -58,6 +58,36 @@ struct SourceConfig {
     friend bool operator==(SourceConfig const&, SourceConfig const&) = default;
 };
 
+/** @brief `[targets.NAME]`: a calendar icsbridge writes a feed's items into (issue 25: CalDAV). */
+enum class TargetType { caldav };
+
+/** @brief The `rate` of a target without one: 300 requests a minute. */
+inline constexpr Budget default_target_rate{300, std::chrono::minutes(1)};
+
+struct TargetConfig {
+    std::string name;
+    TargetType type = TargetType::caldav;
+    std::string url;      ///< a calendar collection, or a server where `calendar` is found by display name
+    std::string calendar; ///< display name; empty: `url` is the collection itself
+    std::string username;
+    std::string password; ///< from `password`, `password_env` or `password_file`. Never print it.
+    std::string ca_file;  ///< extra trust anchor (PEM); empty: system store only
+    Budget rate = default_target_rate;
+    int max_concurrency = 4;
+    int line = 0; ///< where the table starts in the file (for messages)
+    friend bool operator==(TargetConfig const&, TargetConfig const&) = default;
+};
+
+/** @brief One entry of a feed's `push`: mirror the feed (or a view of it) into a target. */
+struct PushTo {
+    std::string target;
+    std::string view; ///< a view query as in /feeds/NAME.ics?…, e.g. "days=90&alarm=none"; empty: all
+    /// Where `view` was written: its parameters are checked by the push room (views come after config),
+    /// whose message still names FILE:LINE:COL.
+    int view_line = 0, view_column = 0;
+    friend bool operator==(PushTo const&, PushTo const&) = default;
+};
+
 /** @brief `filter = { ... }` of a feed: which fetched items it publishes (all, when empty). */
 struct FeedFilter {
     std::vector<std::string> categories;       ///< keep items with one of these category names (any case)
@@ -104,7 +134,8 @@ struct FeedConfig {
     /// `merge = ["a", "b"]`: the feed is made of these feeds' published items and is never fetched
     /// (no source, select or fetch keys; `refresh` is the shortest of its parts'). Parts are never merges.
     std::vector<std::string> merge;
-    int line = 0; ///< where the feed's table starts in the file (for messages)
+    std::vector<PushTo> push; ///< targets this feed is mirrored into, in file order
+    int line = 0;             ///< where the feed's table starts in the file (for messages)
 
     bool is_public() const { return token.empty() && tokens.empty(); }
     friend bool operator==(FeedConfig const&, FeedConfig const&) = default;
@@ -164,10 +195,12 @@ struct Config {
     std::optional<ClusterConfig> cluster; ///< nullopt: no `[cluster]`, a single box
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order
-    bool secrets_in_file = false;  ///< a token, api_key or admin_token is written in the file itself
+    std::map<std::string, TargetConfig> targets;
+    bool secrets_in_file = false; ///< a token, api_key or admin_token is written in the file itself
 
     FeedConfig const* find_feed(std::string_view name) const;
     SourceConfig const* find_source(std::string_view name) const;
+    TargetConfig const* find_target(std::string_view name) const;
 };
 
 /**

@@ -59,7 +59,8 @@ struct ClientOptions {
 };
 
 /**
- * @brief One GET request.
+ * @brief One request: GET unless `method` says otherwise (the CalDAV push also sends PROPFIND, REPORT,
+ * MKCALENDAR, PUT and DELETE, with a body).
  *
  * Not an aggregate on purpose: g++ 12 destroys a braced aggregate temporary twice when it is an
  * argument of a co_await expression (`co_await client.get({url, {}})`); a constructor avoids that.
@@ -72,6 +73,8 @@ struct HttpRequest {
 
     std::string url; ///< absolute http(s) URL including the query (may carry an api_key: never logged as is)
     std::vector<std::pair<std::string, std::string>> headers; ///< extra headers (Authorization, ...)
+    std::string method = "GET";                               ///< any method Beast knows by name
+    std::string body; ///< sent with Content-Length when the method is not GET
 };
 
 struct HttpResponse {
@@ -100,6 +103,8 @@ class HttpClient {
     HttpClient& operator=(HttpClient const&) = delete;
 
     boost::asio::awaitable<Result<HttpResponse>> get(HttpRequest req);
+    /** @brief Any method, as `req.method` says; the same retries, deadlines and errors as get(). */
+    boost::asio::awaitable<Result<HttpResponse>> request(HttpRequest req);
 
     ClientOptions const& options() const;
 

@@ -7,6 +7,7 @@
 #include "cli/output_file.hpp"
 #include "cli/serve.hpp"
 #include "cli/terminal_text.hpp"
+#include "push/push_views.hpp"
 #include "views/view.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/duration.hpp>
@@ -257,6 +258,36 @@ void warn_google_sizes(Config const& cfg) {
     }
 }
 
+/** "  push:    family, phone (days=90)": the targets a feed is mirrored into; nothing when none. */
+void print_push(FeedConfig const& f) {
+    if (f.push.empty())
+        return;
+    std::string line;
+    for (auto const& to : f.push)
+        line += (line.empty() ? "" : ", ") + to.target + (to.view.empty() ? "" : " (" + to.view + ")");
+    std::printf("  push:    %s\n", line.c_str());
+}
+
+/** One block per `[targets.NAME]`: where it writes and how politely; the password only as "set". */
+void print_targets(Config const& cfg) {
+    for (auto const& [name, t] : cfg.targets) {
+        std::printf("\ntarget %s\n", name.c_str());
+        std::printf("  caldav:  %s\n", t.url.c_str());
+        if (!t.calendar.empty())
+            std::printf(
+                "  calendar: \"%s\" (found by display name, created if missing)\n",
+                t.calendar.c_str()
+            );
+        std::printf("  user:    %s (password set)\n", t.username.c_str());
+        std::printf(
+            "  rate:    %zu requests per %s, at most %d at once\n",
+            t.rate.calls,
+            format_duration(t.rate.period).c_str(),
+            t.max_concurrency
+        );
+    }
+}
+
 int check_command(Config const& cfg) {
     // Risky but valid: said on stderr, and the exit status stays 0.
     for (auto const& w : config_warnings(cfg))
@@ -316,6 +347,7 @@ int check_command(Config const& cfg) {
                 "  refresh: rebuilt whenever a part publishes (hint %s)\n",
                 format_duration(f.refresh).c_str()
             );
+            print_push(f);
             continue;
         }
         std::printf(
@@ -326,7 +358,9 @@ int check_command(Config const& cfg) {
         );
         std::printf("  select:  %s\n", f.select.c_str());
         std::printf("  refresh: %s\n", format_duration(f.refresh).c_str());
+        print_push(f);
     }
+    print_targets(cfg);
     if (cfg.feeds.empty())
         std::printf("\nno feeds defined: add a [feeds.NAME] table\n");
     return 0;
@@ -378,6 +412,9 @@ int dispatch(int argc, char** argv) {
     }
 
     auto cfg = load_config(args.config, process_env());
+    if (cfg)
+        if (auto views = push::check_push_views(*cfg); !views)
+            cfg = views.error();
     if (!cfg) {
         // FILE:LINE:COL first, as compilers do, so editors can jump to it.
         print_err(cfg.error().message);

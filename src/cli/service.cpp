@@ -4,6 +4,7 @@
 #include "cli/service.hpp"
 
 #include "cli/reload_plan.hpp"
+#include "push/push_views.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -204,6 +205,9 @@ void Service::reload() {
     auto const before = live_.get();
     log_.info("SIGHUP: reloading " + before->path);
     auto next = load_config(before->path, process_env());
+    if (next)
+        if (auto views = push::check_push_views(*next); !views)
+            next = views.error();
     if (!next) {
         log_.error("reload refused, the running config stays: " + next.error().message);
         store_.record_reload({now, false, next.error().message});

@@ -48,9 +48,9 @@ std::string feed_url(Config const& cfg, FeedConfig const& feed) {
 namespace config_detail {
 
 void Reader::read(toml::table const& root, Config& cfg) {
-    if (!check_keys(root, "the top level", {"server", "storage", "cluster", "sources", "feeds"}))
+    if (!check_keys(root, "the top level", {"server", "storage", "cluster", "sources", "targets", "feeds"}))
         return;
-    for (std::string_view key : {"server", "storage", "cluster", "sources", "feeds"})
+    for (std::string_view key : {"server", "storage", "cluster", "sources", "targets", "feeds"})
         if (auto const* n = root.get(key); n && !n->is_table()) {
             fail_at(n->source(), std::string(key) + " must be a table ([" + std::string(key) + "])");
             return;
@@ -74,6 +74,11 @@ void Reader::read(toml::table const& root, Config& cfg) {
 
     if (auto const* sources = root.get_as<toml::table>("sources"))
         read_sources(*sources, cfg);
+    if (failed())
+        return;
+    // Feeds name the targets they push to, so targets are read first, wherever they are written.
+    if (auto const* targets = root.get_as<toml::table>("targets"))
+        read_targets(*targets, cfg);
     if (failed())
         return;
     if (auto const* feeds = root.get_as<toml::table>("feeds"))
@@ -134,6 +139,29 @@ void Reader::read_feeds(toml::table const& feeds, Config& cfg) {
     }
     // A merge may name a feed written after it, so its parts are checked once every feed is read.
     check_merges(feeds, cfg);
+}
+
+void Reader::read_targets(toml::table const& targets, Config& cfg) {
+    for (auto const& [k, v] : targets) {
+        std::string const name(k.str());
+        if (!valid_feed_name(name)) {
+            fail_at(
+                k.source(),
+                "target name '" + name + "' may only contain letters, digits, '.', '_' and '-'"
+            );
+            return;
+        }
+        if (!v.is_table()) {
+            fail_at(v.source(), "targets." + name + " must be a table ([targets." + name + "])");
+            return;
+        }
+        TargetConfig target;
+        target.name = name;
+        read_target(name, *v.as_table(), target);
+        if (failed())
+            return;
+        cfg.targets.emplace(name, std::move(target));
+    }
 }
 
 void Reader::read_server(toml::table const& t, ServerConfig& s) {

@@ -13,6 +13,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
     f.title = name;
     if (t.contains("merge")) {
         read_merged_feed(name, t, f);
+        if (!failed())
+            read_push(t, where, cfg, f);
         return;
     }
 
@@ -67,7 +69,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "window",
                       "keep_past",
                       "max_items",
-                      "filter"},
+                      "filter",
+                      "push"},
                      {"due_after", "jobs_as"}
                  )
                : check_keys(
@@ -85,7 +88,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                       "due_after",
                       "jobs_as",
                       "max_items",
-                      "filter"},
+                      "filter",
+                      "push"},
                      {"alarm", "cancelled", "ticket_classes", "organization_id", "window", "keep_past"}
                  );
     note_.clear();
@@ -205,6 +209,8 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
             return;
     }
     read_tokens(t, where, f);
+    if (!failed())
+        read_push(t, where, cfg, f);
 }
 
 void Reader::read_filter(toml::node const& n, std::string const& where, FeedFilter& out) {

@@ -21,12 +21,12 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
     // Items arrive as their parts rendered them, so what fetches or renders an item belongs on the part;
     // what selects items (filter) or reminds of them (alarm) works on the published items too.
     note_ = " (a merged feed publishes its parts' items as they rendered them: set it on the parts; a merge "
-            "takes only title, description, token/tokens, filter and alarm)";
+            "takes only title, description, token/tokens, filter, alarm and push)";
     // The second list is every key of a fetched feed, sorted: "not valid here" says more than "unknown key".
     bool const ok = check_keys(
         t,
         where,
-        {"merge", "title", "description", "token", "tokens", "filter", "alarm"},
+        {"merge", "title", "description", "token", "tokens", "filter", "alarm", "push"},
         {"cancelled",
          "due_after",
          "fetch_timeout",

@@ -122,17 +122,8 @@ bool Reader::read_budget(toml::table const& t, SourceConfig& s) {
 }
 
 void Reader::read_ca_file(toml::table const& t, SourceConfig& s) {
-    auto ca = str(t, "ca_file");
-    if (!ca)
-        return;
-    if (!std::ifstream(*ca)) {
-        fail_at(
-            t.get("ca_file")->source(),
-            "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
-        );
-        return;
-    }
-    s.ca_file = *ca;
+    if (auto ca = ca_file(t))
+        s.ca_file = *ca;
 }
 
 void Reader::read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s) {

@@ -2,7 +2,7 @@
 // The config loader's insides, shared by its files: the TOML helpers that turn every mistake into
 // `FILE:LINE:COL: what is wrong`, and the Reader that fills a Config (load_config.cpp: the document,
 // [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]; read_merge.cpp: merged
-// feeds; read_cluster.cpp: [cluster]). Private to src/config/.
+// feeds; read_cluster.cpp: [cluster]; read_target.cpp: [targets.NAME], push). Private to src/config/.
 #pragma once
 
 #include "config/suggest.hpp"
@@ -11,7 +11,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -226,6 +229,22 @@ class Reader {
 
     void read_sources(toml::table const& sources, Config& cfg);
     void read_feeds(toml::table const& feeds, Config& cfg);
+    /** `ca_file`, when given: a readable file, else a mistake at its value. */
+    std::optional<std::string> ca_file(toml::table const& t) {
+        auto ca = str(t, "ca_file");
+        if (!ca)
+            return std::nullopt;
+        if (std::FILE* f = std::fopen(ca->c_str(), "rb")) {
+            std::fclose(f);
+            return ca;
+        }
+        fail_at(
+            t.get("ca_file")->source(),
+            "ca_file \"" + *ca + "\" cannot be read: " + std::strerror(errno)
+        );
+        return std::nullopt;
+    }
+
     void read_server(toml::table const& t, ServerConfig& s);
     void read_address(toml::table const& t, ServerConfig& s);
     /** max_connections_per_client and trusted_proxies (addresses or networks) of [server]. */
@@ -245,6 +264,12 @@ class Reader {
     void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
     void read_merged_feed(std::string const& name, toml::table const& t, FeedConfig& f);
     void check_merges(toml::table const& feeds, Config& cfg);
+    void read_targets(toml::table const& targets, Config& cfg);
+    void read_target(std::string const& name, toml::table const& t, TargetConfig& out);
+    void read_target_url(toml::table const& t, TargetConfig& out);
+    void read_password(toml::table const& t, std::string const& where, TargetConfig& out);
+    void read_push(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
+    bool check_push_target(std::string const& name, Config const& cfg, toml::node const& at);
 
     std::string path_;
     EnvLookup const& env_;

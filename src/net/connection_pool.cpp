@@ -176,7 +176,8 @@ net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target 
         co_return client_error(
             svc,
             errc::upstream_resolve,
-            "cannot resolve host " + t.host + " (" + resolved->first.message() + ") for GET " + t.display
+            "cannot resolve host " + t.host + " (" + resolved->first.message() + ") for " + t.method + " " +
+                t.display
         );
 
     auto c = std::make_shared<Connection>();
@@ -204,7 +205,8 @@ net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target 
         co_return client_error(
             svc,
             errc::upstream_connect,
-            "cannot connect to " + t.host + ":" + t.port + " (" + cec.message() + ") for GET " + t.display
+            "cannot connect to " + t.host + ":" + t.port + " (" + cec.message() + ") for " + t.method + " " +
+                t.display
         );
     beast::error_code ignored;
     c->lowest().socket().set_option(tcp::no_delay(true), ignored);
@@ -219,7 +221,7 @@ net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target 
             co_return client_error(
                 svc,
                 errc::upstream_tls,
-                describe_handshake_failure(*c->tls, t.host, hec) + " (GET " + t.display + ")"
+                describe_handshake_failure(*c->tls, t.host, hec) + " (" + t.method + " " + t.display + ")"
             );
     }
     c->lowest().expires_never();

@@ -35,8 +35,9 @@ Error too_large(ClientOptions const& opts, Target const& t, std::string_view whe
     return client_error(
         opts.service_name,
         errc::upstream_too_large,
-        "response to GET " + t.display + " is larger than the limit of " + format_size(opts.max_body) +
-            std::string(when) + "; raise " + opts.max_body_key + " if the answer is legitimately this large"
+        "response to " + t.method + " " + t.display + " is larger than the limit of " +
+            format_size(opts.max_body) + std::string(when) + "; raise " + opts.max_body_key +
+            " if the answer is legitimately this large"
     );
 }
 
@@ -123,7 +124,7 @@ Error exchange_error(ClientOptions const& opts, Target const& t, Phase phase, be
     return client_error(
         svc,
         errc::upstream_io,
-        "malformed HTTP response to GET " + t.display + " (" + ec.message() + ")"
+        "malformed HTTP response to " + t.method + " " + t.display + " (" + ec.message() + ")"
     );
 }
 
@@ -136,7 +137,7 @@ Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exch
         return client_error(
             svc,
             errc::upstream_io,
-            "unsupported Content-Encoding \"" + coding + "\" in the response to GET " + t.display
+            "unsupported Content-Encoding \"" + coding + "\" in the response to " + t.method + " " + t.display
         );
     auto g = gunzip(ex.body, opts.max_body);
     if (g.status == GunzipStatus::too_large)
@@ -145,7 +146,7 @@ Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exch
         return client_error(
             svc,
             errc::upstream_io,
-            "corrupt gzip body in the response to GET " + t.display + " (" + g.detail + ")"
+            "corrupt gzip body in the response to " + t.method + " " + t.display + " (" + g.detail + ")"
         );
     return std::move(g.data);
 }

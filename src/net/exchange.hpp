@@ -11,8 +11,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/error.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include <memory>
 #include <optional>
@@ -48,8 +48,9 @@ struct Exchange {
     std::string content_encoding;
 };
 
-/** @brief The request every attempt sends: GET, HTTP/1.1, keep-alive. */
-using Request = boost::beast::http::request<boost::beast::http::empty_body>;
+/** @brief The request every attempt sends: HTTP/1.1, keep-alive, with a body for the methods that carry one.
+ */
+using Request = boost::beast::http::request<boost::beast::http::string_body>;
 
 /**
  * @brief Writes `req` and reads the response on `c` (TLS or plain), each step bounded by io_timeout,

@@ -1,5 +1,5 @@
 // File: http_client.cpp
-// The coroutine HTTP(S) client: each GET runs on the client's strand as attempts (a pooled or new
+// The coroutine HTTP(S) client: each request runs on the client's strand as attempts (a pooled or new
 // connection, one exchange, a whole-attempt deadline), with the retry policy deciding the waits between.
 #include "net/connection_pool.hpp"
 #include "net/deadline.hpp"
@@ -33,7 +33,7 @@ namespace {
 
 /** The one line logged when the policy gives up on a retryable outcome for want of time. */
 std::string retry_after_too_late(HttpResponse const& r, Target const& t, std::chrono::seconds retry_after) {
-    return "GET " + t.display + " answered " + std::to_string(r.status) + " with Retry-After " +
+    return t.method + " " + t.display + " answered " + std::to_string(r.status) + " with Retry-After " +
            format_duration(retry_after) + ", beyond the retry budget; not retrying";
 }
 
@@ -111,15 +111,19 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         }
     }
 
-    /** The request line and headers every attempt of one GET sends. */
-    Request make_request(Target const& t, HttpRequest const& req) const {
-        Request hreq{http::verb::get, t.target, 11};
+    /** The request line, headers and body every attempt of one request sends. */
+    Request make_request(Target const& t, HttpRequest const& req, http::verb verb) const {
+        Request hreq{verb, t.target, 11};
         hreq.set(http::field::host, t.host_header);
         hreq.set(http::field::user_agent, user_agent);
         hreq.set(http::field::accept_encoding, "gzip");
         hreq.keep_alive(true);
         for (auto const& [name, value] : req.headers)
             hreq.set(name, value);
+        if (verb != http::verb::get) {
+            hreq.body() = req.body;
+            hreq.prepare_payload();
+        }
         return hreq;
     }
 
@@ -129,8 +133,12 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
             auto target = parse_target(svc(), req.url);
             if (!target)
                 co_return target.error();
-            Target const& t = *target;
-            Request const hreq = make_request(t, req);
+            auto const verb = http::string_to_verb(req.method);
+            if (verb == http::verb::unknown)
+                co_return error(errc::usage, "unknown HTTP method " + req.method);
+            Target t = *target;
+            t.method = req.method;
+            Request const hreq = make_request(t, req, verb);
 
             // A slot is held per attempt, not across the waits between them: a Retry-After of minutes
             // must not keep this source's other requests (other feeds, other pages) waiting too.
@@ -187,7 +195,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 std::string why =
                     result ? "answered " + std::to_string(result->status) : result.error().message;
                 log.warn(
-                    svc() + ": GET " + t.display + " " + (result ? why : "failed: " + why) +
+                    svc() + ": " + t.method + " " + t.display + " " + (result ? why : "failed: " + why) +
                     "; retrying in " + format_duration(*verdict.wait) + " (attempt " +
                     std::to_string(attempt_no + 1) + " of " + std::to_string(opts.retry.max_attempts) + ")"
                 );
@@ -216,13 +224,13 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         auto ms = std::chrono::duration_cast<milliseconds>(took).count();
         if (r)
             log.debug(
-                svc() + ": GET " + t.display + " -> " + std::to_string(r->status) + " in " +
+                svc() + ": " + t.method + " " + t.display + " -> " + std::to_string(r->status) + " in " +
                 std::to_string(ms) + " ms (attempt " + std::to_string(attempt_no) + ")"
             );
         else
             log.debug(
-                svc() + ": GET " + t.display + " failed in " + std::to_string(ms) + " ms (attempt " +
-                std::to_string(attempt_no) + "): " + r.error().message
+                svc() + ": " + t.method + " " + t.display + " failed in " + std::to_string(ms) +
+                " ms (attempt " + std::to_string(attempt_no) + "): " + r.error().message
             );
     }
 };
@@ -237,6 +245,11 @@ ClientOptions const& HttpClient::options() const {
 }
 
 boost::asio::awaitable<Result<HttpResponse>> HttpClient::get(HttpRequest req) {
+    req.method = "GET";
+    co_return co_await request(std::move(req));
+}
+
+boost::asio::awaitable<Result<HttpResponse>> HttpClient::request(HttpRequest req) {
     // All client state lives on one strand; the caller may run on any executor of the same context.
     // The local copy keeps Impl alive for the whole call, even if the client is destroyed meanwhile.
     auto impl = impl_;

@@ -9,20 +9,20 @@ namespace icsbridge::net_detail {
 std::string phase_words(Phase p, Target const& t) {
     switch (p) {
     case Phase::resolving:
-        return "resolving " + t.host + " for GET " + t.display;
+        return "resolving " + t.host + " for " + t.method + " " + t.display;
     case Phase::connecting:
-        return "connecting to " + t.host + ":" + t.port + " for GET " + t.display;
+        return "connecting to " + t.host + ":" + t.port + " for " + t.method + " " + t.display;
     case Phase::handshaking:
-        return "in the TLS handshake with " + t.host + " for GET " + t.display;
+        return "in the TLS handshake with " + t.host + " for " + t.method + " " + t.display;
     case Phase::sending:
-        return "sending GET " + t.display;
+        return "sending " + t.method + " " + t.display;
     case Phase::waiting:
-        return "waiting for a response to GET " + t.display;
+        return "waiting for a response to " + t.method + " " + t.display;
     case Phase::reading_body:
     case Phase::decoding:
-        return "reading the response body of GET " + t.display;
+        return "reading the response body of " + t.method + " " + t.display;
     }
-    return "GET " + t.display;
+    return t.method + " " + t.display;
 }
 
 Error timed_out(std::string const& service, std::chrono::milliseconds limit, Phase p, Target const& t) {

@@ -17,9 +17,10 @@ struct Target {
     std::string host; ///< for resolving, SNI and verification (no brackets)
     std::string port;
     std::string host_header;
-    std::string target;  ///< origin-form: path and query
-    std::string display; ///< scheme://host[:port]/path?query, secrets redacted, no userinfo
-    std::string key;     ///< pool key: scheme://host:port
+    std::string target;         ///< origin-form: path and query
+    std::string display;        ///< scheme://host[:port]/path?query, secrets redacted, no userinfo
+    std::string key;            ///< pool key: scheme://host:port
+    std::string method = "GET"; ///< of the request it is for: messages say "PUT https://…"
 };
 
 /**

@@ -164,6 +164,31 @@ BOOST_AUTO_TEST_CASE(configured_user_agent_and_extra_headers_are_sent) {
     BOOST_TEST(seen == "my-bridge/2|Bearer abc");
 }
 
+BOOST_AUTO_TEST_CASE(other_methods_send_their_name_and_body) {
+    std::string seen;
+    ScriptedServer server([&](ServerConn& c) -> net::awaitable<void> {
+        auto req = co_await c.read_request();
+        seen = req->method + " " + req->target + "|" + req->header("Content-Length") + "|" +
+               req->header("If-None-Match");
+        // The body is left unread: the connection is not reused.
+        co_await c.write(http_response(201, "", "ETag: \"e1\"\r\nConnection: close\r\n"));
+    });
+    std::string etag, status_line;
+    run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        HttpClient client(ex, test_options());
+        HttpRequest req{server.url("/cal/x.ics"), {{"If-None-Match", "*"}}};
+        req.method = "PUT";
+        req.body = "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n";
+        auto r = co_await client.request(std::move(req));
+        BOOST_TEST_REQUIRE(r.has_value());
+        status_line = std::to_string(r->status);
+        etag = r->header("ETag");
+    });
+    BOOST_TEST(seen == "PUT /cal/x.ics|32|*");
+    BOOST_TEST(status_line == "201");
+    BOOST_TEST(etag == "\"e1\"");
+}
+
 BOOST_AUTO_TEST_CASE(gzip_body_is_decoded) {
     std::string payload(20000, 'x');
     payload += "{\"events\": [\"caf\xc3\xa9\"]}";

@@ -28,9 +28,10 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part) {
         char const* text;
         char const* message;
     };
-    std::string const not_valid = " (a merged feed publishes its parts' items as they rendered them: set it "
-                                  "on the parts; a merge takes only title, description, token/tokens, filter "
-                                  "and alarm)";
+    std::string const not_valid =
+        " (a merged feed publishes its parts' items as they rendered them: set it "
+        "on the parts; a merge takes only title, description, token/tokens, filter, "
+        "alarm and push)";
     Case const cases[] = {
         {"[feeds.m1]\nmerge = [\"ev\"]\n[feeds.m2]\nmerge = [\"m1\"]\n",
          "t.toml:11:10: 'm1' in [feeds.m2] merge is itself a merged feed; list its parts instead (a merge of "

@@ -1,0 +1,102 @@
+// File: plan.cpp
+// plan(): the three-way comparison of feed, recorded state and calendar listing, keyed by UID, with
+// ownership decided by the resource name alone (so it survives a lost state).
+#include "push/plan.hpp"
+
+#include <icsbridge/digest.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace icsbridge::push {
+
+std::size_t Plan::count(OpKind k) const {
+    return static_cast<std::size_t>(std::count_if(ops.begin(), ops.end(), [k](Op const& o) {
+        return o.kind == k;
+    }));
+}
+
+std::string hex_sha256(std::string_view data) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : sha256(data)) {
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
+    }
+    return out;
+}
+
+std::string resource_name(std::string_view uid) {
+    // 128 bits: a collision between two UIDs of one feed is out of the question.
+    return std::string(owned_prefix) + hex_sha256(uid).substr(0, 32) + ".ics";
+}
+
+bool is_owned(std::string_view name) {
+    return name.starts_with(owned_prefix) && name.ends_with(".ics");
+}
+
+namespace {
+
+/** The write for one wanted item, or nullopt when the calendar already holds what we last wrote. */
+std::optional<Op> op_for(Resource const& r, Written const* was, Listing const& listing) {
+    auto const there = listing.find(r.name);
+    if (there == listing.end())
+        return Op{OpKind::create, r.uid, r.name, "", r.hash};
+    // Unchanged only when we know what is there: our hash, and the server's ETag still the one we saw.
+    bool const ours_as_written = was && was->name == r.name && was->hash == r.hash &&
+                                 (was->etag.empty() || was->etag == there->second);
+    if (ours_as_written)
+        return std::nullopt;
+    return Op{OpKind::update, r.uid, r.name, there->second, r.hash};
+}
+
+} // namespace
+
+Plan plan(std::vector<Resource> const& desired, Known const& known, Listing const& listing) {
+    Plan out;
+    std::set<std::string> wanted_names;
+    for (auto const& r : desired) {
+        wanted_names.insert(r.name);
+        auto const k = known.find(r.uid);
+        if (auto op = op_for(r, k == known.end() ? nullptr : &k->second, listing))
+            out.ops.push_back(std::move(*op));
+        else
+            ++out.unchanged;
+    }
+    std::set<std::string> wanted_uids;
+    for (auto const& r : desired)
+        wanted_uids.insert(r.uid);
+    // Ours that the feed no longer has: delete what the calendar still lists, forget the rest.
+    std::set<std::string> deleting;
+    for (auto const& [uid, w] : known) {
+        if (wanted_uids.contains(uid))
+            continue;
+        auto const there = listing.find(w.name);
+        if (there == listing.end() || wanted_names.contains(w.name)) {
+            out.forget.push_back(uid);
+            continue;
+        }
+        out.ops.push_back(Op{OpKind::remove, uid, w.name, there->second, ""});
+        deleting.insert(w.name);
+    }
+    // Ours that the state forgot (lost or older state): the name says they are ours.
+    for (auto const& [name, etag] : listing)
+        if (is_owned(name) && !wanted_names.contains(name) && !deleting.contains(name))
+            out.ops.push_back(Op{OpKind::remove, "", name, etag, ""});
+    return out;
+}
+
+std::optional<Op> after_conflict(Op const& op, std::optional<std::string> const& etag_now) {
+    Op next = op;
+    if (op.kind == OpKind::remove) {
+        if (!etag_now)
+            return std::nullopt;
+        next.etag = *etag_now;
+        return next;
+    }
+    next.kind = etag_now ? OpKind::update : OpKind::create;
+    next.etag = etag_now.value_or("");
+    return next;
+}
+
+} // namespace icsbridge::push

@@ -1,0 +1,82 @@
+// File: plan.hpp
+// The sans-io heart of pushing: (the feed's items, what we know we wrote, what the calendar lists) ->
+// the creates, updates and deletes that make our items in the calendar equal the feed's. No sockets here.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace icsbridge::push {
+
+/** @brief One item the feed wants in the calendar: one VCALENDAR resource per UID. */
+struct Resource {
+    std::string uid;
+    std::string name; ///< resource name in the collection, resource_name(uid)
+    std::string body; ///< VCALENDAR with the item's components and the VTIMEZONEs they use
+    std::string hash; ///< hex SHA-256 of body: "changed" means "hash differs"
+};
+
+/** @brief What we recorded after writing an item (kept per target, on disk). */
+struct Written {
+    std::string name; ///< resource name
+    std::string etag; ///< the server's ETag after our write; empty when it sent none
+    std::string hash; ///< Resource::hash of what we wrote
+    friend bool operator==(Written const&, Written const&) = default;
+};
+
+/** @brief Per target: uid -> what we wrote; and the server's listing of our resources, name -> ETag. */
+using Known = std::map<std::string, Written>;
+using Listing = std::map<std::string, std::string>;
+
+enum class OpKind { create, update, remove };
+
+/** @brief One write. `etag` is the If-Match precondition of an update or delete ("" = If-None-Match: *). */
+struct Op {
+    OpKind kind = OpKind::create;
+    std::string uid;  ///< empty for a delete of an orphan found only in the listing (lost state)
+    std::string name; ///< resource name
+    std::string etag;
+    std::string hash; ///< of the body to write (create, update)
+    friend bool operator==(Op const&, Op const&) = default;
+};
+
+struct Plan {
+    std::vector<Op> ops;
+    std::size_t unchanged = 0;
+    std::vector<std::string> forget; ///< uids in Known that are gone from both sides: drop from the state
+    std::size_t count(OpKind k) const;
+};
+
+/** @brief The prefix of every resource icsbridge creates: what marks ours beside the person's own. */
+inline constexpr std::string_view owned_prefix = "icsbridge-";
+
+/** @brief The SHA-256 of `data` in lower-case hex (64 digits). */
+std::string hex_sha256(std::string_view data);
+
+/** @brief "icsbridge-" + 32 hex digits of SHA-256(uid) + ".ics": the same name for the same UID, always. */
+std::string resource_name(std::string_view uid);
+
+/** @brief Whether a resource name (the last path segment) is one icsbridge made. */
+bool is_owned(std::string_view name);
+
+/**
+ * @brief The writes that make our resources equal `desired`. Foreign resources (not is_owned) are never
+ * touched. `listing` holds the calendar's current resources (name -> ETag); our item changed or deleted
+ * behind our back is rewritten (the feed wins), and ours that the state forgot are adopted by name, so a
+ * lost state never duplicates: an unknown owned resource the feed wants is updated, one it does not want
+ * is deleted.
+ */
+Plan plan(std::vector<Resource> const& desired, Known const& known, Listing const& listing);
+
+/**
+ * @brief After a 412 on `op`, the op to try again given the resource's ETag now (nullopt: it is gone):
+ * the feed wins, so a create becomes an update of what is there, an update of a deleted item a create;
+ * a delete of an item already gone needs nothing (nullopt).
+ */
+std::optional<Op> after_conflict(Op const& op, std::optional<std::string> const& etag_now);
+
+} // namespace icsbridge::push

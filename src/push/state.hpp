@@ -1,0 +1,34 @@
+// File: state.hpp
+// What one target's push remembers between runs (calendar URL, sync token, uid <-> resource, ETag, hash),
+// kept as a JSON file under storage.dir and replaced atomically. Losing it costs requests, never a duplicate.
+#pragma once
+
+#include "push/plan.hpp"
+#include <icsbridge/error.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace icsbridge::push {
+
+struct TargetState {
+    std::string collection; ///< the calendar collection's URL, once discovered
+    std::string sync_token; ///< RFC 6578 token of `listing`; empty: list in full next time
+    Known items;            ///< uid -> what we wrote
+    Listing listing;        ///< our resources as the server last listed them (name -> ETag)
+    friend bool operator==(TargetState const&, TargetState const&) = default;
+};
+
+/** @brief storage_dir + "/push/" + target + ".json". */
+std::string state_path(std::string const& storage_dir, std::string_view target);
+
+std::string to_json(TargetState const& s);
+/** @brief errc::io_error naming what is malformed; the caller then starts from an empty state. */
+Result<TargetState> state_from_json(std::string_view text);
+
+/** @brief The state kept at `path`; an empty one when there is no file yet. */
+Result<TargetState> load_state(std::string const& path);
+/** @brief Writes the state atomically (0600: it names the calendar's URL), creating the directory. */
+Result<void> save_state(std::string const& path, TargetState const& s);
+
+} // namespace icsbridge::push
