@@ -156,7 +156,11 @@ struct Refreshers::Impl {
         for (auto const& id : ids) {
             if (stopped || wake[gi].schedule.refresh_due(std::chrono::steady_clock::now()))
                 co_return; // a refresh is coming: it reads every event anyway
-            auto results = co_await opts.patch(g, id, wall_now());
+            // Raced with stop(): a read waiting for room in the budget must not hold a shutdown.
+            auto read = co_await (opts.patch(g, id, wall_now()) || until_stopped());
+            if (read.index() != 0)
+                co_return;
+            auto results = std::get<0>(std::move(read));
             if (!results) {
                 wake[gi].schedule.refresh_needed(std::chrono::steady_clock::now());
                 co_return;

@@ -206,4 +206,11 @@ curl -s -H "Authorization: Bearer $admin" "$base/healthz" | grep -q 'the call bu
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/pub.ics")" = 200 ] ||
     fail "the feed does not serve its snapshot while waiting for the budget"
 echo "budget 8/min under 8 hooks in ${elapsed}s: $calls upstream calls"
+# Reads waiting for room in the budget never hold a shutdown.
+stop_started=$(date +%s%N)
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+serve_pid=
+stop_ms=$(( ($(date +%s%N) - stop_started) / 1000000 ))
+[ "$stop_ms" -le 5000 ] || fail "SIGTERM took ${stop_ms} ms while hooks waited for the budget"
 echo "PASS [hooks_e2e]"
