@@ -2,7 +2,9 @@
 // Fuzz target: the server's request core (target parsing, routing, tokens, conditional headers, the admin
 // credential) and the access log's redaction of the same target.
 // Input lines: method, target, If-None-Match, If-Modified-Since, Accept-Encoding, Authorization.
+#include "views/view_cache.hpp"
 #include <icsbridge/log.hpp>
+#include <icsbridge/publish.hpp>
 #include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
@@ -18,6 +20,7 @@ namespace {
 struct World {
     icsbridge::Config cfg;
     std::unique_ptr<icsbridge::FeedStore> store;
+    icsbridge::ViewCache views;
     icsbridge::Metrics metrics;
 
     World() {
@@ -45,9 +48,10 @@ struct World {
         store = std::make_unique<FeedStore>(cfg);
         auto now = sys_seconds(std::chrono::seconds(1'800'000'000));
         std::string body = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n";
-        store->publish("public", body, 0, now);
-        store->publish("secret", body, 0, now);
-        store->publish("multi", body, 0, now);
+        // Published as serve does: through the Publisher (nothing kept).
+        Publisher publisher(*store, nullptr, null_logger(), cfg.server.gzip);
+        for (auto const* name : {"public", "secret", "multi"})
+            publisher.publish(name, body, 0, Origin::fetched, now);
     }
 };
 
@@ -127,6 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size
     auto res = handle_request(
         req,
         *world.store,
+        world.views,
         world.metrics,
         world.cfg,
         sys_seconds(std::chrono::seconds(1'800'000'100))
