@@ -151,96 +151,118 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
     return a;
 }
 
+namespace {
+
+// Each command's --help text, one constant each.
+constexpr char const* overview_help =
+    "icsbridge " ICSBRIDGE_VERSION " - iCalendar subscriptions from the events service and the job board\n"
+    "\n"
+    "Usage:\n"
+    "  icsbridge serve --config FILE\n"
+    "  icsbridge export --config FILE --feed NAME [--output PATH]\n"
+    "  icsbridge check --config FILE\n"
+    "  icsbridge categories --config FILE --source NAME\n"
+    "  icsbridge tags --config FILE --source NAME\n"
+    "  icsbridge --help | --version\n"
+    "\n"
+    "Commands:\n"
+    "  serve       serve every feed of FILE over HTTP, refreshing them in the background,\n"
+    "              until SIGINT/SIGTERM\n"
+    "  export      fetch one feed from its upstream once and write the .ics to PATH or stdout\n"
+    "  check       validate the config and print each feed with its URL\n"
+    "  categories  list the categories of a source (ids for the `categories`/`category` params)\n"
+    "  tags        list the tags of a jobs source\n"
+    "\n"
+    "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
+    "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
+    "(serve: info; other commands: nothing but the one error line).\n"
+    "Run 'icsbridge COMMAND --help' for more about a command.\n";
+
+constexpr char const* serve_help =
+    "Usage: icsbridge serve --config FILE\n"
+    "\n"
+    "Serves every feed of FILE at GET/HEAD /feeds/NAME.ics on [server] listen, with /healthz,\n"
+    "/metrics and an index page at /, and refreshes each feed every `refresh`. When an upstream\n"
+    "fails, the last good snapshot (kept in [storage] dir) keeps being served.\n"
+    "Stops cleanly on SIGINT or SIGTERM.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config (see config/example.toml)\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 after a clean stop, 1 runtime failure, 2 usage or config error.\n";
+
+constexpr char const* export_help =
+    "Usage: icsbridge export --config FILE --feed NAME [--output PATH]\n"
+    "\n"
+    "Fetches one feed from its upstream once, renders the calendar and writes it to PATH\n"
+    "(atomically: a temp file renamed over PATH, so a failed run leaves PATH untouched),\n"
+    "or to stdout when --output is absent or '-'. A merged feed (merge = [...]) fetches each\n"
+    "of its parts once and merges them; a part that fails fails the export.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config\n"
+    "  --feed NAME    a [feeds.NAME] table of FILE\n"
+    "  --output PATH  where to write the .ics (default: stdout)\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error (unknown feed).\n";
+
+constexpr char const* check_help =
+    "Usage: icsbridge check --config FILE\n"
+    "\n"
+    "Validates FILE (every key, source, duration and environment variable) and prints each\n"
+    "feed with its URL, source, select and refresh. Secrets are never printed.\n"
+    "Errors are reported as FILE:LINE:COL: what is wrong.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 valid, 2 invalid.\n";
+
+constexpr char const* categories_help =
+    "Usage: icsbridge categories --config FILE --source NAME\n"
+    "\n"
+    "Prints the categories of a source as `id<TAB>name` lines: the events service's fixed\n"
+    "table, or the job board's GET /api/categories/. Use the ids in a feed's params.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config\n"
+    "  --source NAME  a [sources.NAME] table of FILE\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+
+constexpr char const* tags_help =
+    "Usage: icsbridge tags --config FILE --source NAME\n"
+    "\n"
+    "Prints the tags of a jobs source (GET /api/tags/) as `id<TAB>name` lines.\n"
+    "The events service has no tags.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config\n"
+    "  --source NAME  a [sources.NAME] table of FILE (type = \"jobs\")\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+
+} // namespace
+
 std::string usage(Command c) {
     switch (c) {
     case Command::none:
-        return "icsbridge " ICSBRIDGE_VERSION
-               " - iCalendar subscriptions from the events service and the job board\n"
-               "\n"
-               "Usage:\n"
-               "  icsbridge serve --config FILE\n"
-               "  icsbridge export --config FILE --feed NAME [--output PATH]\n"
-               "  icsbridge check --config FILE\n"
-               "  icsbridge categories --config FILE --source NAME\n"
-               "  icsbridge tags --config FILE --source NAME\n"
-               "  icsbridge --help | --version\n"
-               "\n"
-               "Commands:\n"
-               "  serve       serve every feed of FILE over HTTP, refreshing them in the background,\n"
-               "              until SIGINT/SIGTERM\n"
-               "  export      fetch one feed from its upstream once and write the .ics to PATH or stdout\n"
-               "  check       validate the config and print each feed with its URL\n"
-               "  categories  list the categories of a source (ids for the `categories`/`category` params)\n"
-               "  tags        list the tags of a jobs source\n"
-               "\n"
-               "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
-               "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
-               "(serve: info; other commands: nothing but the one error line).\n"
-               "Run 'icsbridge COMMAND --help' for more about a command.\n";
+        return overview_help;
     case Command::serve:
-        return "Usage: icsbridge serve --config FILE\n"
-               "\n"
-               "Serves every feed of FILE at GET/HEAD /feeds/NAME.ics on [server] listen, with /healthz,\n"
-               "/metrics and an index page at /, and refreshes each feed every `refresh`. When an upstream\n"
-               "fails, the last good snapshot (kept in [storage] dir) keeps being served.\n"
-               "Stops cleanly on SIGINT or SIGTERM.\n"
-               "\n"
-               "Options:\n"
-               "  --config FILE  the TOML config (see config/example.toml)\n"
-               "  -h, --help     show this text\n"
-               "\n"
-               "Exit status: 0 after a clean stop, 1 runtime failure, 2 usage or config error.\n";
+        return serve_help;
     case Command::export_feed:
-        return "Usage: icsbridge export --config FILE --feed NAME [--output PATH]\n"
-               "\n"
-               "Fetches one feed from its upstream once, renders the calendar and writes it to PATH\n"
-               "(atomically: a temp file renamed over PATH, so a failed run leaves PATH untouched),\n"
-               "or to stdout when --output is absent or '-'. A merged feed (merge = [...]) fetches each\n"
-               "of its parts once and merges them; a part that fails fails the export.\n"
-               "\n"
-               "Options:\n"
-               "  --config FILE  the TOML config\n"
-               "  --feed NAME    a [feeds.NAME] table of FILE\n"
-               "  --output PATH  where to write the .ics (default: stdout)\n"
-               "  -h, --help     show this text\n"
-               "\n"
-               "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error (unknown feed).\n";
+        return export_help;
     case Command::check:
-        return "Usage: icsbridge check --config FILE\n"
-               "\n"
-               "Validates FILE (every key, source, duration and environment variable) and prints each\n"
-               "feed with its URL, source, select and refresh. Secrets are never printed.\n"
-               "Errors are reported as FILE:LINE:COL: what is wrong.\n"
-               "\n"
-               "Options:\n"
-               "  --config FILE  the TOML config\n"
-               "  -h, --help     show this text\n"
-               "\n"
-               "Exit status: 0 valid, 2 invalid.\n";
+        return check_help;
     case Command::categories:
-        return "Usage: icsbridge categories --config FILE --source NAME\n"
-               "\n"
-               "Prints the categories of a source as `id<TAB>name` lines: the events service's fixed\n"
-               "table, or the job board's GET /api/categories/. Use the ids in a feed's params.\n"
-               "\n"
-               "Options:\n"
-               "  --config FILE  the TOML config\n"
-               "  --source NAME  a [sources.NAME] table of FILE\n"
-               "  -h, --help     show this text\n"
-               "\n"
-               "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+        return categories_help;
     case Command::tags:
-        return "Usage: icsbridge tags --config FILE --source NAME\n"
-               "\n"
-               "Prints the tags of a jobs source (GET /api/tags/) as `id<TAB>name` lines.\n"
-               "The events service has no tags.\n"
-               "\n"
-               "Options:\n"
-               "  --config FILE  the TOML config\n"
-               "  --source NAME  a [sources.NAME] table of FILE (type = \"jobs\")\n"
-               "  -h, --help     show this text\n"
-               "\n"
-               "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
+        return tags_help;
     }
     return {};
 }

@@ -17,18 +17,37 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
             read_push(t, where, cfg, f);
         return;
     }
-
     // The source decides which keys make sense, so it is read first.
+    SourceConfig const* src = read_feed_source(t, where, cfg, f);
+    if (!src)
+        return;
+    bool const events = src->type == SourceType::events;
+    if (!check_feed_keys(t, where, events, f) || !read_select(t, where, events, f))
+        return;
+    read_feed_common(t, f);
+    if (failed())
+        return;
+    if (events)
+        read_events_feed(t, f);
+    else
+        read_jobs_feed(t, f);
+    if (failed())
+        return;
+    read_feed_extras(t, where, cfg, f);
+}
+
+SourceConfig const*
+Reader::read_feed_source(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f) {
     if (!t.contains("source")) {
         fail_at(
             t.source(),
             where + " needs source = \"NAME\" (one of the [sources.NAME] tables), or merge = [\"FEED\", ...]"
         );
-        return;
+        return nullptr;
     }
     auto src_name = str(t, "source");
     if (!src_name)
-        return;
+        return nullptr;
     SourceConfig const* src = cfg.find_source(*src_name);
     if (!src) {
         std::vector<std::string_view> names;
@@ -42,11 +61,15 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         else
             msg += " (defined: " + join(names) + ")";
         fail_at(t.get("source")->source(), msg);
-        return;
+        return nullptr;
     }
     f.source = *src_name;
-    bool const events = src->type == SourceType::events;
+    return src;
+}
 
+bool Reader::check_feed_keys(
+    toml::table const& t, std::string const& where, bool events, FeedConfig const& f
+) {
     note_ = " (it applies only to feeds of " + std::string(events ? "a jobs" : "an events") + " source; '" +
             f.source + "' is " + (events ? "an events" : "a jobs") + " source)";
     bool const ok =
@@ -93,29 +116,34 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
                      {"alarm", "cancelled", "ticket_classes", "organization_id", "window", "keep_past"}
                  );
     note_.clear();
-    if (!ok)
-        return;
+    return ok;
+}
 
+bool Reader::read_select(toml::table const& t, std::string const& where, bool events, FeedConfig& f) {
     std::vector<std::string_view> const selects =
         events ? std::vector<std::string_view>{"organizer", "organization", "search"}
                : std::vector<std::string_view>{"search", "recent"};
     if (!t.contains("select")) {
         fail_at(t.source(), where + " needs select = one of: " + join(selects));
-        return;
+        return false;
     }
     auto select = str(t, "select");
     if (!select)
-        return;
+        return false;
     if (std::find(selects.begin(), selects.end(), *select) == selects.end()) {
         fail_at(
             t.get("select")->source(),
             "select = \"" + *select + "\" does not fit " + std::string(events ? "events" : "jobs") +
                 " source '" + f.source + "'; use one of: " + join(selects)
         );
-        return;
+        return false;
     }
     f.select = *select;
 
+    return true;
+}
+
+void Reader::read_feed_common(toml::table const& t, FeedConfig& f) {
     if (auto v = str(t, "title"))
         f.title = *v;
     if (auto v = str(t, "description", true))
@@ -126,74 +154,76 @@ void Reader::read_feed(std::string const& name, toml::table const& t, Config con
         f.max_items = static_cast<std::size_t>(*v);
     if (auto v = duration(t, "fetch_timeout"))
         f.fetch_timeout = *v;
+}
+
+void Reader::read_events_feed(toml::table const& t, FeedConfig& f) {
+    if (auto v = duration(t, "alarm"))
+        f.alarm = *v;
+    if (auto v = choice<CancelledPolicy>(
+            t,
+            "cancelled",
+            {{"status", CancelledPolicy::status},
+             {"prefix", CancelledPolicy::prefix},
+             {"drop", CancelledPolicy::drop}}
+        ))
+        f.cancelled = *v;
+    if (auto v = boolean(t, "ticket_classes"))
+        f.ticket_classes = *v;
     if (failed())
         return;
-
-    if (events) {
-        if (auto v = duration(t, "alarm"))
-            f.alarm = *v;
-        if (auto v = choice<CancelledPolicy>(
-                t,
-                "cancelled",
-                {{"status", CancelledPolicy::status},
-                 {"prefix", CancelledPolicy::prefix},
-                 {"drop", CancelledPolicy::drop}}
-            ))
-            f.cancelled = *v;
-        if (auto v = boolean(t, "ticket_classes"))
-            f.ticket_classes = *v;
-        if (failed())
+    if (t.contains("organization_id")) {
+        if (f.select != "organization") {
+            fail_at(
+                key_pos(t, "organization_id"),
+                "organization_id applies only to select = \"organization\""
+            );
             return;
-        if (t.contains("organization_id")) {
-            if (f.select != "organization") {
-                fail_at(
-                    key_pos(t, "organization_id"),
-                    "organization_id applies only to select = \"organization\""
-                );
-                return;
-            }
-            // Ids are strings in the API but look like numbers; accept both spellings.
-            auto const* n = t.get("organization_id");
-            if (auto const* i = n->as_integer())
-                f.organization_id = std::to_string(i->get());
-            else if (auto v = str(t, "organization_id"))
-                f.organization_id = *v;
-            else
-                return;
         }
-        if (t.contains("keep_past")) {
-            if (f.select == "search") {
-                fail_at(
-                    key_pos(t, "keep_past"),
-                    "keep_past applies only to select = \"organizer\" or \"organization\" (a search keeps "
-                    "its window)"
-                );
-                return;
-            }
-            if (auto v = duration(t, "keep_past", true))
-                f.keep_past = *v;
-        }
-        if (t.contains("window")) {
-            if (f.select != "search") {
-                fail_at(key_pos(t, "window"), "window applies only to select = \"search\"");
-                return;
-            }
-            if (auto v = duration(t, "window"))
-                f.window = *v;
-        }
-    } else {
-        if (auto v = duration(t, "due_after"))
-            f.due_after = *v;
-        if (auto v = choice<JobsAs>(
-                t,
-                "jobs_as",
-                {{"vtodo", JobsAs::vtodo}, {"vevent", JobsAs::vevent}, {"both", JobsAs::both}}
-            ))
-            f.jobs_as = *v;
+        // Ids are strings in the API but look like numbers; accept both spellings.
+        auto const* n = t.get("organization_id");
+        if (auto const* i = n->as_integer())
+            f.organization_id = std::to_string(i->get());
+        else if (auto v = str(t, "organization_id"))
+            f.organization_id = *v;
+        else
+            return;
     }
-    if (failed())
-        return;
+    if (t.contains("keep_past")) {
+        if (f.select == "search") {
+            fail_at(
+                key_pos(t, "keep_past"),
+                "keep_past applies only to select = \"organizer\" or \"organization\" (a search keeps "
+                "its window)"
+            );
+            return;
+        }
+        if (auto v = duration(t, "keep_past", true))
+            f.keep_past = *v;
+    }
+    if (t.contains("window")) {
+        if (f.select != "search") {
+            fail_at(key_pos(t, "window"), "window applies only to select = \"search\"");
+            return;
+        }
+        if (auto v = duration(t, "window"))
+            f.window = *v;
+    }
+}
 
+void Reader::read_jobs_feed(toml::table const& t, FeedConfig& f) {
+    if (auto v = duration(t, "due_after"))
+        f.due_after = *v;
+    if (auto v = choice<JobsAs>(
+            t,
+            "jobs_as",
+            {{"vtodo", JobsAs::vtodo}, {"vevent", JobsAs::vevent}, {"both", JobsAs::both}}
+        ))
+        f.jobs_as = *v;
+}
+
+void Reader::read_feed_extras(
+    toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f
+) {
     if (auto const* n = t.get("params")) {
         if (!n->is_table()) {
             fail_at(n->source(), "params must be a table, e.g. params = { q = \"rust\" }");

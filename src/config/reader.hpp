@@ -259,6 +259,15 @@ class Reader {
     bool read_budget(toml::table const& t, SourceConfig& s); ///< false: a budget that does not parse
     void read_ca_file(toml::table const& t, SourceConfig& s);
     void read_feed(std::string const& name, toml::table const& t, Config const& cfg, FeedConfig& f);
+    // read_feed's steps, in order.
+    SourceConfig const*
+    read_feed_source(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
+    bool check_feed_keys(toml::table const& t, std::string const& where, bool events, FeedConfig const& f);
+    bool read_select(toml::table const& t, std::string const& where, bool events, FeedConfig& f);
+    void read_feed_common(toml::table const& t, FeedConfig& f);
+    void read_events_feed(toml::table const& t, FeedConfig& f);
+    void read_jobs_feed(toml::table const& t, FeedConfig& f);
+    void read_feed_extras(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
     void read_params(toml::table const& t, FeedConfig& f);
     void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);
     void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
