@@ -171,6 +171,13 @@ class Publisher {
 std::size_t
 restore_snapshots(Publisher& publisher, FeedStore const& table, SnapshotBackend& kept, Logger const& log);
 
+/**
+ * @brief One feed's kept snapshot, checked: null when there is none, and when it is unusable (corrupt,
+ * unreadable), which is logged as ignored.
+ */
+std::shared_ptr<Snapshot const>
+load_kept(std::string const& feed, SnapshotBackend& kept, bool gzip, Logger const& log);
+
 /** @brief One feed's kept snapshot published as `origin` (a peer's row); false if none or unusable. */
 bool adopt_kept(
     Publisher& publisher,

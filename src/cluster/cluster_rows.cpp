@@ -72,15 +72,11 @@ void ClusterNode::announce_hook(
 }
 
 bool ClusterNode::adopt(std::string const& feed) {
-    auto snap = snapshots_->load(feed, store_.gzip_enabled());
-    if (!snap) {
-        log_.warn("feed " + feed + ": ignoring stored snapshot: " + snap.error().message);
-        return false;
-    }
-    if (!*snap)
+    auto snap = load_kept(feed, *snapshots_, store_.gzip_enabled(), log_);
+    if (!snap)
         return false;
     // Publications all happen on the control thread, in one sequence: the row joins it there.
-    net::post(control_ex_, [this, feed, s = std::move(*snap)]() mutable {
+    net::post(control_ex_, [this, feed, s = std::move(snap)]() mutable {
         publisher_.adopt(feed, std::move(s), Origin::adopted);
     });
     return true;

@@ -157,15 +157,21 @@ bool adopt_kept(
     Origin origin,
     Logger const& log
 ) {
+    auto snap = load_kept(feed, kept, gzip, log);
+    if (!snap)
+        return false;
+    publisher.adopt(feed, std::move(snap), origin);
+    return true;
+}
+
+std::shared_ptr<Snapshot const>
+load_kept(std::string const& feed, SnapshotBackend& kept, bool gzip, Logger const& log) {
     auto snap = kept.load(feed, gzip);
     if (!snap) {
         log.warn("feed " + feed + ": ignoring stored snapshot: " + snap.error().message);
-        return false;
+        return nullptr;
     }
-    if (!*snap)
-        return false;
-    publisher.adopt(feed, std::move(*snap), origin);
-    return true;
+    return *snap;
 }
 
 std::size_t
