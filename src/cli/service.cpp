@@ -71,6 +71,8 @@ Service::Service(Config const& cfg, Logger const& log)
     , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
+    push_ = std::make_unique<push::PushService>(store_, metrics_.push, cfg_->storage.dir, log_, push_turn());
+    push_->configure(cfg_);
     subscribe();
     if (node_) {
         refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
@@ -150,6 +152,22 @@ void Service::subscribe() {
             views_.drop(p.feed);
     }));
     subscriptions_.push_back(publisher_.subscribe(log_publications(log_)));
+    subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
+        if (p.changed)
+            push_->published(p.feed);
+    }));
+}
+
+push::PushService::Turn Service::push_turn() {
+    if (!node_)
+        return {};
+    // One replica pushes a target at a time: a lease named after it, claimed and renewed as a feed group's.
+    return [node = node_.get()](std::string const& target) -> net::awaitable<std::chrono::milliseconds> {
+        FeedGroup group;
+        group.key = "push:" + target;
+        auto claim = node->turn(group);
+        co_return co_await std::move(claim);
+    };
 }
 
 std::shared_ptr<Generation> Service::next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts) {
@@ -225,6 +243,7 @@ void Service::reload() {
     opts.first_wait = resume_kept(plan, store_);
     store_.reconfigure(*cfg);
     live_.set(cfg);
+    push_->configure(cfg);
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
     DiskSnapshots disk(cfg_->storage.dir);
@@ -250,6 +269,7 @@ void Service::stop() {
     stopping_ = true;
     server_->stop();
     current_->refreshers->stop();
+    push_->stop();
     if (node_)
         node_->stop();
 }
