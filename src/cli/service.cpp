@@ -4,6 +4,7 @@
 #include "cli/service.hpp"
 
 #include "cli/reload_plan.hpp"
+#include "cluster/push_state_rows.hpp"
 #include "push/push_views.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -71,7 +72,7 @@ Service::Service(Config const& cfg, Logger const& log)
     , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
-    push_ = std::make_unique<push::PushService>(store_, metrics_.push, cfg_->storage.dir, log_, push_turn());
+    push_ = std::make_unique<push::PushService>(store_, metrics_.push, push_keeping(), log_, push_turn());
     push_->configure(cfg_);
     subscribe();
     if (node_) {
@@ -156,6 +157,39 @@ void Service::subscribe() {
         if (p.changed)
             push_->published(p.feed);
     }));
+}
+
+push::PushService::Keeping Service::push_keeping() {
+    auto const dir = cfg_->storage.dir;
+    if (!cfg_->cluster)
+        return [dir](std::string const& target) { return push::state_file(dir, target); };
+    // The database's row first (whoever pushed last), the file as the copy for when it is away.
+    auto rows =
+        std::make_shared<cluster::PushStateRows>(cfg_->cluster->database_url, cluster_node(*cfg_->cluster));
+    return [dir, rows, &log = log_](std::string const& target) {
+        auto file = push::state_file(dir, target);
+        push::StateKeeping k;
+        k.load = [file, rows, target, &log]() -> Result<push::TargetState> {
+            auto row = rows->load(target);
+            if (!row) {
+                log.warn(
+                    "push " + target + ": the database is away (" + row.error().message +
+                    "); going on from the file"
+                );
+                return file.load();
+            }
+            if (!*row)
+                return file.load();
+            return push::state_from_json(**row);
+        };
+        k.save = [file, rows, target, &log](push::TargetState const& s) {
+            auto written = file.save(s);
+            if (auto saved = rows->save(target, push::to_json(s)); !saved)
+                log.warn("push " + target + ": the state is on disk only: " + saved.error().message);
+            return written;
+        };
+        return k;
+    };
 }
 
 push::PushService::Turn Service::push_turn() {

@@ -56,6 +56,7 @@ class Service {
     void restore();
     void subscribe();
     push::PushService::Turn push_turn();
+    push::PushService::Keeping push_keeping();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
     void start_generation(std::shared_ptr<Generation> gen);
     void reload();

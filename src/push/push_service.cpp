@@ -57,7 +57,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     struct Deps {
         FeedStore const& store;
         PushStatus& status;
-        std::string storage_dir;
+        PushService::Keeping keeping;
         Logger log;
         PushService::Turn turn;
     };
@@ -75,7 +75,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
         , deps_(std::move(deps))
         , dav_(ex, target_, deps_.log)
         , timer_(ex) {
-        auto const file = state_file(deps_.storage_dir, target_.name);
+        auto const file = deps_.keeping(target_.name);
         // The state stays in memory between reconciles; the file is read once and written as writes land.
         keeping_.load = [this, file]() -> Result<TargetState> {
             if (!cached_) {
@@ -134,6 +134,9 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
 
   private:
     net::awaitable<void> once() {
+        // In a cluster another replica may have pushed since: its record, not ours, is the one to go on from.
+        if (deps_.turn)
+            cached_.reset();
         std::vector<FeedCalendar> calendars;
         for (auto const& m : feeds_) {
             auto snap = deps_.store.get(m.feed);
@@ -239,12 +242,10 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     steady_clock::time_point blocked_until_{};
 };
 
-PushService::PushService(
-    FeedStore const& store, PushStatus& status, std::string storage_dir, Logger log, Turn turn
-)
+PushService::PushService(FeedStore const& store, PushStatus& status, Keeping keeping, Logger log, Turn turn)
     : store_(store)
     , status_(status)
-    , storage_dir_(std::move(storage_dir))
+    , keeping_(std::move(keeping))
     , log_(std::move(log))
     , turn_(std::move(turn))
     , keep_(ioc_.get_executor())
@@ -293,7 +294,7 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, storage_dir_, log_, turn_}
+            TargetLoop::Deps{store_, status_, keeping_, log_, turn_}
         );
         loops_.emplace(name, loop);
         ++running_;

@@ -5,6 +5,7 @@
 // or another target.
 #pragma once
 
+#include "push/reconcile.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/push_status.hpp>
@@ -33,11 +34,12 @@ class PushService {
      * otherwise how long to wait before asking again. Empty: always ours (one box).
      */
     using Turn = std::function<boost::asio::awaitable<std::chrono::milliseconds>(std::string const& target)>;
+    /** @brief Where a target's state is kept (its file under storage.dir by default; the database in a
+     * cluster). */
+    using Keeping = std::function<StateKeeping(std::string const& target)>;
 
     /** @brief `store` (the served table) must outlive the service; its snapshots are what is pushed. */
-    PushService(
-        FeedStore const& store, PushStatus& status, std::string storage_dir, Logger log, Turn turn = {}
-    );
+    PushService(FeedStore const& store, PushStatus& status, Keeping keeping, Logger log, Turn turn = {});
     /** @brief stop(), then waits for the thread (a write in flight is given a few seconds). */
     ~PushService();
     PushService(PushService const&) = delete;
@@ -55,7 +57,7 @@ class PushService {
 
     FeedStore const& store_;
     PushStatus& status_;
-    std::string storage_dir_;
+    Keeping keeping_;
     Logger log_;
     Turn turn_;
     boost::asio::io_context ioc_{1};
