@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # File: cli_test.sh
 # The contract's CLI behaviour (exit codes, messages, no secrets in output), one case per CTest entry:
-#   cli_test.sh CASE ICSBRIDGE_BINARY SOURCE_DIR [PROJECT_VERSION]
+#   cli_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE   (the version expected: BUILD_DIR's project version)
 set -u
 
-case_name=$1
-bin=$2
+bin=$1
 src=$3
-version=${4:-}
+build=$4
+case_name=$5
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 fixtures="$src/tests/fixtures/configs"
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=$case_name

@@ -4,10 +4,10 @@
 # nginx wired as the README says, names no secret, and the files it mounts hold up: the replicas' config
 # passes `icsbridge check`, and nginx.conf with the compose file's own edit plus cluster/upstream.conf
 # passes `nginx -t` with real nginx and balances three real replicas, skipping one that died.
-#   compose_test.sh SOURCE_DIR ICSBRIDGE_BINARY
+#   compose_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
-src=$1
-bin=$2
+bin=$1
+src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
 test_name=compose_test
 fail_logs="nginx/error.log r*.log"

@@ -3,11 +3,11 @@
 # Running out of file descriptors (issue 16, item 4), against the real binary under a lowered `ulimit -n`:
 # serve raises its soft limit to the hard one, keeps max_connections below the limit, so that clients
 # beyond it get a quick 503 instead of hanging in the backlog, and serves normally again once they leave.
-#   fd_limit_test.sh ICSBRIDGE SOURCE_DIR
+#   fd_limit_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
-src=$2
+src=$3
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=fd_limit

@@ -1,6 +1,6 @@
 # File: serve_fixtures.sh
 # Shell pieces shared by the scripts that run `icsbridge serve` from pre-made snapshots next to nginx
-# (tests/deploy/nginx_test.sh, deploy/bench-serve.sh). Source it; it defines functions only.
+# (tests/deploy/nginx_proxy_test.sh, deploy/bench-serve.sh). Source it; it defines functions only.
 
 # offline_source: TOML for the events source "eb" on a dead port, so refreshes fail and the snapshots in
 # storage.dir are what is served.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# File: nginx_test.sh
+# File: nginx_proxy_test.sh
 # deploy/nginx.conf as shipped, in front of a real `icsbridge serve`: nginx accepts the file, terminates TLS,
 # redirects http to https, passes 304s and gzip through untouched, and keeps ?token= out of its access log.
-#   nginx_test.sh SOURCE_DIR ICSBRIDGE_BINARY
+#   nginx_proxy_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
-src=$1
-bin=$2
+bin=$1
+src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
 fail_logs="nginx/error.log serve.log"
 nginx_test_init

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# File: index_page_test.sh
+# File: index_page_browser_test.sh
 # Headless Chromium loads the index page of `icsbridge serve`: one webcal:// link per public feed,
 # no token feed and no token anywhere in the rendered DOM. Exit 77 (CTest skip) without chromium.
-#   index_page_test.sh ICSBRIDGE
+#   index_page_browser_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1

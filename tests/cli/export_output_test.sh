@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# File: output_test.sh
+# File: export_output_test.sh
 # `export --output PATH` against what may already be at PATH (issue 16, item 1): a regular file keeps its
 # mode and owner, a new file is owner-only for a token feed and follows the umask otherwise, a FIFO and a
 # character device are written through (never replaced), a symlink is refused and left alone.
-#   output_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+#   export_output_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
