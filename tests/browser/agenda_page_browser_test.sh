@@ -23,11 +23,7 @@ init_work
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "https://calendar.example.org"
-[storage]
-dir = "$work/state"
+$(server_toml "$work/state" 127.0.0.1:0 'public_url = "https://calendar.example.org"')
 $(fake_sources_toml "$upstream")
 [feeds.pub]
 source = "eb"

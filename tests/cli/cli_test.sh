@@ -41,17 +41,9 @@ no_secret() {
 # A config whose upstreams are dead (port 1 on loopback refuses at once).
 dead_config() {
     cat >"$work/dead.toml" <<TOML
-[sources.eb]
-type = "events"
-base_url = "http://127.0.0.1:1"
-token = "dead-upstream-bearer-secret"
-timeout = "2s"
+$(events_source_toml http://127.0.0.1:1 'token = "dead-upstream-bearer-secret"' 'timeout = "2s"')
 
-[sources.jobs]
-type = "jobs"
-base_url = "http://127.0.0.1:1"
-api_key = "dead-upstream-api-key-secret"
-timeout = "2s"
+$(jobs_source_toml http://127.0.0.1:1 'api_key = "dead-upstream-api-key-secret"' 'timeout = "2s"')
 
 [feeds.my-events]
 source = "eb"

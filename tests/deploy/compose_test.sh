@@ -13,7 +13,6 @@ test_name=compose_test
 fail_logs="nginx/error.log r*.log"
 nginx_test_init
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || { echo "FAIL: python3-yaml is not installed (deploy/install-deps.sh)" >&2; exit 1; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # 1. The compose file: services, environment, volumes, dependencies; prints the nginx service's command.
 /usr/bin/python3 - "$src/deploy" >"$work/nginx-command" <<'PY' || fail "deploy/compose.yaml: see above"

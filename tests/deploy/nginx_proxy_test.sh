@@ -9,7 +9,6 @@ src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
 fail_logs="nginx/error.log serve.log"
 nginx_test_init
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 token=nginx-test-feed-token-5b1d
 hook_secret=nginx-test-hook-secret-77c2
 
