@@ -163,3 +163,57 @@ make_calendar() {
         "$radicale_url${1#/}")
     [ "$code" = 201 ] || fail "MKCALENDAR $1 answered HTTP $code"
 }
+
+# resource_name UID: the name icsbridge gives UID's resource, icsbridge-<first 32 hex of SHA-256(UID)>.ics.
+resource_name() { printf 'icsbridge-%s.ics' "$(printf '%s' "$1" | sha256sum | cut -c1-32)"; }
+
+# fixtures_without SRC DIR EVENT_ID...: a copy of SRC's upstream fixtures in DIR without those events.
+fixtures_without() {
+    cp -r "$1/tests/fixtures/upstream" "$2"
+    $python - "$2/events/events.json" "${@:3}" <<'PY'
+import json, sys
+path, gone = sys.argv[1], set(sys.argv[2:])
+d = json.load(open(path))
+d["events"] = [e for e in d["events"] if e["id"] not in gone]
+json.dump(d, open(path, "w"), ensure_ascii=False, indent=1)
+PY
+}
+
+# push_feed_config FILE TARGET_LINES...: [server] and [storage] ($work/state), the fake upstream's events
+# source, the organizer feed pub pushed into "family", and the target family (the given key lines after
+# type, username and password_env).
+push_feed_config() {
+    local file=$1
+    shift
+    {
+        server_toml "$work/state" "127.0.0.1:0"
+        echo
+        events_source_toml "$upstream" 'timeout = "5s"'
+        echo
+        organizer_feed_toml pub 'push = ["family"]'
+        echo
+        printf '[targets.family]\ntype = "caldav"\nusername = "%s"\npassword_env = "TEST_DAV_PASSWORD"\n' "$dav_user"
+        printf '%s\n' "$@"
+    } >"$file"
+}
+
+# run_push [ARGS...]: `icsbridge push --config $work/push.toml ARGS`, stdout in $work/push.out, stderr in
+# $work/push.err; sets push_rc. $bin is the icsbridge binary.
+run_push() {
+    "$bin" push --config "$work/push.toml" "$@" >"$work/push.out" 2>"$work/push.err"
+    push_rc=$?
+}
+
+# expect_push_ok WHAT [ARGS...]: run_push, failing the test unless it exits 0.
+expect_push_ok() {
+    local what=$1
+    shift
+    run_push "$@"
+    [ "$push_rc" = 0 ] || fail "$what: push exited $push_rc: $(cat "$work/push.err")"
+}
+
+# export_feed FILE: the feed pub as `icsbridge export` renders it now (what the calendar must mirror).
+export_feed() {
+    "$bin" export --config "$work/push.toml" --feed pub --output "$1" 2>"$work/export.err" ||
+        fail "export failed: $(cat "$work/export.err")"
+}
