@@ -15,16 +15,18 @@ namespace {
 struct CommandInfo {
     Command command;
     std::string_view name;
-    std::vector<std::string_view> flags;    ///< accepted value flags
-    std::vector<std::string_view> required; ///< flags that must be given
+    std::vector<std::string_view> flags;         ///< accepted value flags
+    std::vector<std::string_view> required;      ///< flags that must be given
+    std::vector<std::string_view> switches = {}; ///< accepted flags without a value
 };
 
-std::array<CommandInfo, 5> const commands{{
+std::array<CommandInfo, 6> const commands{{
     {Command::serve, "serve", {"--config"}, {"--config"}},
     {Command::export_feed, "export", {"--config", "--feed", "--output"}, {"--config", "--feed"}},
     {Command::check, "check", {"--config"}, {"--config"}},
     {Command::categories, "categories", {"--config", "--source"}, {"--config", "--source"}},
     {Command::tags, "tags", {"--config", "--source"}, {"--config", "--source"}},
+    {Command::push, "push", {"--config", "--target"}, {"--config"}, {"--dry-run"}},
 }};
 
 CommandInfo const* find_command(std::string_view name) {
@@ -50,6 +52,8 @@ std::string* slot(Args& a, std::string_view flag) {
         return &a.output;
     if (flag == "--source")
         return &a.source;
+    if (flag == "--target")
+        return &a.target;
     return nullptr;
 }
 
@@ -124,6 +128,12 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
             flag = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         }
+        if (std::find(cmd->switches.begin(), cmd->switches.end(), flag) != cmd->switches.end()) {
+            if (value)
+                return usage_error(where + std::string(flag) + " takes no value");
+            a.dry_run = true;
+            continue;
+        }
         if (std::find(cmd->flags.begin(), cmd->flags.end(), flag) == cmd->flags.end()) {
             std::string msg = where + "unknown option '" + std::string(flag) + "'";
             if (auto best = closest_match(flag, cmd->flags); !best.empty())
@@ -163,6 +173,7 @@ constexpr char const* overview_help =
     "  icsbridge check --config FILE\n"
     "  icsbridge categories --config FILE --source NAME\n"
     "  icsbridge tags --config FILE --source NAME\n"
+    "  icsbridge push --config FILE [--target NAME] [--dry-run]\n"
     "  icsbridge --help | --version\n"
     "\n"
     "Commands:\n"
@@ -172,6 +183,7 @@ constexpr char const* overview_help =
     "  check       validate the config and print each feed with its URL\n"
     "  categories  list the categories of a source (ids for the `categories`/`category` params)\n"
     "  tags        list the tags of a jobs source\n"
+    "  push        write the feeds' items into their [targets] calendars once (CalDAV)\n"
     "\n"
     "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
     "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
@@ -247,6 +259,24 @@ constexpr char const* tags_help =
     "\n"
     "Exit status: 0 ok, 1 upstream failure, 2 usage or config error.\n";
 
+constexpr char const* push_help =
+    "Usage: icsbridge push --config FILE [--target NAME] [--dry-run]\n"
+    "\n"
+    "Fetches the feeds that push into targets ([targets.NAME], a feed's push = [...]) once and\n"
+    "makes each target's calendar hold exactly their items: creates, updates and deletes only\n"
+    "the items icsbridge wrote, never the calendar's other events. Prints per target what was\n"
+    "created, updated, deleted and left unchanged. What was written is kept in [storage] dir,\n"
+    "so the next run writes only what changed.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE  the TOML config\n"
+    "  --target NAME  only this target (default: every target)\n"
+    "  --dry-run      print what would be written; write nothing\n"
+    "  -h, --help     show this text\n"
+    "\n"
+    "Exit status: 0 every target in sync, 1 a target failed (the reason on stderr),\n"
+    "2 usage or config error.\n";
+
 } // namespace
 
 std::string usage(Command c) {
@@ -263,6 +293,8 @@ std::string usage(Command c) {
         return categories_help;
     case Command::tags:
         return tags_help;
+    case Command::push:
+        return push_help;
     }
     return {};
 }

@@ -10,7 +10,7 @@
 
 namespace icsbridge::cli {
 
-enum class Command { none, serve, export_feed, check, categories, tags };
+enum class Command { none, serve, export_feed, check, categories, tags, push };
 
 /** @brief A parsed command line. `help`/`version` win over everything else. */
 struct Args {
@@ -21,6 +21,8 @@ struct Args {
     std::string feed;     ///< --feed NAME (export)
     std::string output;   ///< --output PATH (export); empty or "-": stdout
     std::string source;   ///< --source NAME (categories, tags)
+    std::string target;   ///< --target NAME (push); empty: every target
+    bool dry_run = false; ///< --dry-run (push): print the plan, write nothing
 };
 
 /**

@@ -5,7 +5,9 @@
 
 #include "cli/args.hpp"
 #include "cli/check_command.hpp"
+#include "cli/feed_run.hpp"
 #include "cli/output_file.hpp"
+#include "cli/push_command.hpp"
 #include "cli/serve.hpp"
 #include "cli/terminal_text.hpp"
 #include "push/push_views.hpp"
@@ -41,52 +43,6 @@ namespace icsbridge::cli {
 namespace net = boost::asio;
 
 namespace {
-
-/** Runs one coroutine to completion on a fresh io_context; an exception in it is a bug and propagates to
- * main. */
-template <class T>
-Result<T>
-run_sync(std::function<net::awaitable<Result<T>>(Pipeline&)> fn, Config const& cfg, Logger const& log) {
-    net::io_context ioc;
-    Pipeline pipeline(cfg, ioc.get_executor(), log);
-    std::optional<Result<T>> result;
-    std::exception_ptr error;
-    net::co_spawn(
-        ioc,
-        [&]() -> net::awaitable<void> { result.emplace(co_await fn(pipeline)); },
-        [&](std::exception_ptr e) { error = e; }
-    );
-    ioc.run();
-    if (error)
-        std::rethrow_exception(error);
-    return std::move(*result);
-}
-
-/** The level ICSBRIDGE_LOG asks for ("debug", "info", "warn", "error"), if it names one. */
-std::optional<LogLevel> log_level_from_env() {
-    char const* v = std::getenv("ICSBRIDGE_LOG");
-    if (!v)
-        return std::nullopt;
-    std::string_view const s(v);
-    if (s == "debug")
-        return LogLevel::debug;
-    if (s == "info")
-        return LogLevel::info;
-    if (s == "warn")
-        return LogLevel::warn;
-    if (s == "error")
-        return LogLevel::error;
-    return std::nullopt;
-}
-
-/**
- * One-shot commands promise one line on failure, so the client's retry chatter stays silent unless
- * ICSBRIDGE_LOG asks for it (troubleshooting an upstream).
- */
-Logger command_logger() {
-    auto lvl = log_level_from_env();
-    return lvl ? stderr_logger(*lvl) : null_logger();
-}
 
 /** The `\r  my-events: page 3, 27 of 28 events` line, rewritten in place on a terminal and cleared at the
  * end. */
@@ -146,51 +102,6 @@ std::string names_of_sources(Config const& cfg) {
     return out.empty() ? "none defined" : out;
 }
 
-/**
- * `run` abandoned once the feed's fetch_timeout has passed, as a refresh in `serve` is (every page and
- * retry included): a slow upstream fails the export with the key to raise instead of hanging on.
- */
-net::awaitable<Result<FeedOutput>>
-within_fetch_timeout(net::awaitable<Result<FeedOutput>> run, FeedConfig const& feed) {
-    using namespace boost::asio::experimental::awaitable_operators;
-    net::steady_timer deadline(co_await net::this_coro::executor, feed.fetch_timeout);
-    auto r = co_await (std::move(run) || deadline.async_wait(net::as_tuple(net::use_awaitable)));
-    if (r.index() == 0)
-        co_return std::get<0>(std::move(r));
-    co_return fail(
-        errc::upstream_timeout,
-        "the fetch took longer than fetch_timeout = " + format_duration(feed.fetch_timeout) +
-            " (every page and retry included); raise [feeds." + feed.name +
-            "] fetch_timeout if the upstream is just slow"
-    );
-}
-
-/**
- * A merged feed has no snapshot to read here, so its parts are run once each, in order, and merged; the
- * first part that fails fails the export (no calendar missing a part's items is ever written).
- */
-net::awaitable<Result<FeedOutput>>
-run_merged(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds now) {
-    std::vector<std::string> calendars;
-    std::vector<CalendarPart> parts;
-    calendars.reserve(feed.merge.size());
-    for (auto const& name : feed.merge) {
-        FeedConfig const* part = cfg.find_feed(name);
-        if (!part)
-            co_return fail(errc::feed_unknown, "unknown part '" + name + "'");
-        auto out = co_await within_fetch_timeout(p.run(*part, now), *part);
-        if (!out)
-            co_return fail(out.error().code, "part " + name + ": " + out.error().message);
-        calendars.push_back(std::move(out->ics));
-    }
-    for (std::size_t i = 0; i < calendars.size(); ++i)
-        parts.push_back(CalendarPart{feed.merge[i], calendars[i]});
-    auto merged = render_merged(feed, parts);
-    if (!merged)
-        co_return merged.error();
-    co_return FeedOutput{std::move(merged->ics), merged->items};
-}
-
 int export_command(Config const& cfg, Args const& args) {
     FeedConfig const* feed = cfg.find_feed(args.feed);
     if (!feed) {
@@ -207,9 +118,7 @@ int export_command(Config const& cfg, Args const& args) {
         [&](Pipeline& p) {
             // The render caches stay: run() fills the feed's with each page's events while the next pages
             // travel, which takes the render off the end of a long fetch (for a few MB more at the peak).
-            if (feed->is_merged())
-                return run_merged(p, cfg, *feed, now);
-            return within_fetch_timeout(p.run(*feed, now, progress.callback()), *feed);
+            return run_feed_once(p, cfg, *feed, now, progress.callback());
         },
         cfg,
         command_logger()
@@ -306,6 +215,8 @@ int dispatch(int argc, char** argv) {
     case Command::categories:
     case Command::tags:
         return list_command(*cfg, args);
+    case Command::push:
+        return push_command(*cfg, args);
     case Command::none:
         break;
     }

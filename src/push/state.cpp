@@ -29,6 +29,7 @@ std::string to_json(TargetState const& s) {
         {"version", 1},
         {"collection", s.collection},
         {"sync_token", s.sync_token},
+        {"todos", s.todos},
         {"items", std::move(items)},
         {"listing", std::move(listing)}};
     return json::serialize(root);
@@ -62,6 +63,8 @@ Result<TargetState> state_from_json(std::string_view text) {
         TargetState s;
         s.collection = text_at(root, "collection");
         s.sync_token = text_at(root, "sync_token");
+        if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
+            s.todos = todos->get_bool();
         for (auto const& [uid, w] : object_at(root, "items")) {
             if (!w.is_object())
                 throw std::invalid_argument("an item is not an object");

@@ -14,6 +14,7 @@ namespace icsbridge::push {
 struct TargetState {
     std::string collection; ///< the calendar collection's URL, once discovered
     std::string sync_token; ///< RFC 6578 token of `listing`; empty: list in full next time
+    bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)
     Known items;            ///< uid -> what we wrote
     Listing listing;        ///< our resources as the server last listed them (name -> ETag)
     friend bool operator==(TargetState const&, TargetState const&) = default;

@@ -1,0 +1,191 @@
+// File: push_command.cpp
+// push_command(): the feeds each chosen target mirrors are run once (each feed once, however many targets
+// it feeds), then the targets are reconciled one after another and reported a line each. A target whose
+// feed could not be read is not touched: mirroring a missing calendar would delete its items.
+#include "cli/push_command.hpp"
+
+#include "cli/check_command.hpp"
+#include "cli/feed_run.hpp"
+#include "push/reconcile.hpp"
+
+#include <boost/asio/this_coro.hpp>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace icsbridge::cli {
+
+namespace net = boost::asio;
+
+namespace {
+
+/** The targets the command works on: the one named, or all; nullopt (after the message) if unknown. */
+std::optional<std::vector<TargetConfig const*>> chosen_targets(Config const& cfg, Args const& args) {
+    std::vector<TargetConfig const*> out;
+    if (args.target.empty()) {
+        for (auto const& [name, t] : cfg.targets)
+            out.push_back(&t);
+        return out;
+    }
+    if (auto const* t = cfg.find_target(args.target)) {
+        out.push_back(t);
+        return out;
+    }
+    std::string names;
+    for (auto const& [name, t] : cfg.targets)
+        names += (names.empty() ? "" : ", ") + name;
+    print_err(
+        "icsbridge: push: unknown target '" + args.target + "' (targets in " + cfg.path + ": " +
+        (names.empty() ? "none defined" : names) + ")"
+    );
+    return std::nullopt;
+}
+
+/** Each feed that pushes into one of `targets`, read once: its calendar, or why there is none. */
+using FeedResults = std::map<std::string, Result<std::shared_ptr<std::string const>>>;
+
+net::awaitable<FeedResults>
+read_feeds(Pipeline& p, Config const& cfg, std::vector<TargetConfig const*> const& targets, sys_seconds now) {
+    FeedResults out;
+    for (auto const& feed : cfg.feeds)
+        for (auto const& to : feed.push) {
+            bool const wanted = std::any_of(targets.begin(), targets.end(), [&](auto const* t) {
+                return t->name == to.target;
+            });
+            if (!wanted || out.contains(feed.name))
+                continue;
+            auto run = run_feed_once(p, cfg, feed, now);
+            auto got = co_await std::move(run);
+            if (got)
+                out.emplace(feed.name, std::make_shared<std::string const>(std::move(got->ics)));
+            else
+                out.emplace(feed.name, got.error());
+        }
+    co_return out;
+}
+
+std::string uid_or_name(push::Op const& op) {
+    return op.uid.empty() ? op.name + " (ours, unknown to the state)" : op.uid;
+}
+
+void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) {
+    if (dry_run) {
+        std::printf(
+            "%s: would create %zu, update %zu, delete %zu; %zu unchanged\n",
+            t.name.c_str(),
+            static_cast<std::size_t>(std::count_if(
+                o.planned.begin(),
+                o.planned.end(),
+                [](auto const& op) { return op.kind == push::OpKind::create; }
+            )),
+            static_cast<std::size_t>(std::count_if(
+                o.planned.begin(),
+                o.planned.end(),
+                [](auto const& op) { return op.kind == push::OpKind::update; }
+            )),
+            static_cast<std::size_t>(std::count_if(
+                o.planned.begin(),
+                o.planned.end(),
+                [](auto const& op) { return op.kind == push::OpKind::remove; }
+            )),
+            o.unchanged
+        );
+        for (auto const& op : o.planned) {
+            char const* verb = op.kind == push::OpKind::create   ? "create"
+                               : op.kind == push::OpKind::update ? "update"
+                                                                 : "delete";
+            std::printf("  %s %s\n", verb, uid_or_name(op).c_str());
+        }
+        return;
+    }
+    std::printf(
+        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests)\n",
+        t.name.c_str(),
+        o.created,
+        o.updated,
+        o.deleted,
+        o.unchanged,
+        o.requests
+    );
+}
+
+/** One target: its feeds' calendars, the reconcile, the report. False when it failed. */
+net::awaitable<bool>
+push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, bool dry_run) {
+    std::vector<push::FeedCalendar> calendars;
+    for (auto const& feed : cfg.feeds)
+        for (auto const& to : feed.push) {
+            if (to.target != t.name)
+                continue;
+            auto const& got = feeds.at(feed.name);
+            if (!got) {
+                print_err(
+                    "icsbridge: push: " + t.name + ": feed " + feed.name + ": " + got.error().message +
+                    "; nothing written"
+                );
+                co_return false;
+            }
+            calendars.push_back(push::FeedCalendar{feed.name, *got, to.view});
+        }
+    push::CalDavClient dav(co_await net::this_coro::executor, t, command_logger());
+    push::ReconcileOptions options;
+    options.dry_run = dry_run;
+    options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    auto keeping = push::state_file(cfg.storage.dir, t.name);
+    if (dry_run)
+        keeping.save = [](push::TargetState const&) { return Result<void>{}; };
+    auto outcome = co_await push::reconcile(dav, t, calendars, keeping, options);
+    if (!outcome) {
+        print_err("icsbridge: push: " + outcome.error().message);
+        co_return false;
+    }
+    print_outcome(t, *outcome, dry_run);
+    if (outcome->skipped_todos > 0)
+        print_err(
+            "icsbridge: push: " + t.name + ": " + std::to_string(outcome->skipped_todos) +
+            " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"events\" on the feed "
+            "to send them as events"
+        );
+    if (!outcome->refused.empty()) {
+        print_err(
+            "icsbridge: push: " + t.name + ": the server refused " + std::to_string(outcome->refused.size()) +
+            " items, e.g. " + outcome->refused.front()
+        );
+        co_return false;
+    }
+    co_return true;
+}
+
+} // namespace
+
+int push_command(Config const& cfg, Args const& args) {
+    auto targets = chosen_targets(cfg, args);
+    if (!targets)
+        return exit_code(errc::feed_unknown);
+    if (targets->empty()) {
+        print_err("icsbridge: push: " + cfg.path + " defines no [targets.NAME]; nothing to push");
+        return exit_code(errc::usage);
+    }
+    auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto failed = run_sync<int>(
+        [&](Pipeline& p) -> net::awaitable<Result<int>> {
+            auto read = read_feeds(p, cfg, *targets, now);
+            FeedResults const feeds = co_await std::move(read);
+            int bad = 0;
+            for (auto const* t : *targets) {
+                auto one = push_target(cfg, *t, feeds, args.dry_run);
+                bad += (co_await std::move(one)) ? 0 : 1;
+            }
+            co_return bad;
+        },
+        cfg,
+        command_logger()
+    );
+    std::fflush(stdout);
+    return failed && *failed == 0 ? 0 : 1;
+}
+
+} // namespace icsbridge::cli

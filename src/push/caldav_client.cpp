@@ -1,0 +1,169 @@
+// File: caldav_client.cpp
+// CalDavClient: Basic auth from OpenSSL's base64, the HTTP client with its own retries switched off (the
+// target's pacing retries instead, so one 429 pauses every request of the target), and refusal messages.
+#include "push/caldav_client.hpp"
+
+#include <icsbridge/duration.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <random>
+
+namespace icsbridge::push {
+
+namespace net = boost::asio;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+std::optional<milliseconds> push_retry_wait(
+    int attempt, unsigned status, std::optional<std::chrono::seconds> retry_after, double jitter
+) {
+    bool const throttled = status == 429 || status >= 500 || status == 0;
+    if (!throttled || status == 501 || status == 505 || status == 507 || attempt >= push_attempts)
+        return std::nullopt;
+    if (retry_after)
+        return std::max<milliseconds>(*retry_after, std::chrono::seconds(1));
+    milliseconds const base =
+        std::min<milliseconds>(std::chrono::seconds(1) * (1 << (attempt - 1)), std::chrono::seconds(60));
+    return base + milliseconds(static_cast<long long>(static_cast<double>(base.count()) * jitter / 2));
+}
+
+std::string basic_authorization(std::string_view user, std::string_view password) {
+    std::string const plain = std::string(user) + ":" + std::string(password);
+    std::string out(4 * ((plain.size() + 2) / 3) + 1, '\0');
+    int const n = EVP_EncodeBlock(
+        reinterpret_cast<unsigned char*>(out.data()),
+        reinterpret_cast<unsigned char const*>(plain.data()),
+        static_cast<int>(plain.size())
+    );
+    out.resize(static_cast<std::size_t>(n));
+    return "Basic " + out;
+}
+
+std::string resolve_href(std::string const& base, std::string_view ref) {
+    auto b = boost::urls::parse_uri(base);
+    auto r = boost::urls::parse_uri_reference(ref);
+    if (!b || !r)
+        return std::string(ref);
+    boost::urls::url out;
+    if (!boost::urls::resolve(*b, *r, out))
+        return std::string(ref);
+    return std::string(out.buffer());
+}
+
+namespace {
+
+ClientOptions options_for(TargetConfig const& t) {
+    ClientOptions o;
+    o.service_name = "CalDAV target " + t.name;
+    o.max_concurrency = t.max_concurrency;
+    o.ca_file = t.ca_file;
+    o.retry.max_attempts = 1; // CalDavClient::send retries, for the whole target at once
+    return o;
+}
+
+} // namespace
+
+CalDavClient::CalDavClient(net::any_io_executor ex, TargetConfig const& target, Logger log)
+    : name_(target.name)
+    , authorization_(basic_authorization(target.username, target.password))
+    , http_(std::move(ex), options_for(target), log)
+    , rate_(target.rate)
+    , log_(std::move(log)) {}
+
+net::awaitable<void> CalDavClient::wait_for_turn() {
+    net::steady_timer timer(co_await net::this_coro::executor);
+    for (;;) {
+        auto const now = steady_clock::now();
+        if (paused_until_ > now) {
+            timer.expires_at(paused_until_);
+            co_await timer.async_wait(net::use_awaitable);
+            continue;
+        }
+        auto const wait = rate_.try_take(now);
+        if (wait <= steady_clock::duration::zero())
+            co_return;
+        timer.expires_after(wait);
+        co_await timer.async_wait(net::use_awaitable);
+    }
+}
+
+net::awaitable<Result<HttpResponse>>
+CalDavClient::send(std::string method, std::string url, std::string body, Headers headers) {
+    thread_local std::minstd_rand rng{std::random_device{}()};
+    headers.emplace_back("Authorization", authorization_);
+    if (!body.empty() && method != "DELETE")
+        headers.emplace_back(
+            "Content-Type",
+            method == "PUT" ? "text/calendar; charset=utf-8" : "application/xml; charset=utf-8"
+        );
+    for (int attempt = 1;; ++attempt) {
+        co_await wait_for_turn();
+        HttpRequest req(url, headers);
+        req.method = method;
+        req.body = body;
+        ++requests_;
+        auto answer = co_await http_.request(std::move(req));
+        if (answer && answer->status < 400 && answer->status != 0)
+            co_return answer;
+        std::optional<std::chrono::seconds> retry_after;
+        if (answer)
+            if (auto ra = answer->header("Retry-After"); !ra.empty())
+                retry_after = parse_retry_after(ra, std::chrono::system_clock::now());
+        if (!answer && answer.error().code == errc::shutdown)
+            co_return answer;
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        auto const wait = push_retry_wait(attempt, answer ? answer->status : 0, retry_after, unit(rng));
+        if (!wait ||
+            (!answer && answer.error().code != errc::upstream_connect &&
+             answer.error().code != errc::upstream_timeout && answer.error().code != errc::upstream_io))
+            co_return answer;
+        // Everyone waits: a server that throttles one request throttles the target.
+        paused_until_ = std::max(paused_until_, steady_clock::now() + *wait);
+        log_.warn(
+            "push " + name_ + ": " + method + " " + redact_url(url) + " " +
+            (answer ? "answered " + std::to_string(answer->status) : "failed: " + answer.error().message) +
+            "; every request to the target waits " + format_duration(*wait) + " (try " +
+            std::to_string(attempt + 1) + " of " + std::to_string(push_attempts) + ")"
+        );
+    }
+}
+
+Error refusal(std::string_view target, std::string_view method, std::string_view url, HttpResponse const& r) {
+    std::string const head = std::string(target) + ": " + std::to_string(r.status) + " from " +
+                             std::string(method) + " " + redact_url(url) + ": ";
+    switch (r.status) {
+    case 401:
+        return fail(
+            errc::upstream_auth,
+            head + "the server refused the credentials; check username and password"
+        );
+    case 403:
+        return fail(
+            errc::upstream_auth,
+            head + "the account may not do this; check its rights on the calendar"
+        );
+    case 404:
+        return fail(errc::upstream_not_found, head + "no such resource; check the target's url and calendar");
+    case 429:
+    case 503:
+        return fail(
+            errc::upstream_rate_limited,
+            head + "the server kept throttling after " + std::to_string(push_attempts) +
+                " tries; trying again next period"
+        );
+    case 507:
+        return fail(errc::upstream_status, head + "the account is over its quota (507 Insufficient Storage)");
+    default:
+        return fail(errc::upstream_status, head + "unexpected answer");
+    }
+}
+
+} // namespace icsbridge::push

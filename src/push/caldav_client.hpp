@@ -1,0 +1,83 @@
+// File: caldav_client.hpp
+// The HTTP side of one CalDAV target: every request authenticated, paced and counted. Pacing is shared by
+// all of the target's requests: the `rate` window, and one pause after a 429/503/5xx or a dropped
+// connection (Retry-After, else backoff), so a throttled server sees the whole target wait, not just the
+// request it refused. Answers come back as they are; what a status means is the caller's to decide.
+#pragma once
+
+#include "sources/rate_budget.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+#include <icsbridge/net.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace icsbridge::push {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+/** @brief How many tries one request gets (throttled or failed answers) before the target gives up. */
+inline constexpr int push_attempts = 6;
+
+/**
+ * @brief The wait before trying again after attempt `attempt` (1 = first) ended with `status` (0: no
+ * answer), or nullopt when that outcome is final or the tries are spent. A Retry-After is honoured as
+ * given (at least a second); otherwise the wait doubles from 1 s up to 60 s. `jitter` in [0, 1) spreads
+ * the computed waits by up to a half.
+ */
+std::optional<std::chrono::milliseconds>
+push_retry_wait(int attempt, unsigned status, std::optional<std::chrono::seconds> retry_after, double jitter);
+
+/** @brief "Basic " + base64(user:password) (RFC 7617). */
+std::string basic_authorization(std::string_view user, std::string_view password);
+
+/** @brief `ref` (an href from a multistatus or a Location) made absolute against `base`. */
+std::string resolve_href(std::string const& base, std::string_view ref);
+
+class CalDavClient {
+  public:
+    CalDavClient(boost::asio::any_io_executor ex, TargetConfig const& target, Logger log);
+
+    /**
+     * @brief One request, retried after throttling or transport failures as push_retry_wait() says. Every
+     * status comes back as an answer; an error only when no answer came (unreachable, TLS, timeout).
+     */
+    boost::asio::awaitable<Result<HttpResponse>>
+    send(std::string method, std::string url, std::string body = {}, Headers headers = {});
+
+    /** @brief Requests sent so far (every try). */
+    std::size_t requests() const { return requests_; }
+    /** @brief Answers 412 so far (someone else changed an item between our read and our write). */
+    std::size_t& conflicts() { return conflicts_; }
+    std::string const& name() const { return name_; }
+    Logger const& log() const { return log_; }
+
+  private:
+    boost::asio::awaitable<void> wait_for_turn();
+
+    std::string name_;
+    std::string authorization_; ///< never logged: built from the password
+    HttpClient http_;
+    RateBudget rate_;
+    Logger log_;
+    std::chrono::steady_clock::time_point paused_until_{};
+    std::size_t requests_ = 0;
+    std::size_t conflicts_ = 0;
+};
+
+/**
+ * @brief A one-line reason for an answer the push cannot go on from, naming the target and what to do
+ * (401: check username and password; 403: not allowed; 404: no such calendar; 507: quota).
+ */
+Error refusal(std::string_view target, std::string_view method, std::string_view url, HttpResponse const& r);
+
+} // namespace icsbridge::push

@@ -1,0 +1,234 @@
+// File: reconcile.cpp
+// reconcile(): state → calendar → listing → plan → writes. The writes run as max_concurrency workers
+// taking ops in turn on one executor (no locks: coroutines of one thread); the state is saved every
+// second or so while they run and once at the end.
+#include "push/reconcile.hpp"
+
+#include "push/caldav_calendar.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <map>
+#include <optional>
+
+namespace icsbridge::push {
+
+namespace net = boost::asio;
+using std::chrono::steady_clock;
+
+StateKeeping state_file(std::string const& storage_dir, std::string const& target) {
+    auto const path = state_path(storage_dir, target);
+    return StateKeeping{
+        [path] { return load_state(path); },
+        [path](TargetState const& s) { return save_state(path, s); }};
+}
+
+namespace {
+
+/** One reconcile's working set. */
+struct Run {
+    Run(CalDavClient& d, StateKeeping const& k, ReconcileOptions const& o)
+        : dav(d)
+        , keeping(k)
+        , options(o) {}
+
+    CalDavClient& dav;
+    StateKeeping const& keeping;
+    ReconcileOptions const& options;
+    TargetState state;
+    Outcome outcome;
+    std::map<std::string, Resource const*> by_name;
+    std::vector<Op> ops;
+    std::size_t next = 0;
+    std::optional<Error> stopped; ///< the first error that ends the run
+    steady_clock::time_point saved = steady_clock::now();
+
+    void save_now() {
+        if (auto s = keeping.save(state); !s)
+            dav.log().error("push " + dav.name() + ": " + s.error().message);
+        saved = steady_clock::now();
+    }
+    void save_soon() {
+        if (steady_clock::now() - saved > std::chrono::seconds(1))
+            save_now();
+    }
+
+    void landed(Op const& op, std::string const& etag) {
+        state.items[op.uid] = Written{op.name, etag, op.hash};
+        state.listing[op.name] = etag;
+        ++(op.kind == OpKind::create ? outcome.created : outcome.updated);
+    }
+    void removed(Op const& op) {
+        if (!op.uid.empty())
+            state.items.erase(op.uid);
+        state.listing.erase(op.name);
+        ++outcome.deleted;
+    }
+};
+
+/** The request for `op`: PUT (create: If-None-Match: *, update: If-Match) or DELETE (If-Match). */
+net::awaitable<Result<HttpResponse>> send_op(Run& run, Op const& op) {
+    auto const url = run.state.collection + op.name;
+    Headers h;
+    if (op.kind == OpKind::create)
+        h.emplace_back("If-None-Match", "*");
+    else if (!op.etag.empty())
+        h.emplace_back("If-Match", op.etag);
+    if (op.kind == OpKind::remove)
+        co_return co_await run.dav.send("DELETE", url, std::string(), std::move(h));
+    co_return co_await run.dav.send("PUT", url, run.by_name.at(op.name)->body, std::move(h));
+}
+
+/** One op to its end: written, or refused (recorded in the outcome), or an error that stops the run. */
+net::awaitable<Result<void>> carry_out(Run& run, Op op) {
+    for (int round = 0; round < 4; ++round) {
+        auto r = co_await send_op(run, op);
+        if (!r)
+            co_return r.error();
+        auto const url = run.state.collection + op.name;
+        if (r->status >= 200 && r->status < 300) {
+            op.kind == OpKind::remove ? run.removed(op) : run.landed(op, r->header("ETag"));
+            co_return Result<void>{};
+        }
+        if (r->status == 404 && op.kind != OpKind::create) {
+            if (op.kind == OpKind::remove) {
+                run.removed(op);
+                co_return Result<void>{};
+            }
+            op = Op{OpKind::create, op.uid, op.name, "", op.hash};
+            continue;
+        }
+        if (r->status == 412) {
+            // Changed or created behind our back (or our own earlier write whose answer was lost): the
+            // feed wins, against what is there now.
+            ++run.dav.conflicts();
+            auto now = co_await etag_now(run.dav, url);
+            if (!now)
+                co_return now.error();
+            auto again = after_conflict(op, *now);
+            if (!again) {
+                run.removed(op);
+                co_return Result<void>{};
+            }
+            op = std::move(*again);
+            continue;
+        }
+        auto why = refusal(run.dav.name(), op.kind == OpKind::remove ? "DELETE" : "PUT", url, *r);
+        if (r->status == 401 || r->status == 403 || r->status == 429 || r->status == 507 || r->status >= 500)
+            co_return why;
+        run.outcome.refused.push_back(op.uid + ": " + why.message);
+        co_return Result<void>{};
+    }
+    run.outcome.refused.push_back(op.uid + ": still changing under us after 4 tries");
+    co_return Result<void>{};
+}
+
+net::awaitable<void> worker(Run& run) {
+    while (!run.stopped && run.next < run.ops.size()) {
+        Op op = run.ops[run.next++];
+        auto done = co_await carry_out(run, std::move(op));
+        if (!done && !run.stopped)
+            run.stopped = done.error();
+        if (run.options.on_write)
+            run.options.on_write(run.outcome);
+        run.save_soon();
+    }
+}
+
+net::awaitable<void> carry_out_all(Run& run, int concurrency) {
+    auto ex = co_await net::this_coro::executor;
+    using Spawned = decltype(net::co_spawn(ex, worker(run), net::deferred));
+    std::vector<Spawned> workers;
+    auto const n = std::max<std::size_t>(
+        1,
+        std::min<std::size_t>(static_cast<std::size_t>(concurrency), run.ops.size())
+    );
+    for (std::size_t i = 0; i < n; ++i)
+        workers.push_back(net::co_spawn(ex, worker(run), net::deferred));
+    auto group = net::experimental::make_parallel_group(std::move(workers));
+    auto all = group.async_wait(net::experimental::wait_for_all(), net::use_awaitable);
+    co_await std::move(all);
+}
+
+/** The calendar and our listing in it; a calendar gone since the last run is looked for again, once. */
+net::awaitable<Result<void>> read_calendar(Run& run, TargetConfig const& target) {
+    for (int pass = 0; pass < 2; ++pass) {
+        if (run.state.collection.empty()) {
+            auto found = co_await find_calendar(run.dav, target);
+            if (!found)
+                co_return found.error();
+            run.state.collection = found->url;
+            run.state.todos = found->todos;
+            run.state.sync_token.clear();
+            run.state.listing.clear();
+            run.outcome.created_calendar = found->created;
+        }
+        auto update = co_await list_ours(run.dav, run.state.collection, run.state.sync_token);
+        if (!update && update.error().code == errc::upstream_not_found && pass == 0) {
+            run.state.collection.clear();
+            continue;
+        }
+        if (!update)
+            co_return update.error();
+        apply_update(*update, run.state.listing);
+        run.state.sync_token = update->sync_token;
+        co_return Result<void>{};
+    }
+    co_return fail(
+        errc::upstream_not_found,
+        run.dav.name() + ": the calendar vanished while it was being found"
+    );
+}
+
+} // namespace
+
+net::awaitable<Result<Outcome>> reconcile(
+    CalDavClient& dav,
+    TargetConfig const& target,
+    std::vector<FeedCalendar> const& feeds,
+    StateKeeping const& keeping,
+    ReconcileOptions const& options
+) {
+    Run run(dav, keeping, options);
+    if (auto loaded = keeping.load(); loaded)
+        run.state = std::move(*loaded);
+    else
+        dav.log().warn(
+            "push " + dav.name() + ": " + loaded.error().message +
+            "; starting from the calendar's own listing"
+        );
+    auto const requests_before = dav.requests();
+    auto const conflicts_before = dav.conflicts();
+    if (auto read = co_await read_calendar(run, target); !read)
+        co_return read.error();
+    auto items = target_items(feeds, run.state.todos, options.today);
+    if (!items)
+        co_return items.error();
+    run.outcome.skipped_todos = items->skipped_todos;
+    for (auto const& r : items->resources)
+        run.by_name[r.name] = &r;
+    auto p = plan(items->resources, run.state.items, run.state.listing);
+    run.outcome.unchanged = p.unchanged;
+    if (options.dry_run) {
+        run.outcome.planned = std::move(p.ops);
+        run.outcome.requests = dav.requests() - requests_before;
+        co_return std::move(run.outcome);
+    }
+    for (auto const& uid : p.forget)
+        run.state.items.erase(uid);
+    run.ops = std::move(p.ops);
+    co_await carry_out_all(run, target.max_concurrency);
+    run.save_now();
+    run.outcome.requests = dav.requests() - requests_before;
+    run.outcome.conflicts = dav.conflicts() - conflicts_before;
+    run.outcome.items = run.state.items.size();
+    if (run.stopped)
+        co_return *run.stopped;
+    co_return std::move(run.outcome);
+}
+
+} // namespace icsbridge::push

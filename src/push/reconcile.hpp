@@ -1,0 +1,62 @@
+// File: reconcile.hpp
+// One reconcile of one target: find its calendar, list our resources (cheaply, from the sync token), plan
+// the writes that make them equal the feeds' items, and make them, max_concurrency at a time, recording
+// each in the target's state as it lands, so a process killed at any moment resumes without a duplicate.
+#pragma once
+
+#include "push/caldav_client.hpp"
+#include "push/state.hpp"
+#include "push/target_items.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace icsbridge::push {
+
+/** @brief Where a target's state lives between reconciles: a file under storage.dir, or the database. */
+struct StateKeeping {
+    std::function<Result<TargetState>()> load;
+    std::function<Result<void>(TargetState const&)> save;
+};
+
+/** @brief The state file of `target` under `storage_dir`. */
+StateKeeping state_file(std::string const& storage_dir, std::string const& target);
+
+/** @brief What one reconcile did (or, in a dry run, would do). */
+struct Outcome {
+    std::size_t created = 0, updated = 0, deleted = 0, unchanged = 0;
+    std::size_t requests = 0;
+    std::size_t conflicts = 0;        ///< 412 answers, each resolved by reading the item again
+    std::size_t items = 0;            ///< our items in the calendar afterwards
+    std::size_t skipped_todos = 0;    ///< job posts the calendar cannot take
+    std::vector<std::string> refused; ///< items the server would not take, one reason each
+    std::vector<Op> planned;          ///< a dry run's writes
+    bool created_calendar = false;
+};
+
+struct ReconcileOptions {
+    bool dry_run = false;
+    std::chrono::sys_days today{};
+    /// Called after each write lands (with the counts so far): progress for the queue gauges.
+    std::function<void(Outcome const&)> on_write;
+};
+
+/**
+ * @brief Makes our items in `target`'s calendar equal `feeds`' items. An error when the target cannot be
+ * worked with (unreachable, 401, 403, not a calendar, quota, throttled too long): what landed before it
+ * is recorded all the same. Items the server refuses one by one are listed in Outcome::refused.
+ */
+boost::asio::awaitable<Result<Outcome>> reconcile(
+    CalDavClient& dav,
+    TargetConfig const& target,
+    std::vector<FeedCalendar> const& feeds,
+    StateKeeping const& keeping,
+    ReconcileOptions const& options
+);
+
+} // namespace icsbridge::push
