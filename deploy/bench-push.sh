@@ -117,7 +117,7 @@ for n in "${sizes[@]}"; do
     grep -q "created 0, updated 0, deleted 0, unchanged $n" "$work/push.out" ||
         echo "bench-push: the second push was not a no-op: $(cat "$work/push.out")" >&2
     rows+=("$(printf '| no change | %d | %s s | %d (%s) | %.1f MB | %.2f s | %s s |' "$n" "$wall" "$(proxy_count)" \
-        "$(proxy_summary | sed 's/;$//')" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+        "$(proxy_summary)" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
         "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$(radicale_seconds)")")
 
     if [ "$n" = "$first_size" ]; then

@@ -8,10 +8,12 @@ request is forwarded unchanged (method, path, body, headers such as Authorizatio
 If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
 headers. Each request forwarded or refused is appended to LOG_FILE as one line:
 
-    METHOD PATH STATUS UNIX_TIME
+    METHOD PATH STATUS UNIX_TIME PRECONDITION
 
-(so tests count requests, e.g. no PUT line after a reconcile that should write nothing, and measure the gap
-after a 429). Truncating LOG_FILE is fine: lines are appended.
+PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale answers 201
+to every successful PUT, so only this tells a create from a replace). Tests count requests (e.g. no PUT
+line after a reconcile that should write nothing) and measure the gap after a 429. Truncating LOG_FILE is
+fine: lines are appended.
 
 Control requests go to /__proxy/ and are never forwarded or logged:
     POST /__proxy/fault?status=429&count=2&retry_after=2[&method=PUT][&delay_ms=N]
@@ -39,8 +41,9 @@ fault = {"status": 0, "count": 0, "retry_after": None, "method": None}
 delay = {"ms": 0}
 
 
-def log(method, path, status):
-    line = "%s %s %d %.3f\n" % (method, path, status, time.time())
+def log(method, path, status, headers):
+    cond = "create" if headers.get("If-None-Match", "").strip() == "*" else "match" if headers.get("If-Match") else "-"
+    line = "%s %s %d %.3f %s\n" % (method, path, status, time.time(), cond)
     with lock, open(log_path, "a") as f:
         f.write(line)
 
@@ -111,7 +114,7 @@ class Handler(BaseHTTPRequestHandler):
             if f["retry_after"] is not None:
                 headers.append(("Retry-After", f["retry_after"]))
             self.reply(f["status"], b"injected by dav_proxy\n", headers)
-            return log(self.command, self.path, f["status"])
+            return log(self.command, self.path, f["status"], self.headers)
         if delay["ms"]:
             time.sleep(delay["ms"] / 1000)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
@@ -131,7 +134,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             conn.close()
         self.reply(status, data, back)
-        log(self.command, self.path, status)
+        log(self.command, self.path, status, self.headers)
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_OPTIONS = do_PATCH = forward
     do_PROPFIND = do_PROPPATCH = do_REPORT = do_MKCALENDAR = do_MKCOL = do_MOVE = do_COPY = forward

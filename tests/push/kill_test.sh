@@ -23,7 +23,7 @@ start_radicale
 start_dav_proxy
 export TEST_DAV_PASSWORD=$dav_password
 make_calendar "$dav_user/big/" "Big"
-push_feed_config "$work/push.toml" "url = \"${proxy_url}$dav_user/big/\"" 'max_concurrency = 4'
+push_feed_config "$work/push.toml" "url = \"${proxy_url}$dav_user/big/\"" 'max_concurrency = 4' 'rate = "100000/m"'
 export_feed "$work/feed.ics"
 [ "$(grep -c '^BEGIN:VEVENT' "$work/feed.ics")" = "$events" ] || fail "the feed does not have $events events"
 
@@ -68,7 +68,7 @@ started=$(date +%s%N)
 run_push
 [ "$push_rc" = 0 ] || fail "the push after the kill exited $push_rc: $(cat "$work/push.err")"
 echo "after the kill: $(cat "$work/push.out") in $(( ($(date +%s%N) - started) / 1000000 )) ms; $(proxy_summary)"
-created=$(proxy_count PUT -s 201)
+created=$(proxy_created)
 [ "$created" -le $((events - partial)) ] ||
     fail "the push after the kill created $created items, but only $((events - partial)) were missing"
 check "after the kill"
@@ -80,7 +80,7 @@ started=$(date +%s%N)
 run_push
 [ "$push_rc" = 0 ] || fail "the push without state exited $push_rc: $(cat "$work/push.err")"
 echo "without state: $(cat "$work/push.out") in $(( ($(date +%s%N) - started) / 1000000 )) ms; $(proxy_summary)"
-[ "$(proxy_count PUT -s 201)" = 0 ] || fail "the push without state created $(proxy_count PUT -s 201) items again"
+[ "$(proxy_created)" = 0 ] || fail "the push without state created $(proxy_created) items again"
 [ "$(proxy_count DELETE)" = 0 ] || fail "the push without state deleted $(proxy_count DELETE) items"
 check "without state"
 echo "PASS [$test_name]"

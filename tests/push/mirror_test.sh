@@ -95,7 +95,7 @@ step_initial() {
     grep -q "family: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" ||
         fail "initial push printed: $(cat "$work/push.out")"
     writes_were "initial push" 34 0
-    [ "$(proxy_count PUT -s 201)" = 34 ] || fail "initial push: not every PUT was a 201 create: $(proxy_summary)"
+    [ "$(proxy_created)" = 34 ] || fail "initial push: not every PUT was a create (If-None-Match: *) answered 201: $(proxy_summary)"
     check_calendar "initial push"
     # Spot checks a reader sees: the zone of a Berlin event, and its VTIMEZONE in the same resource.
     json_get "$work/cal.json" '[i for i in d["items"] if i["uid"] == "event-548060677542@127.0.0.1"][0]' >"$work/berlin.txt"
@@ -160,7 +160,7 @@ step_lost_state() {
     rm -f "$work/state/push/family.json"
     proxy_reset_log
     expect_push_ok "push after the state file was deleted"
-    [ "$(proxy_count PUT -s 201)" = 0 ] || fail "with the state lost, $(proxy_count PUT -s 201) items were created again"
+    [ "$(proxy_created)" = 0 ] || fail "with the state lost, $(proxy_created) items were created again"
     [ "$(proxy_count DELETE)" = 0 ] || fail "with the state lost, $(proxy_count DELETE) items were deleted"
     echo "lost state: $(proxy_summary)"
     check_calendar "lost state"

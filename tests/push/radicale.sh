@@ -9,10 +9,24 @@ push_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=/usr/bin/python3
 
 # push_init: init_work, plus the cleanup of Radicale's storage (which may live outside $work).
+# PUSH_KEEP_WORK=1 keeps both (the processes are stopped all the same) and says where they are.
 push_init() {
     init_work
     radicale_store=
-    trap 'stop_and_clean; [ -n "$radicale_store" ] && rm -rf "$radicale_store"' EXIT
+    trap push_cleanup EXIT
+}
+push_cleanup() {
+    if [ "${PUSH_KEEP_WORK:-0}" = 1 ]; then
+        local pid
+        for pid in $serve_pid $fake_pid "${extra_pids[@]}"; do
+            kill -TERM "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+        done
+        echo "kept: $work $radicale_store" >&2
+        return
+    fi
+    stop_and_clean
+    [ -n "$radicale_store" ] && rm -rf "$radicale_store"
 }
 
 # radicale_storage_dir: where Radicale keeps its collections. Radicale fsyncs every write (~25 PUT/s on a
@@ -108,22 +122,29 @@ proxy_fault() {
 }
 proxy_clear() { curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/clear"; }
 
-# proxy_count [METHOD...] [-s STATUS]: requests in the proxy log (all, or of the METHODs; with -s, only those
-# answered STATUS).
+# proxy_count [METHOD...] [-s STATUS] [-c create|match|-]: requests in the proxy log (all, or of the
+# METHODs; with -s, only those answered STATUS; with -c, only those with that precondition: "create" is
+# If-None-Match: *, "match" If-Match).
 proxy_count() {
-    local methods=() status=
+    local methods=() status= cond=
     while [ $# -gt 0 ]; do
-        case "$1" in -s) status=$2; shift 2 ;; *) methods+=("$1"); shift ;; esac
+        case "$1" in -s) status=$2; shift 2 ;; -c) cond=$2; shift 2 ;; *) methods+=("$1"); shift ;; esac
     done
-    awk -v m=" ${methods[*]} " -v s="$status" '
-        (m == "  " || index(m, " " $1 " ")) && (s == "" || $3 == s) { n++ } END { print n + 0 }' "$work/proxy.log"
+    awk -v m=" ${methods[*]} " -v s="$status" -v c="$cond" '
+        (m == "  " || index(m, " " $1 " ")) && (s == "" || $3 == s) && (c == "" || $5 == c) { n++ }
+        END { print n + 0 }' "$work/proxy.log"
 }
+# proxy_created: PUTs with If-None-Match: * that succeeded (items created).
+proxy_created() { proxy_count PUT -c create -s 201; }
 # proxy_writes: PUT, DELETE, MKCALENDAR, MKCOL, PROPPATCH, MOVE and COPY requests in the proxy log.
 proxy_writes() { proxy_count PUT DELETE MKCALENDAR MKCOL PROPPATCH MOVE COPY; }
 # proxy_reset_log: empties the proxy log (it appends, so this is safe while it runs).
 proxy_reset_log() { : >"$work/proxy.log"; }
 # proxy_summary: the proxy log as "N METHOD STATUS" lines, for messages.
-proxy_summary() { awk '{ print $1, $3 }' "$work/proxy.log" | sort | uniq -c | tr '\n' ';'; }
+proxy_summary() {
+    awk '{ print $1 ($5 == "create" || $5 == "match" ? "(" $5 ")" : ""), $3 }' "$work/proxy.log" | sort | uniq -c |
+        awk '{ printf "%s%s %s x%s", sep, $2, $3, $1; sep = ", " }'
+}
 
 # dav_check ARGS...: dav_check.py as the test user against Radicale itself (not the proxy, so the tests'
 # reads are not counted); prints its JSON.
