@@ -18,12 +18,14 @@ foreach(
     set_tests_properties(push.mirror.${case} PROPERTIES LABELS push TIMEOUT 120)
 endforeach()
 
-# discovery: the calendar found by display name from the server root, or made; failures: 401/403/not a
+# discovery: the calendar found by display name from the server root, or made; components: VTODO where the
+# calendar takes them, two feeds in one target, a UID the person already has; failures: 401/403/not a
 # calendar/unreachable/usage, no secret; retry: 429/503 with Retry-After; kill: SIGKILL mid-push, no
 # duplicate; serve: a webhook's change in Radicale within 5 s, the push metrics.
 foreach(
     script
     discovery
+    components
     failures
     retry
     kill

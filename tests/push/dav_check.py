@@ -2,7 +2,7 @@
 """Reads a CalDAV calendar back with a real client (Debian's python3-caldav) and prints it as JSON.
 
     DAV_PASSWORD=... dav_check.py --url SERVER_ROOT --user NAME
-        [--calendar DISPLAYNAME | --collection URL] [--compare FEED.ics]
+        [--calendar DISPLAYNAME | --collection URL] [--compare FEED.ics]...
 
 The calendar is found as a client finds it: the principal (current-user-principal), its calendar-home-set
 and the calendars there, by display name (--calendar), or taken as given (--collection). Its items are read
@@ -15,9 +15,10 @@ in one calendar-query REPORT. Prints:
                    (zones the item's times name), vtimezones (zones it carries), ours (icsbridge-<32 hex>.ics)
   total, ours, foreign, duplicate_uids (UIDs in more than one resource), missing_vtimezone (hrefs whose times
   name a TZID with no VTIMEZONE), bad_names (resources named icsbridge-... but not icsbridge-<32 hex>.ics)
-  compare          with --compare: the feed's items against ours: missing (feed UIDs not in the calendar),
-                   extra (our UIDs not in the feed), different ([uid, property] pairs whose values differ;
-                   properties: SUMMARY DTSTART DTEND DUE DESCRIPTION LOCATION STATUS URL CATEGORIES)
+  compare          with --compare (repeatable): the feeds' items against ours: missing (feed UIDs not in
+                   the calendar), extra (our UIDs not in the feeds), different ([uid, property, feed's value,
+                   calendar's value] where they differ; properties: SUMMARY DTSTART DTEND DUE DESCRIPTION
+                   LOCATION STATUS URL CATEGORIES)
 """
 import argparse
 import collections
@@ -97,14 +98,18 @@ def describe(href, etag, data):
     return entry, comps
 
 
-def compare(feed_path, ours):
-    """ours: uid -> the item's components in the calendar."""
-    with open(feed_path, "rb") as f:
-        feed = icalendar.Calendar.from_ical(f.read())
+def compare(feed_paths, ours):
+    """ours: uid -> the item's components in the calendar. A UID in several feeds: the first feed's."""
     wanted = collections.OrderedDict()
-    for sub in feed.subcomponents:
-        if sub.name != "VTIMEZONE" and sub.get("UID"):
-            wanted.setdefault(str(sub.get("UID")), []).append(sub)
+    for path in feed_paths:
+        with open(path, "rb") as f:
+            feed = icalendar.Calendar.from_ical(f.read())
+        here = collections.OrderedDict()
+        for sub in feed.subcomponents:
+            if sub.name != "VTIMEZONE" and sub.get("UID"):
+                here.setdefault(str(sub.get("UID")), []).append(sub)
+        for uid, subs in here.items():
+            wanted.setdefault(uid, subs)
     different = []
     for uid, subs in wanted.items():
         got = ours.get(uid)
@@ -128,7 +133,7 @@ def main():
     ap.add_argument("--user", required=True)
     ap.add_argument("--calendar")
     ap.add_argument("--collection")
-    ap.add_argument("--compare")
+    ap.add_argument("--compare", action="append", help="a feed the calendar mirrors (repeat for several)")
     args = ap.parse_args()
 
     client = caldav.DAVClient(url=args.url, username=args.user, password=os.environ.get("DAV_PASSWORD", ""))

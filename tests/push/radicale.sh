@@ -8,25 +8,41 @@
 push_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=/usr/bin/python3
 
-# push_init: init_work, plus the cleanup of Radicale's storage (which may live outside $work).
-# PUSH_KEEP_WORK=1 keeps both (the processes are stopped all the same) and says where they are.
+# push_init: init_work, and an exit trap that also stops Radicale (radicale_pid) and removes its storage
+# (which may live outside $work). PUSH_KEEP_WORK=1 keeps both files and storage and says where they are.
 push_init() {
     init_work
     radicale_store=
+    radicale_pid=
     trap push_cleanup EXIT
 }
 push_cleanup() {
+    local pid
+    for pid in $serve_pid $fake_pid "${extra_pids[@]}"; do
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    [ -n "$radicale_pid" ] && stop_radicale
     if [ "${PUSH_KEEP_WORK:-0}" = 1 ]; then
-        local pid
-        for pid in $serve_pid $fake_pid "${extra_pids[@]}"; do
-            kill -TERM "$pid" 2>/dev/null
-            wait "$pid" 2>/dev/null
-        done
         echo "kept: $work $radicale_store" >&2
         return
     fi
-    stop_and_clean
+    rm -rf "$work"
     [ -n "$radicale_store" ] && rm -rf "$radicale_store"
+}
+
+# stop_radicale: SIGTERM, and SIGKILL after 5 s. Radicale waits for every request thread before it exits,
+# and one of them can hang for good under concurrent PUTs (seen once with Radicale 3.1.8: a PUT thread
+# blocked on a lock; the client timed out and tried again, successfully).
+stop_radicale() {
+    kill -TERM "$radicale_pid" 2>/dev/null
+    for _ in $(seq 1 50); do
+        kill -0 "$radicale_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$radicale_pid" 2>/dev/null
+    wait "$radicale_pid" 2>/dev/null
+    radicale_pid=
 }
 
 # radicale_storage_dir: where Radicale keeps its collections. Radicale fsyncs every write (~25 PUT/s on a
@@ -43,7 +59,7 @@ radicale_storage_dir() {
 
 # start_radicale [USER]: Radicale on 127.0.0.1 (a free port), an htpasswd (APR1-MD5) user with a random
 # password, owner_only rights, its log in $work/radicale.log. Sets radicale_url (http://127.0.0.1:PORT/),
-# radicale_pid (also added to extra_pids), dav_user and dav_password, or fails the test.
+# radicale_pid (stopped by the exit trap), dav_user and dav_password, or fails the test.
 start_radicale() {
     [ -x /usr/bin/radicale ] || $python -c 'import radicale' 2>/dev/null ||
         fail "radicale is not installed (deploy/install-deps.sh installs it)"
@@ -78,7 +94,6 @@ mask_passwords = True
 CONF
     $python -m radicale --config "$work/radicale.conf" 2>"$work/radicale.log" &
     radicale_pid=$!
-    extra_pids+=("$radicale_pid")
     local port=
     for _ in $(seq 1 100); do
         port=$(grep -o "Listening on '\[127.0.0.1\]:[0-9]*" "$work/radicale.log" | head -1 | grep -o '[0-9]*$')
