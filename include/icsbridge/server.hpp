@@ -7,6 +7,7 @@
 #include <icsbridge/error.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/net.hpp>
+#include <icsbridge/push_status.hpp>
 #include <icsbridge/store.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -58,13 +59,14 @@ class HttpMetrics {
 };
 
 /**
- * @brief Everything /metrics counts besides the feeds' own status: the server's requests and webhooks, and
- * the upstream client's attempts and call budgets. Owned by whoever wires the service (`serve`), shared
- * with the server and the pipeline's clients.
+ * @brief Everything /metrics counts besides the feeds' own status: the server's requests and webhooks, the
+ * upstream client's attempts and call budgets, and the push targets. Owned by whoever wires the service
+ * (`serve`), shared with the server and the pipeline's clients.
  */
 struct Metrics {
     HttpMetrics http;
     UpstreamMetrics upstream;
+    PushStatus push; ///< the push targets (shown to the admin only)
 };
 
 /** @brief The parts of a request the server looks at; views into the caller's request. */

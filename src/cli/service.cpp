@@ -4,6 +4,7 @@
 #include "cli/service.hpp"
 
 #include "cli/reload_plan.hpp"
+#include "cluster/push_state_rows.hpp"
 #include "push/push_views.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -71,6 +72,8 @@ Service::Service(Config const& cfg, Logger const& log)
     , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
+    push_ = std::make_unique<push::PushService>(store_, metrics_.push, push_keeping(), log_, push_turn());
+    push_->configure(cfg_);
     subscribe();
     if (node_) {
         refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
@@ -150,6 +153,55 @@ void Service::subscribe() {
             views_.drop(p.feed);
     }));
     subscriptions_.push_back(publisher_.subscribe(log_publications(log_)));
+    subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
+        if (p.changed)
+            push_->published(p.feed);
+    }));
+}
+
+push::PushService::Keeping Service::push_keeping() {
+    auto const dir = cfg_->storage.dir;
+    if (!cfg_->cluster)
+        return [dir](std::string const& target) { return push::state_file(dir, target); };
+    // The database's row first (whoever pushed last), the file as the copy for when it is away.
+    auto rows =
+        std::make_shared<cluster::PushStateRows>(cfg_->cluster->database_url, cluster_node(*cfg_->cluster));
+    return [dir, rows, &log = log_](std::string const& target) {
+        auto file = push::state_file(dir, target);
+        push::StateKeeping k;
+        k.load = [file, rows, target, &log]() -> Result<push::TargetState> {
+            auto row = rows->load(target);
+            if (!row) {
+                log.warn(
+                    "push " + target + ": the database is away (" + row.error().message +
+                    "); going on from the file"
+                );
+                return file.load();
+            }
+            if (!*row)
+                return file.load();
+            return push::state_from_json(**row);
+        };
+        k.save = [file, rows, target, &log](push::TargetState const& s) {
+            auto written = file.save(s);
+            if (auto saved = rows->save(target, push::to_json(s)); !saved)
+                log.warn("push " + target + ": the state is on disk only: " + saved.error().message);
+            return written;
+        };
+        return k;
+    };
+}
+
+push::PushService::Turn Service::push_turn() {
+    if (!node_)
+        return {};
+    // One replica pushes a target at a time: a lease named after it, claimed and renewed as a feed group's.
+    return [node = node_.get()](std::string const& target) -> net::awaitable<std::chrono::milliseconds> {
+        FeedGroup group;
+        group.key = "push:" + target;
+        auto claim = node->turn(group);
+        co_return co_await std::move(claim);
+    };
 }
 
 std::shared_ptr<Generation> Service::next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts) {
@@ -225,6 +277,7 @@ void Service::reload() {
     opts.first_wait = resume_kept(plan, store_);
     store_.reconfigure(*cfg);
     live_.set(cfg);
+    push_->configure(cfg);
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
     DiskSnapshots disk(cfg_->storage.dir);
@@ -250,6 +303,7 @@ void Service::stop() {
     stopping_ = true;
     server_->stop();
     current_->refreshers->stop();
+    push_->stop();
     if (node_)
         node_->stop();
 }

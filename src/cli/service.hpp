@@ -5,6 +5,7 @@
 
 #include "cli/generation.hpp"
 #include "cluster/cluster_node.hpp"
+#include "push/push_service.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -32,12 +33,13 @@ namespace icsbridge {
  *          ▼                                                                           ▼
  *     publisher_ ──put──▶ store_ (served table) ◀──lookup── server_ (HTTP threads)
  *          │ keep ──▶ keeper_ (own thread) ──▶ disk, or the database in cluster mode
- *          └ subscribers: views_.drop, merged feeds (publish in turn), the log
+ *          └ subscribers: views_.drop, merged feeds (publish in turn), the log, push_ (wakes the
+ *            targets mirroring the feed; they read store_ and write into people's calendars)
  *
  * Threads: the control context runs the refreshers, the signals and every publication; the cluster
  * context (cluster mode) the node and every database statement; the accept context the listener; one
- * context per HTTP worker the connections; the keeper its writes. No thread that refreshes or serves
- * waits for the database.
+ * context per HTTP worker the connections; the keeper its writes; the push service its targets. No thread
+ * that refreshes or serves waits for the database.
  */
 class Service {
   public:
@@ -53,6 +55,8 @@ class Service {
   private:
     void restore();
     void subscribe();
+    push::PushService::Turn push_turn();
+    push::PushService::Keeping push_keeping();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
     void start_generation(std::shared_ptr<Generation> gen);
     void reload();
@@ -86,6 +90,8 @@ class Service {
     std::shared_ptr<SharedCalls> shared_calls_; ///< cluster mode: budgets counted in the database
     std::shared_ptr<Generation> current_;       ///< the refreshing half of the config in force
     std::unique_ptr<Server> server_;
+    /// The push targets, on a thread of their own; told of every changed publication.
+    std::unique_ptr<push::PushService> push_;
     std::shared_ptr<RevokedTokens> revoked_; ///< tokens a reload took away (410 for a week)
     boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
     boost::asio::signal_set hangups_{control_, SIGHUP};

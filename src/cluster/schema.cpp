@@ -59,6 +59,16 @@ CREATE TABLE icsbridge_subscribers (
     R"sql(
 ALTER TABLE icsbridge_snapshots ADD COLUMN definition text NOT NULL DEFAULT '';
 )sql",
+    // 5: what each push target holds of ours (push/state.hpp, as JSON), so the replica that takes over a
+    // target's lease goes on from there: no upload again, no duplicate.
+    R"sql(
+CREATE TABLE icsbridge_push_state (
+    target   text PRIMARY KEY,
+    state    text NOT NULL,
+    saved_by text NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now()
+);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

@@ -129,6 +129,10 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
 
 net::awaitable<void> worker(Run& run) {
     while (!run.stopped && run.next < run.ops.size()) {
+        if (run.options.cancelled && run.options.cancelled()) {
+            run.stopped = fail(errc::shutdown, run.dav.name() + ": stopped before every write was made");
+            break;
+        }
         Op op = run.ops[run.next++];
         auto done = co_await carry_out(run, std::move(op));
         if (!done && !run.stopped)
@@ -221,6 +225,7 @@ net::awaitable<Result<Outcome>> reconcile(
     for (auto const& uid : p.forget)
         run.state.items.erase(uid);
     run.ops = std::move(p.ops);
+    run.outcome.writes_planned = run.ops.size();
     co_await carry_out_all(run, target.max_concurrency);
     run.save_now();
     run.outcome.requests = dav.requests() - requests_before;

@@ -36,6 +36,7 @@ struct Outcome {
     std::size_t skipped_todos = 0;    ///< job posts the calendar cannot take
     std::vector<std::string> refused; ///< items the server would not take, one reason each
     std::vector<Op> planned;          ///< a dry run's writes
+    std::size_t writes_planned = 0;   ///< the writes the plan asked for
     bool created_calendar = false;
 };
 
@@ -44,6 +45,9 @@ struct ReconcileOptions {
     std::chrono::sys_days today{};
     /// Called after each write lands (with the counts so far): progress for the queue gauges.
     std::function<void(Outcome const&)> on_write;
+    /// Asked before each write: true ends the reconcile there (the process or the target is stopping);
+    /// what landed is recorded, the rest is done next time.
+    std::function<bool()> cancelled;
 };
 
 /**

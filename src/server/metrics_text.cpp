@@ -2,6 +2,7 @@
 // /metrics in the Prometheus text format: requests and hooks, each feed's refreshes, upstream requests and
 // the work hooks caused, the view cache, call budgets, and in a cluster the database and the leases.
 #include "server/pages.hpp"
+#include "server/target_status.hpp"
 
 #include <charconv>
 
@@ -212,6 +213,8 @@ metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const&
     append_budgets(out, metrics.upstream.budgets());
     if (auto c = store.cluster_connected())
         append_cluster(out, *c, statuses);
+    if (details) // a target names a person's calendar: the admin's to see
+        append_push_metrics(out, metrics.push);
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "server/pages.hpp"
 
 #include "net/http_date.hpp"
+#include "server/target_status.hpp"
 #include "views/view_cache.hpp"
 
 #include <boost/json.hpp>
@@ -72,6 +73,8 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
     }
     root["ok"] = all_ok;
     root["details"] = details;
+    if (details) // a target names a person's calendar: the admin's to see
+        root["targets"] = targets_json(metrics.push);
     // Why a refresh may be late: a source whose call budget is spent waits for room.
     json::array budgets;
     for (auto const& b : metrics.upstream.budgets()) {

@@ -5,6 +5,7 @@
 #include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
 #include "cluster/pg_snapshots.hpp"
+#include "cluster/push_state_rows.hpp"
 #include "cluster/schema.hpp"
 #include "support/fixtures.hpp"
 #include "support/postgres_server.hpp"
@@ -471,12 +472,32 @@ BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) 
     BOOST_REQUIRE(db.save("f", *snapshot("before", 100), at(100)));
     sql(url,
         "DROP TABLE icsbridge_snapshots, icsbridge_leases, icsbridge_budget, icsbridge_subscribers, "
+        "icsbridge_push_state, "
         "icsbridge_schema; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid()");
     // The first call meets the lost connection; the next reconnects, creates the schema, and works.
     (void)db.save("f", *snapshot("after", 200), at(200));
     BOOST_REQUIRE(db.save("f", *snapshot("after", 200), at(200)));
     BOOST_TEST(body_of(db, "f") == "after");
+}
+
+BOOST_AUTO_TEST_CASE(a_push_targets_state_row_is_what_the_last_replica_saved) {
+    auto const url = shared_postgres().fresh_database("push_state");
+    PgSnapshots schema(url, "node-a"); // migrates on first use
+    BOOST_REQUIRE(schema.save("f", *snapshot("x", 100), at(100)));
+    PushStateRows a(url, "node-a");
+    PushStateRows b(url, "node-b");
+    auto none = b.load("family");
+    BOOST_REQUIRE(none);
+    BOOST_TEST(!none->has_value());
+    BOOST_REQUIRE(a.save("family", R"({"v":1})"));
+    BOOST_REQUIRE(b.save("family", R"({"v":2})")); // the replica that took over the lease
+    auto seen = a.load("family");
+    BOOST_REQUIRE(seen);
+    BOOST_TEST(seen->value() == R"({"v":2})");
+    auto other = a.load("work");
+    BOOST_REQUIRE(other);
+    BOOST_TEST(!other->has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

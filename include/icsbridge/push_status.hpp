@@ -1,0 +1,53 @@
+// File: push_status.hpp
+// What /healthz and /metrics show of each push target: written by the push room after every reconcile and
+// write, read by the server. A base-layer registry, so neither of those rooms includes the other.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace icsbridge {
+
+using sys_seconds = std::chrono::sys_seconds;
+
+/** @brief One target as last seen. Counters count since the process started. */
+struct TargetStatus {
+    std::string name;
+    std::optional<sys_seconds> last_success; ///< the last reconcile that left the calendar in sync
+    std::optional<sys_seconds> last_failure;
+    std::string last_error; ///< of the last reconcile; empty once one succeeded (never a secret)
+    std::size_t items = 0;  ///< our items in the calendar after the last reconcile
+    std::uint64_t created = 0, updated = 0, deleted = 0;
+    std::uint64_t conflicts = 0; ///< 412 answers, each resolved by reading the item again
+    std::uint64_t requests = 0;  ///< every request sent (retries included)
+    std::uint64_t reconciles = 0;
+    std::size_t queue = 0; ///< writes planned and not yet made by the running reconcile
+};
+
+/** @brief Thread-safe: the push room's thread writes, the server's read. */
+class PushStatus {
+  public:
+    /** @brief Sets the targets shown (a reload may add or drop some); keeps the counters of those left. */
+    void set_targets(std::vector<std::string> const& names);
+    /** @brief Changes one target's entry under the lock (nothing when it is not a target any more). */
+    template <class Fn>
+    void update(std::string const& name, Fn&& fn) {
+        std::lock_guard lock(mtx_);
+        if (auto it = targets_.find(name); it != targets_.end())
+            fn(it->second);
+    }
+    /** @brief A copy of every target's entry, by name. */
+    std::vector<TargetStatus> snapshot() const;
+
+  private:
+    mutable std::mutex mtx_;
+    std::map<std::string, TargetStatus> targets_;
+};
+
+} // namespace icsbridge

@@ -1,0 +1,104 @@
+// File: target_status.cpp
+// targets_json() and append_push_metrics(): one PushStatus snapshot each, formatted.
+#include "server/target_status.hpp"
+
+#include "net/http_date.hpp"
+
+#include <boost/json.hpp>
+
+namespace icsbridge {
+
+namespace json = boost::json;
+
+namespace {
+
+json::value time_or_null(std::optional<sys_seconds> t) {
+    return t ? json::value(json::string(format_http_date(*t))) : json::value(nullptr);
+}
+
+/** A target name as a label value: names are [A-Za-z0-9._-] (the config refuses others), quoted as is. */
+std::string series(std::string_view metric, std::string const& target, std::string_view extra = {}) {
+    return std::string(metric) + "{target=\"" + target + "\"" + std::string(extra) + "} ";
+}
+
+} // namespace
+
+json::array targets_json(PushStatus const& push) {
+    json::array out;
+    for (auto const& s : push.snapshot())
+        out.push_back(json::object{
+            {"name", s.name},
+            {"ok", s.last_success.has_value() && s.last_error.empty()},
+            {"last_success", time_or_null(s.last_success)},
+            {"last_failure", time_or_null(s.last_failure)},
+            {"last_error", s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error)},
+            {"items", s.items},
+            {"writes", json::object{{"create", s.created}, {"update", s.updated}, {"delete", s.deleted}}},
+            {"conflicts", s.conflicts},
+            {"requests", s.requests},
+            {"reconciles", s.reconciles},
+            {"queue", s.queue}});
+    return out;
+}
+
+void append_push_metrics(std::string& out, PushStatus const& push) {
+    auto const targets = push.snapshot();
+    if (targets.empty())
+        return;
+    out += "# HELP icsbridge_push_writes_total Writes into a push target's calendar, by kind.\n"
+           "# TYPE icsbridge_push_writes_total counter\n";
+    for (auto const& s : targets) {
+        out += series("icsbridge_push_writes_total", s.name, ",kind=\"create\"") + std::to_string(s.created) +
+               "\n";
+        out += series("icsbridge_push_writes_total", s.name, ",kind=\"update\"") + std::to_string(s.updated) +
+               "\n";
+        out += series("icsbridge_push_writes_total", s.name, ",kind=\"delete\"") + std::to_string(s.deleted) +
+               "\n";
+    }
+    auto gauge = [&](std::string_view name, std::string_view type, std::string_view help, auto value) {
+        out += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) +
+               " " + std::string(type) + "\n";
+        for (auto const& s : targets)
+            out += series(name, s.name) + value(s) + "\n";
+    };
+    gauge(
+        "icsbridge_push_requests_total",
+        "counter",
+        "Requests sent to a push target, retries included.",
+        [](auto const& s) { return std::to_string(s.requests); }
+    );
+    gauge(
+        "icsbridge_push_conflicts_total",
+        "counter",
+        "412 answers of a push target, each resolved by reading the item again.",
+        [](auto const& s) { return std::to_string(s.conflicts); }
+    );
+    gauge(
+        "icsbridge_push_items",
+        "gauge",
+        "Our items in the target's calendar after the last reconcile.",
+        [](auto const& s) { return std::to_string(s.items); }
+    );
+    gauge(
+        "icsbridge_push_queue",
+        "gauge",
+        "Writes planned and not yet made by the running reconcile.",
+        [](auto const& s) { return std::to_string(s.queue); }
+    );
+    gauge(
+        "icsbridge_push_up",
+        "gauge",
+        "1 when the last reconcile left the calendar in sync.",
+        [](auto const& s) { return std::string(s.last_success && s.last_error.empty() ? "1" : "0"); }
+    );
+    gauge(
+        "icsbridge_push_last_success_timestamp_seconds",
+        "gauge",
+        "When the target was last in sync (0: not yet).",
+        [](auto const& s) {
+            return std::to_string(s.last_success ? s.last_success->time_since_epoch().count() : 0);
+        }
+    );
+}
+
+} // namespace icsbridge
