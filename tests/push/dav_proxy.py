@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""A logging, fault-injecting reverse proxy in front of a WebDAV server (Radicale in the push tests).
+
+    dav_proxy.py UPSTREAM_URL LOG_FILE
+
+Listens on 127.0.0.1 (a free port) and prints "listening on http://127.0.0.1:PORT" once it accepts. Every
+request is forwarded unchanged (method, path, body, headers such as Authorization, Depth, If-Match and
+If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
+headers. Each request forwarded or refused is appended to LOG_FILE as one line:
+
+    METHOD PATH STATUS UNIX_TIME PRECONDITION
+
+PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale answers 201
+to every successful PUT, so only this tells a create from a replace). Tests count requests (e.g. no PUT
+line after a reconcile that should write nothing) and measure the gap after a 429. Truncating LOG_FILE is
+fine: lines are appended.
+
+Control requests go to /__proxy/ and are never forwarded or logged:
+    POST /__proxy/fault?status=429&count=2&retry_after=2[&method=PUT][&delay_ms=N]
+        the next COUNT requests (with METHOD only, when given) are answered STATUS with
+        `Retry-After: RETRY_AFTER` (omitted when retry_after is absent) instead of being forwarded
+    POST /__proxy/delay?ms=N      every forwarded request waits N ms first (0: off): a slow server
+    POST /__proxy/clear           no fault, no delay
+    GET  /__proxy/state           the fault in force, as JSON
+"""
+import http.client
+import json
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+              "trailers", "transfer-encoding", "upgrade", "content-length"}
+
+upstream = urllib.parse.urlsplit(sys.argv[1])
+log_path = sys.argv[2]
+lock = threading.Lock()
+fault = {"status": 0, "count": 0, "retry_after": None, "method": None}
+delay = {"ms": 0}
+
+
+def log(method, path, status, headers):
+    cond = "create" if headers.get("If-None-Match", "").strip() == "*" else "match" if headers.get("If-Match") else "-"
+    line = "%s %s %d %.3f %s\n" % (method, path, status, time.time(), cond)
+    with lock, open(log_path, "a") as f:
+        f.write(line)
+
+
+def take_fault(method):
+    """The fault to answer this request with, if one is armed for it (and counts it down)."""
+    with lock:
+        if fault["count"] <= 0 or (fault["method"] and fault["method"] != method):
+            return None
+        fault["count"] -= 1
+        return dict(fault)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive towards the client; each forward is its own connection
+
+    def log_message(self, *args):
+        pass
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass  # trailers
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def reply(self, status, body=b"", headers=()):
+        self.send_response_only(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        if self.command != "HEAD" and status not in (204, 304):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def control(self, body):
+        url = urllib.parse.urlsplit(self.path)
+        q = dict(urllib.parse.parse_qsl(url.query))
+        with lock:
+            if url.path == "/__proxy/fault":
+                fault.update(status=int(q.get("status", 503)), count=int(q.get("count", 1)),
+                             retry_after=q.get("retry_after"), method=q.get("method"))
+            elif url.path == "/__proxy/delay":
+                delay["ms"] = int(q.get("ms", 0))
+            elif url.path == "/__proxy/clear":
+                fault.update(status=0, count=0, retry_after=None, method=None)
+                delay["ms"] = 0
+            elif url.path != "/__proxy/state":
+                return self.reply(404, b"unknown control path\n")
+            state = json.dumps({"fault": fault, "delay_ms": delay["ms"]}).encode()
+        self.reply(200, state, [("Content-Type", "application/json")])
+
+    def forward(self):
+        body = self.read_body()
+        if self.path.startswith("/__proxy/"):
+            return self.control(body)
+        f = take_fault(self.command)
+        if f:
+            headers = [("Content-Type", "text/plain")]
+            if f["retry_after"] is not None:
+                headers.append(("Retry-After", f["retry_after"]))
+            self.reply(f["status"], b"injected by dav_proxy\n", headers)
+            return log(self.command, self.path, f["status"], self.headers)
+        if delay["ms"]:
+            time.sleep(delay["ms"] / 1000)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        if body or self.command in ("PUT", "POST", "PROPFIND", "REPORT", "PROPPATCH", "MKCALENDAR", "MKCOL"):
+            headers["Content-Length"] = str(len(body))
+        conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+        try:
+            conn.request(self.command, self.path, body=body, headers=headers)
+            resp = conn.getresponse()
+            data = resp.read()
+            # A HEAD answer keeps the length of what a GET would send.
+            back = [(k, v) for k, v in resp.getheaders()
+                    if k.lower() not in HOP_BY_HOP or (self.command == "HEAD" and k.lower() == "content-length")]
+            status = resp.status
+        except OSError as e:
+            back, data, status = [("Content-Type", "text/plain")], ("proxy: %s\n" % e).encode(), 502
+        finally:
+            conn.close()
+        self.reply(status, data, back)
+        log(self.command, self.path, status, self.headers)
+
+    do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_OPTIONS = do_PATCH = forward
+    do_PROPFIND = do_PROPPATCH = do_REPORT = do_MKCALENDAR = do_MKCOL = do_MOVE = do_COPY = forward
+    do_LOCK = do_UNLOCK = forward
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print("listening on http://127.0.0.1:%d" % server.server_address[1], flush=True)
+try:
+    server.serve_forever()
+except KeyboardInterrupt:
+    pass

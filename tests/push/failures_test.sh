@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# File: failures_test.sh
+# A target that cannot be written fails alone, with one clear line and no secret (issue 25):
+#   wrong password  exit 1; stderr names the target and the 401; the wrong and the right password show up
+#                   in no output, state file or log; no retry storm (at most 3 requests)
+#   beside a good   the good target (password_file with a trailing newline) is still mirrored; exit 1
+#   403             another user's calendar: exit 1, the 403 named
+#   not a calendar  url is a plain collection (the principal) with no calendar key: exit 1, says so
+#   unreachable     a closed port: exit 1 within 60 s (connection refused is retried with backoff, ~35 s),
+#                   the target named
+#   usage           push without --config, with an unknown option, or an unknown --target: exit 2
+#   failures_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/push/radicale.sh"
+test_name=push.failures
+fail_logs="push.out push.err proxy.log radicale.log"
+push_init
+
+start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
+start_radicale
+start_dav_proxy
+make_calendar "$dav_user/family/" "Family"
+make_calendar "$dav_user/good/" "Good"
+wrong=wrong-pw-$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')
+export TEST_DAV_PASSWORD=$wrong
+printf '%s\n' "$dav_password" >"$work/good.pw"
+chmod 600 "$work/good.pw"
+
+# A second user, bob, with a calendar of his own (Radicale reads the htpasswd file at each sign-in).
+bob_pw=bob-pw-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+BOB_PW=$bob_pw $python -c 'import os; from passlib.hash import apr_md5_crypt; print("bob:" + apr_md5_crypt.hash(os.environ["BOB_PW"]))' \
+    >>"$work/radicale.users"
+code=$(printf 'user = "bob:%s"\n' "$bob_pw" | curl -s -K - -o /dev/null -w '%{http_code}' -X MKCALENDAR "${radicale_url}bob/cal/")
+[ "$code" = 201 ] || fail "could not make bob's calendar (HTTP $code)"
+
+# no_secret WHAT FILE...: neither password (nor bob's) is in the FILEs.
+no_secret() {
+    local what=$1 s
+    shift
+    for s in "$wrong" "$dav_password" "$bob_pw"; do
+        grep -rqF -- "$s" "$@" && fail "$what: a password is in $(grep -rlF -- "$s" "$@" | head -1)"
+    done
+    return 0
+}
+# one_line_for TARGET WHAT PATTERN: stderr has a line naming TARGET that matches PATTERN (grep -E -i).
+one_line_for() {
+    grep -i -- "$1" "$work/push.err" | grep -q -E -i -- "$3" ||
+        fail "$2: no line naming '$1' and matching '$3' on stderr: $(cat "$work/push.err")"
+}
+
+# 1. A wrong password, beside a good target.
+cat >"$work/push.toml" <<TOML
+$(server_toml "$work/state" "127.0.0.1:0")
+
+$(events_source_toml "$upstream" 'timeout = "5s"')
+
+$(organizer_feed_toml pub 'push = ["family", "good"]')
+
+$(caldav_target_toml family "${proxy_url}$dav_user/family/")
+
+[targets.good]
+type = "caldav"
+url = "${proxy_url}$dav_user/good/"
+username = "$dav_user"
+password_file = "$work/good.pw"
+TOML
+run_push
+[ "$push_rc" = 1 ] || fail "a wrong password: push exited $push_rc (want 1)"
+one_line_for family "a wrong password" '401|unauthori[sz]ed|password'
+grep -q "^good: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" ||
+    fail "the good target beside the failed one: $(cat "$work/push.out")"
+grep -q "^family: " "$work/push.out" && fail "the failed target has a success line: $(cat "$work/push.out")"
+failed_requests=$(grep -c " /$dav_user/family/" "$work/proxy.log")
+[ "$failed_requests" -le 3 ] || fail "a 401 target was asked $failed_requests times (no retry storm: at most 3)"
+[ "$(grep " /$dav_user/family/" "$work/proxy.log" | grep -c -E '^(PUT|DELETE)')" = 0 ] || fail "wrote to the 401 target"
+no_secret "a wrong password" "$work/push.out" "$work/push.err" "$work/state"
+echo "wrong password: $(grep -i family "$work/push.err")"
+
+# The same with ICSBRIDGE_LOG=debug: still no password in what it logs.
+ICSBRIDGE_LOG=debug run_push
+no_secret "a wrong password, debug log" "$work/push.out" "$work/push.err" "$work/state"
+
+# 2. 403: alice writing into bob's calendar.
+export TEST_DAV_PASSWORD=$dav_password
+cat >"$work/push.toml" <<TOML
+$(server_toml "$work/state" "127.0.0.1:0")
+
+$(events_source_toml "$upstream" 'timeout = "5s"')
+
+$(organizer_feed_toml pub 'push = ["bobs"]')
+
+$(caldav_target_toml bobs "${proxy_url}bob/cal/")
+TOML
+run_push
+[ "$push_rc" = 1 ] || fail "403: push exited $push_rc (want 1)"
+one_line_for bobs "403" '403|forbidden|not allowed|permission'
+no_secret "403" "$work/push.out" "$work/push.err" "$work/state"
+echo "403: $(grep -i bobs "$work/push.err")"
+
+# 3. Not a calendar: the principal collection itself.
+sed -i "s|url = \"${proxy_url}bob/cal/\"|url = \"${proxy_url}$dav_user/\"|" "$work/push.toml"
+run_push
+[ "$push_rc" = 1 ] || fail "not a calendar: push exited $push_rc (want 1)"
+one_line_for bobs "not a calendar" 'calendar'
+[ "$(dav_check | $python -c 'import json,sys; print(len(json.load(sys.stdin)["calendars"]))')" = 2 ] ||
+    fail "not a calendar: a calendar was made (url names a collection, not a server with calendar = ...)"
+echo "not a calendar: $(grep -i bobs "$work/push.err")"
+
+# 4. Unreachable: nothing listens on port 9.
+sed -i "s|url = \"${proxy_url}$dav_user/\"|url = \"http://127.0.0.1:9/dav/\"|" "$work/push.toml"
+started=$(date +%s)
+run_push
+[ "$push_rc" = 1 ] || fail "unreachable: push exited $push_rc (want 1)"
+took=$(($(date +%s) - started))
+[ "$took" -le 60 ] || fail "unreachable: push took $took s"
+one_line_for bobs "unreachable" 'connect|unreachable|refused|127\.0\.0\.1:9'
+echo "unreachable (${took} s): $(grep -i bobs "$work/push.err")"
+
+# 5. Usage and config errors: 2.
+"$bin" push >/dev/null 2>&1
+[ $? = 2 ] || fail "push without --config did not exit 2"
+"$bin" push --config "$work/push.toml" --bogus >/dev/null 2>&1
+[ $? = 2 ] || fail "push with an unknown option did not exit 2"
+run_push --target nope
+[ "$push_rc" = 2 ] || fail "push --target nope exited $push_rc (want 2)"
+unset TEST_DAV_PASSWORD
+run_push
+[ "$push_rc" = 2 ] || fail "push with password_env unset exited $push_rc (want 2)"
+echo "PASS [$test_name]"

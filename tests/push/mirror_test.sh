@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# File: mirror_test.sh
+# `icsbridge push` mirrors the organizer feed (the fake upstream's 34 fixture events) into a Radicale
+# calendar, seen through the logging proxy and read back with python3-caldav (issue 25). One CASE per CTest
+# entry; each runs the steps up to its own, in this order:
+#   initial    every feed item is a resource of ours with the feed's UID, SUMMARY, DTSTART... and its
+#              VTIMEZONEs; one PUT per item, no duplicate; the state file is private and holds no password
+#   unchanged  a second push writes nothing and costs at most 3 requests
+#   change     one event renamed upstream: exactly one PUT, to that item's resource
+#   removal    one event gone upstream: exactly one DELETE, of that item's resource
+#   foreign    all of the above, then the state file deleted and a push again (no duplicate, nothing lost);
+#              the person's own items (one named like ours but not icsbridge-<32 hex>.ics, a VTODO) keep
+#              their ETags after every step and get no request
+#   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
+#   mirror_test.sh CASE ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+case_name=$1
+bin=$2
+fake=$3
+src=$4
+. "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/push/radicale.sh"
+test_name=push.mirror.$case_name
+fail_logs="push.out push.err export.err proxy.log radicale.log fake.log"
+push_init
+
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+start_fake_upstream "$fake" "$work" "$work/data"
+start_radicale
+start_dav_proxy
+export TEST_DAV_PASSWORD=$dav_password
+make_calendar "$dav_user/family/" "Family"
+collection="${proxy_url}$dav_user/family/"
+push_feed_config "$work/push.toml" "url = \"$collection\""
+
+# The person's own items, beside ours: a plain event, one whose name starts like ours, a task.
+put_foreign_event "$dav_user/family/dentist.ics" dentist-1@example.org "Dentist"
+put_foreign_event "$dav_user/family/icsbridge-notes.ics" notes-1@example.org "My notes about icsbridge"
+code=$(printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VTODO\r\nUID:todo-1@example.org\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n' |
+    dav_curl -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: text/calendar' --data-binary @- \
+        "$radicale_url$dav_user/family/todo.ics")
+[ "$code" = 201 ] || fail "could not PUT the foreign task (HTTP $code)"
+dav_check --calendar Family >"$work/foreign.json" || fail "dav_check failed"
+foreign_etags=$(json_get "$work/foreign.json" '" ".join(sorted(i["href"] + "=" + i["etag"] for i in d["items"]))')
+
+# check_calendar STEP: the calendar holds exactly the feed (as export renders it now) plus the foreign items,
+# untouched; no duplicate UID, every zone an item names carried with it.
+check_calendar() {
+    export_feed "$work/feed.ics"
+    dav_check --calendar Family --compare "$work/feed.ics" >"$work/cal.json" || fail "$1: dav_check failed"
+    local want got
+    want=$(grep -c '^BEGIN:VEVENT' "$work/feed.ics")
+    got=$(json_get "$work/cal.json" 'd["ours"]')
+    [ "$got" = "$want" ] || fail "$1: $got items of ours in the calendar, the feed has $want"
+    [ "$(json_get "$work/cal.json" 'd["compare"]["missing"]')" = "[]" ] ||
+        fail "$1: feed items missing from the calendar: $(json_get "$work/cal.json" 'd["compare"]["missing"]')"
+    [ "$(json_get "$work/cal.json" 'd["compare"]["extra"]')" = "[]" ] ||
+        fail "$1: items of ours the feed does not have: $(json_get "$work/cal.json" 'd["compare"]["extra"]')"
+    [ "$(json_get "$work/cal.json" 'd["compare"]["different"][:3]')" = "[]" ] ||
+        fail "$1: items differ from the feed (uid, property, feed, calendar): $(json_get "$work/cal.json" 'd["compare"]["different"][:3]')"
+    [ "$(json_get "$work/cal.json" 'd["duplicate_uids"]')" = "[]" ] ||
+        fail "$1: duplicate UIDs: $(json_get "$work/cal.json" 'd["duplicate_uids"][:5]')"
+    [ "$(json_get "$work/cal.json" 'd["missing_vtimezone"][:3]')" = "[]" ] ||
+        fail "$1: items name a TZID without its VTIMEZONE: $(json_get "$work/cal.json" 'd["missing_vtimezone"][:3]')"
+    [ "$(json_get "$work/cal.json" 'len([i for i in d["items"] if i["ours"] and i["components"] != ["VEVENT"]])')" = 0 ] ||
+        fail "$1: a resource of ours holds other than one VEVENT"
+    # Each of ours under the name of its UID.
+    [ "$(json_get "$work/cal.json" 'sum(1 for i in d["items"] if i["ours"] and i["name"] != "icsbridge-" + __import__("hashlib").sha256(i["uid"].encode()).hexdigest()[:32] + ".ics")')" = 0 ] ||
+        fail "$1: a resource of ours is not named after its UID"
+    local now
+    now=$(json_get "$work/cal.json" '" ".join(sorted(i["href"] + "=" + i["etag"] for i in d["items"] if not i["ours"]))')
+    [ "$now" = "$foreign_etags" ] || fail "$1: the person's own items changed: before [$foreign_etags], now [$now]"
+    grep -E '^(PUT|DELETE|PROPPATCH|MOVE) ' "$work/proxy.log" | grep -v " /$dav_user/family/icsbridge-[0-9a-f]\{32\}\.ics " |
+        grep -q . && fail "$1: a write to a resource that is not ours: $(grep -E '^(PUT|DELETE) ' "$work/proxy.log" | grep -v 'icsbridge-[0-9a-f]\{32\}' | head -3)"
+    echo "$1: $got items of ours, the person's $(json_get "$work/cal.json" 'd["foreign"]') untouched"
+}
+
+# writes_were WHAT PUT DELETE: the proxy log since the last reset has exactly that many PUTs and DELETEs
+# (all answered 2xx) and no other write.
+writes_were() {
+    local puts dels other bad
+    puts=$(proxy_count PUT)
+    dels=$(proxy_count DELETE)
+    other=$(proxy_count MKCALENDAR MKCOL PROPPATCH MOVE COPY)
+    bad=$(awk '$1 ~ /^(PUT|DELETE)$/ && $3 !~ /^2/' "$work/proxy.log" | head -3)
+    [ "$puts" = "$2" ] && [ "$dels" = "$3" ] && [ "$other" = 0 ] ||
+        fail "$1: $puts PUT, $dels DELETE, $other other writes (want $2 PUT, $3 DELETE): $(proxy_summary)"
+    [ -z "$bad" ] || fail "$1: writes that failed: $bad"
+}
+
+step_initial() {
+    proxy_reset_log
+    expect_push_ok "initial push"
+    grep -q "family: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" ||
+        fail "initial push printed: $(cat "$work/push.out")"
+    writes_were "initial push" 34 0
+    [ "$(proxy_created)" = 34 ] || fail "initial push: not every PUT was a create (If-None-Match: *) answered 201: $(proxy_summary)"
+    check_calendar "initial push"
+    # Spot checks a reader sees: the zone of a Berlin event, and its VTIMEZONE in the same resource.
+    json_get "$work/cal.json" '[i for i in d["items"] if i["uid"] == "event-548060677542@127.0.0.1"][0]' >"$work/berlin.txt"
+    grep -q "TZID=Europe/Berlin" "$work/berlin.txt" && grep -q "'vtimezones': \['Europe/Berlin'\]" "$work/berlin.txt" ||
+        fail "the Berlin event has not its zone: $(cat "$work/berlin.txt")"
+    local state="$work/state/push/family.json"
+    [ -f "$state" ] || fail "no state file at $state"
+    [ "$(stat -c %a "$state")" = 600 ] || fail "the state file is mode $(stat -c %a "$state"), not 600"
+    grep -qF "$dav_password" "$state" "$work/push.out" "$work/push.err" && fail "the password is in the state or output"
+}
+
+step_unchanged() {
+    proxy_reset_log
+    expect_push_ok "second push"
+    grep -q "family: created 0, updated 0, deleted 0, unchanged 34" "$work/push.out" ||
+        fail "second push printed: $(cat "$work/push.out")"
+    writes_were "second push" 0 0
+    local n
+    n=$(proxy_count)
+    [ "$n" -le 3 ] || fail "a push with nothing changed made $n requests (want at most 3): $(proxy_summary)"
+    echo "unchanged: $n request(s): $(proxy_summary)"
+    check_calendar "second push"
+}
+
+step_change() {
+    changed_fixtures "$src" "$work/changed"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    proxy_reset_log
+    expect_push_ok "push after a change"
+    grep -q "family: created 0, updated 1, deleted 0, unchanged 33" "$work/push.out" ||
+        fail "push after a change printed: $(cat "$work/push.out")"
+    writes_were "one change" 1 0
+    local name
+    name=$(resource_name event-788216780592@127.0.0.1)
+    grep -q "^PUT /$dav_user/family/$name " "$work/proxy.log" || fail "the PUT was not to the changed item's $name"
+    check_calendar "one change"
+    json_get "$work/cal.json" '[i["summary"] for i in d["items"] if i["uid"] == "event-788216780592@127.0.0.1"]' |
+        grep -q MOVED || fail "the changed event's new SUMMARY is not in the calendar"
+}
+
+step_removal() {
+    rm -rf "$work/removed"
+    cp -r "$work/changed" "$work/removed"
+    $python - "$work/removed/events/events.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["events"] = [e for e in d["events"] if e["id"] != "251769507000"]
+json.dump(d, open(sys.argv[1], "w"), ensure_ascii=False, indent=1)
+PY
+    curl -s -X POST "$upstream/__control/reload?dir=$work/removed" >/dev/null
+    proxy_reset_log
+    expect_push_ok "push after a removal"
+    grep -q "family: created 0, updated 0, deleted 1, unchanged 33" "$work/push.out" ||
+        fail "push after a removal printed: $(cat "$work/push.out")"
+    writes_were "one removal" 0 1
+    grep -q "^DELETE /$dav_user/family/$(resource_name event-251769507000@127.0.0.1) 2" "$work/proxy.log" ||
+        fail "the DELETE was not of the removed item's resource"
+    check_calendar "one removal"
+}
+
+step_lost_state() {
+    rm -f "$work/state/push/family.json"
+    proxy_reset_log
+    expect_push_ok "push after the state file was deleted"
+    [ "$(proxy_created)" = 0 ] || fail "with the state lost, $(proxy_created) items were created again"
+    [ "$(proxy_count DELETE)" = 0 ] || fail "with the state lost, $(proxy_count DELETE) items were deleted"
+    echo "lost state: $(proxy_summary)"
+    check_calendar "lost state"
+    proxy_reset_log
+    expect_push_ok "push after the state was rebuilt"
+    writes_were "push after the state was rebuilt" 0 0
+}
+
+step_dry_run() {
+    proxy_reset_log
+    run_push --dry-run
+    [ "$push_rc" = 0 ] || fail "dry run exited $push_rc: $(cat "$work/push.err")"
+    grep -q "family: would create 34, update 0, delete 0; 0 unchanged" "$work/push.out" ||
+        fail "dry run printed: $(head -3 "$work/push.out")"
+    [ "$(grep -c '^  create ' "$work/push.out")" = 34 ] || fail "dry run did not list 34 creates"
+    grep -q '^  create event-788216780592@127.0.0.1$' "$work/push.out" || fail "dry run does not name the UIDs"
+    [ "$(proxy_writes)" = 0 ] || fail "dry run wrote: $(proxy_summary)"
+    [ "$(dav_check --calendar Family | $python -c 'import json,sys; print(json.load(sys.stdin)["ours"])')" = 0 ] ||
+        fail "dry run put items into the calendar"
+    step_initial
+    changed_fixtures "$src" "$work/changed"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    proxy_reset_log
+    run_push --dry-run
+    [ "$push_rc" = 0 ] || fail "dry run after a change exited $push_rc"
+    grep -q "family: would create 0, update 1, delete 0; 33 unchanged" "$work/push.out" ||
+        fail "dry run after a change printed: $(head -3 "$work/push.out")"
+    grep -q '^  update event-788216780592@127.0.0.1$' "$work/push.out" || fail "dry run does not name the update"
+    [ "$(proxy_writes)" = 0 ] || fail "dry run after a change wrote: $(proxy_summary)"
+    step_change # the real push still has the one update to make
+}
+
+case "$case_name" in
+initial) step_initial ;;
+unchanged) step_initial; step_unchanged ;;
+change) step_initial; step_change ;;
+removal) step_initial; step_change; step_removal ;;
+foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state ;;
+dry_run) step_dry_run ;;
+*) fail "unknown case $case_name" ;;
+esac
+echo "PASS [$test_name]"
