@@ -12,13 +12,13 @@
 #              the person's own items (one named like ours but not icsbridge-<32 hex>.ics, a VTODO) keep
 #              their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
-#   mirror_test.sh CASE ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+#   mirror_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 set -u
 
-case_name=$1
-bin=$2
-fake=$3
-src=$4
+bin=$1
+fake=$2
+src=$3
+case_name=$5
 . "$src/tests/support/sh/run_fixtures.sh"
 . "$src/tests/push/radicale.sh"
 test_name=push.mirror.$case_name
