@@ -126,7 +126,7 @@ ListRead read_after_first(Pagination const& first, PageNumbers known, bool may_s
 
 int numbered_window(PageNumbers known, bool has_tokens, int max_concurrency) {
     if (has_tokens && known == PageNumbers::untried)
-        return 1;
+        return std::max(1, max_concurrency);
     return std::max(2, 2 * max_concurrency);
 }
 

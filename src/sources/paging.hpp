@@ -102,9 +102,11 @@ enum class ListRead {
 ListRead read_after_first(Pagination const& first, PageNumbers known, bool may_stop_early);
 
 /**
- * @brief Numbered requests to keep ahead of the page being used: one while page numbers are untried on an
- * endpoint that also gives tokens (the first numbered answer is the test, and a refusal costs one request),
- * else 2 x max_concurrency (the client keeps max_concurrency on the wire, the rest wait their turn).
+ * @brief Numbered requests to keep ahead of the page being used: 2 x max_concurrency (the client keeps
+ * max_concurrency on the wire, the rest wait their turn), but only max_concurrency while page numbers are
+ * untried on an endpoint that also gives tokens: page 2's answer is the test, and if it fails the others
+ * are cancelled, so a refusal costs at most max_concurrency - 1 requests, once per endpoint, while a single
+ * probe would cost every first read (every `export`) a round trip.
  */
 int numbered_window(PageNumbers known, bool has_tokens, int max_concurrency);
 

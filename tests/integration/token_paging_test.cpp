@@ -163,13 +163,14 @@ BOOST_AUTO_TEST_CASE(pages_come_by_number_several_at_a_time_where_numbers_are_ta
     auto const r = fetch(up, 4, 2);
     BOOST_TEST(r.ids[0] == reference, boost::test_tools::per_element());
     BOOST_TEST(r.ids[1] == reference, boost::test_tools::per_element());
-    // First fetch: page 1, page 2 alone (the test of page numbers), then 3..10 several at a time.
+    // First fetch: page 1, then 2..10 several at a time (at most 4 ahead until page 2 has shown that page
+    // numbers work).
     BOOST_TEST(r.seen[0].pages.size() == 10u);
     BOOST_TEST(numbered(r.seen[0]) == 9u);
     BOOST_TEST(r.seen[0].by_token == 0u);
     BOOST_TEST(r.seen[0].max_in_flight > 1);
     BOOST_TEST(r.seen[0].max_in_flight <= 4);
-    // Second fetch: remembered, so no request to wait for alone; the same pages.
+    // Second fetch: remembered; the same pages.
     BOOST_TEST(numbered(r.seen[1]) == 9u);
     BOOST_TEST(r.seen[1].by_token == 0u);
 }
@@ -185,8 +186,10 @@ BOOST_AUTO_TEST_CASE(refused_or_ignored_page_numbers_go_on_by_token_and_are_not_
             auto const r = fetch(up, 4, 2);
             BOOST_TEST(r.ids[0] == reference, boost::test_tools::per_element());
             BOOST_TEST(r.ids[1] == reference, boost::test_tools::per_element());
-            // Page 1, page=2 not answered as asked, then pages 2..10 by token; next time tokens only.
-            BOOST_TEST(numbered(r.seen[0]) == 1u);
+            // Page 1, page=2 not answered as asked (and 3..5, sent with it, dropped), then pages 2..10 by
+            // token; next time tokens only.
+            BOOST_TEST(numbered(r.seen[0]) >= 1u);
+            BOOST_TEST(numbered(r.seen[0]) <= 4u);
             BOOST_TEST(r.seen[0].by_token == 9u);
             BOOST_TEST(numbered(r.seen[1]) == 0u);
             BOOST_TEST(r.seen[1].by_token == 9u);
@@ -214,8 +217,8 @@ BOOST_AUTO_TEST_CASE(events_added_or_ended_while_the_pages_travel_are_neither_lo
             no_doubles(r.ids[0]);
             // Page 1, page=2 (its counts differ from page 1's), then the list again from page 1 by token.
             BOOST_TEST(r.seen[0].pages.front().empty());
-            BOOST_TEST(r.seen[0].pages.at(2).empty());
             BOOST_TEST(r.seen[0].by_token == 9u);
+            BOOST_TEST(r.seen[0].pages.size() - numbered(r.seen[0]) == 2u + 9u); // page 1 twice, 9 by token
             BOOST_TEST(r.log.find("reading it again by continuation token") != std::string::npos, r.log);
         }
     }

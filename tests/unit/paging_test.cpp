@@ -148,8 +148,9 @@ BOOST_AUTO_TEST_CASE(the_rest_of_a_list_is_read_by_number_where_numbers_are_take
     BOOST_TEST((read_after_first(done, PageNumbers::accepted, false) == one_at_a_time));
 }
 
-BOOST_AUTO_TEST_CASE(an_untried_endpoint_gets_one_numbered_request_first) {
-    BOOST_TEST(numbered_window(PageNumbers::untried, true, 4) == 1);
+BOOST_AUTO_TEST_CASE(an_untried_endpoint_gets_no_more_numbered_requests_than_go_on_the_wire) {
+    BOOST_TEST(numbered_window(PageNumbers::untried, true, 4) == 4);
+    BOOST_TEST(numbered_window(PageNumbers::untried, true, 1) == 1);
     BOOST_TEST(numbered_window(PageNumbers::accepted, true, 4) == 8);
     BOOST_TEST(numbered_window(PageNumbers::untried, false, 4) == 8); // no token: nothing to fall back to
     BOOST_TEST(numbered_window(PageNumbers::accepted, true, 1) == 2);
