@@ -40,7 +40,7 @@ expect "export" ex
 
 # Each command's options: the long options its --help lists under "Options:".
 for cmd in $commands; do
-    opts=$("$bin" "$cmd" --help | sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z]*' | sort -u)
+    opts=$("$bin" "$cmd" --help | sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z][a-z-]*' | sort -u)
     [ -n "$opts" ] || fail "no options in '$cmd --help'"
     expect "$opts" "$cmd" -
 done
