@@ -12,6 +12,7 @@ foreach(
     removal
     foreign
     dry_run
+    drift
 )
     add_test(NAME push.mirror.${case} COMMAND bash "${push_scripts_dir}/mirror_test.sh" ${case} $<TARGET_FILE:icsbridge>
                                               $<TARGET_FILE:icsbridge-fake-upstream> "${CMAKE_SOURCE_DIR}")

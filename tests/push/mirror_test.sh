@@ -12,6 +12,9 @@
 #              the person's own items (one named like ours but not icsbridge-<32 hex>.ics, a VTODO) keep
 #              their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
+#   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
+#              both back as the feed has them (the feed wins); then a 412 on the update of a changed
+#              event (injected by the proxy): the item is read again and written, the push succeeds
 #   mirror_test.sh CASE ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -193,6 +196,34 @@ step_dry_run() {
     step_change # the real push still has the one update to make
 }
 
+step_drift() {
+    local edited deleted
+    edited=$(resource_name event-548060677542@127.0.0.1)
+    deleted=$(resource_name event-360710890908@127.0.0.1)
+    printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\nUID:event-548060677542@127.0.0.1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261212T190000Z\r\nSUMMARY:Edited in the calendar app\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' |
+        dav_curl -f -o /dev/null -X PUT -H 'Content-Type: text/calendar' --data-binary @- "$radicale_url$dav_user/family/$edited" ||
+        fail "could not edit $edited behind icsbridge's back"
+    dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/family/$deleted" || fail "could not delete $deleted"
+    proxy_reset_log
+    expect_push_ok "push after drift"
+    grep -q "family: created 1, updated 1, deleted 0, unchanged 32" "$work/push.out" ||
+        fail "push after drift printed: $(cat "$work/push.out")"
+    writes_were "drift" 2 0
+    check_calendar "drift"
+
+    changed_fixtures "$src" "$work/changed"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    proxy_reset_log
+    proxy_fault 412 1 "" PUT
+    expect_push_ok "push with a 412"
+    grep -q "family: created 0, updated 1, deleted 0, unchanged 33" "$work/push.out" ||
+        fail "push with a 412 printed: $(cat "$work/push.out")"
+    [ "$(proxy_count PUT -s 412)" = 1 ] && [ "$(awk '$1 == "PUT" && $3 ~ /^2/' "$work/proxy.log" | wc -l)" = 1 ] ||
+        fail "want the 412 PUT, then one PUT that succeeds: $(proxy_summary)"
+    echo "412: $(proxy_summary)"
+    check_calendar "412"
+}
+
 case "$case_name" in
 initial) step_initial ;;
 unchanged) step_initial; step_unchanged ;;
@@ -200,6 +231,7 @@ change) step_initial; step_change ;;
 removal) step_initial; step_change; step_removal ;;
 foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state ;;
 dry_run) step_dry_run ;;
+drift) step_initial; step_drift ;;
 *) fail "unknown case $case_name" ;;
 esac
 echo "PASS [$test_name]"
