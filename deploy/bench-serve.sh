@@ -32,8 +32,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
 # 1. The two calendars: rendered by the real pipeline (export against the fake upstream) when it works,
 #    else synthesized with the same shape (the bytes served are what is measured, not how they were made).
 render() { # render NAME EVENTS

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@
 namespace icsbridge {
 
 class RateBudget;
+class PageNumberMemory;
 
 /**
  * @brief What a fetch asks the upstream, and nothing else: feeds whose questions are equal share one fetch
@@ -69,7 +71,8 @@ using ProgressFn = std::function<void(FetchProgress const&)>;
  *   both with status=live,started,ended,completed,canceled: time_filter=current_future (every page), then
  *   time_filter=past&order_by=start_desc until a page lies wholly before now - keep_past (in_event_life).
  * select = "search":       GET /v3/events/search/ with the feed's params and window
- * Every page is followed (page numbers and continuation) up to the feed's max_items; events lacking
+ * Every page is followed (page numbers and continuation; pages 2..N by number, several at a time, where
+ * page 1 announces a count and the endpoint takes page numbers) up to the feed's max_items; events lacking
  * expansions are completed with GET /v3/events/{id}/?expand=venue,ticket_availability,organizer; ticket
  * classes when the feed asks.
  */
@@ -79,6 +82,9 @@ class EventsSource {
     EventsSource(
         SourceConfig const& src, HttpClient& http, Logger log = null_logger(), RateBudget* budget = nullptr
     );
+    ~EventsSource();
+    EventsSource(EventsSource const&) = delete;
+    EventsSource& operator=(EventsSource const&) = delete;
 
     /// `question` must outlive the returned awaitable (it is read while the fetch runs).
     boost::asio::awaitable<Result<std::vector<Event>>>
@@ -96,6 +102,8 @@ class EventsSource {
     HttpClient& http_;
     Logger log_;
     RateBudget* budget_;
+    /// Which of this source's endpoints take `page=N` (tried once per endpoint; see paging.hpp).
+    std::unique_ptr<PageNumberMemory> page_numbers_;
 };
 
 /**

@@ -69,6 +69,66 @@ Error usage_error(std::string msg) {
     return fail(errc::usage, std::move(msg));
 }
 
+/** The command named `first`, or a usage error with the closest command name. */
+Result<CommandInfo const*> command_named(std::string_view first) {
+    if (CommandInfo const* cmd = find_command(first))
+        return cmd;
+    std::vector<std::string_view> names;
+    names.reserve(std::size(commands));
+    for (auto const& c : commands)
+        names.push_back(c.name);
+    std::string msg =
+        (first.substr(0, 1) == "-" ? "unknown option '" : "unknown command '") + std::string(first) + "'";
+    if (auto best = closest_match(first, names); !best.empty())
+        msg += "; did you mean '" + best + "'?";
+    return usage_error(msg);
+}
+
+/**
+ * `--flag VALUE` or `--flag=VALUE` at args[i] (moving i past the value) into its slot of `a`: the flag
+ * must be the command's, the value given, non-empty and not given before.
+ */
+Result<void>
+take_flag(Args& a, CommandInfo const& cmd, std::vector<std::string_view> const& args, std::size_t& i) {
+    std::string const where = std::string(cmd.name) + ": ";
+    std::string_view arg = args[i];
+    if (arg.substr(0, 2) != "--")
+        return usage_error(where + "unexpected argument '" + std::string(arg) + "'");
+    std::string_view flag = arg;
+    std::optional<std::string_view> value;
+    if (auto eq = arg.find('='); eq != std::string_view::npos) {
+        flag = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+    }
+    if (std::find(cmd.switches.begin(), cmd.switches.end(), flag) != cmd.switches.end()) {
+        if (value)
+            return usage_error(where + std::string(flag) + " takes no value");
+        a.dry_run = true;
+        return {};
+    }
+    if (std::find(cmd.flags.begin(), cmd.flags.end(), flag) == cmd.flags.end()) {
+        std::string msg = where + "unknown option '" + std::string(flag) + "'";
+        if (auto best = closest_match(flag, cmd.flags); !best.empty())
+            msg += "; did you mean '" + best + "'?";
+        return usage_error(msg);
+    }
+    if (!value) {
+        if (i + 1 >= args.size())
+            return usage_error(
+                where + std::string(flag) + " needs a value (" + std::string(flag) + " " +
+                std::string(placeholder(flag)) + ")"
+            );
+        value = args[++i];
+    }
+    if (value->empty())
+        return usage_error(where + std::string(flag) + " needs a non-empty value");
+    std::string* dst = slot(a, flag);
+    if (!dst->empty())
+        return usage_error(where + std::string(flag) + " given twice");
+    *dst = std::string(*value);
+    return {};
+}
+
 } // namespace
 
 Command command_from_name(std::string_view name) {
@@ -95,19 +155,10 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
         a.version = true;
         return a;
     }
-    CommandInfo const* cmd = find_command(first);
-    if (!cmd) {
-        std::vector<std::string_view> names;
-        names.reserve(std::size(commands));
-        for (auto const& c : commands)
-            names.push_back(c.name);
-        std::string msg =
-            (first.substr(0, 1) == "-" ? "unknown option '" : "unknown command '") + std::string(first) + "'";
-        if (auto best = closest_match(first, names); !best.empty())
-            msg += "; did you mean '" + best + "'?";
-        return usage_error(msg);
-    }
-    a.command = cmd->command;
+    auto cmd = command_named(first);
+    if (!cmd)
+        return cmd.error();
+    a.command = (*cmd)->command;
 
     // --help anywhere after the command asks for that command's usage, whatever else is wrong.
     if (std::find_if(args.begin() + 1, args.end(), [](std::string_view s) {
@@ -117,47 +168,15 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
         return a;
     }
 
-    std::string const where = std::string(cmd->name) + ": ";
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        if (arg.substr(0, 2) != "--")
-            return usage_error(where + "unexpected argument '" + std::string(arg) + "'");
-        std::string_view flag = arg;
-        std::optional<std::string_view> value;
-        if (auto eq = arg.find('='); eq != std::string_view::npos) {
-            flag = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        }
-        if (std::find(cmd->switches.begin(), cmd->switches.end(), flag) != cmd->switches.end()) {
-            if (value)
-                return usage_error(where + std::string(flag) + " takes no value");
-            a.dry_run = true;
-            continue;
-        }
-        if (std::find(cmd->flags.begin(), cmd->flags.end(), flag) == cmd->flags.end()) {
-            std::string msg = where + "unknown option '" + std::string(flag) + "'";
-            if (auto best = closest_match(flag, cmd->flags); !best.empty())
-                msg += "; did you mean '" + best + "'?";
-            return usage_error(msg);
-        }
-        if (!value) {
-            if (i + 1 >= args.size())
-                return usage_error(
-                    where + std::string(flag) + " needs a value (" + std::string(flag) + " " +
-                    std::string(placeholder(flag)) + ")"
-                );
-            value = args[++i];
-        }
-        if (value->empty())
-            return usage_error(where + std::string(flag) + " needs a non-empty value");
-        std::string* dst = slot(a, flag);
-        if (!dst->empty())
-            return usage_error(where + std::string(flag) + " given twice");
-        *dst = std::string(*value);
-    }
-    for (auto req : cmd->required)
+    for (std::size_t i = 1; i < args.size(); ++i)
+        if (auto taken = take_flag(a, **cmd, args, i); !taken)
+            return taken.error();
+    for (auto req : (*cmd)->required)
         if (slot(a, req)->empty())
-            return usage_error(where + "missing " + std::string(req) + " " + std::string(placeholder(req)));
+            return usage_error(
+                std::string((*cmd)->name) + ": missing " + std::string(req) + " " +
+                std::string(placeholder(req))
+            );
     return a;
 }
 

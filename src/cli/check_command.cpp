@@ -61,13 +61,8 @@ void print_targets(Config const& cfg) {
     }
 }
 
-} // namespace
-
-int check_command(Config const& cfg) {
-    // Risky but valid: said on stderr, and the exit status stays 0.
-    for (auto const& w : config_warnings(cfg))
-        print_err("icsbridge: warning: " + w);
-    warn_google_sizes(cfg);
+/** The counts, where the server listens, the cluster and the webhook URLs (without their secrets). */
+void print_service(Config const& cfg) {
     std::printf(
         "%s: OK (%zu source%s, %zu feed%s)\n",
         cfg.path.c_str(),
@@ -92,39 +87,46 @@ int check_command(Config const& cfg) {
     // The hook URL is the secret itself: show where it goes, never what it is.
     for (auto const& [name, src] : cfg.sources)
         if (!src.webhook_secret.empty())
+            // Two literals: one with a slash-star in it reads as a comment to line-based tools.
             std::printf(
-                "webhook: source %s: POST %s/hooks/%s/*** (*** = its webhook_secret)\n",
+                "webhook: source %s: POST %s/hooks/%s/"
+                "*** (*** = its webhook_secret)\n",
                 name.c_str(),
                 cfg.server.public_url.c_str(),
                 name.c_str()
             );
-    for (auto const& f : cfg.feeds) {
+}
+
+/** A feed's URL as shown: feed tokens are secrets, so it says one is needed (and whose), never which. */
+std::string shown_url(Config const& cfg, FeedConfig const& f) {
+    std::string url = feed_url(cfg, f);
+    if (!f.token.empty()) {
+        url += "?token=***";
+    } else if (!f.tokens.empty()) {
+        url += "?token=***  (subscribers: ";
+        for (auto const& [who, secret] : f.tokens)
+            url += (url.back() == ' ' ? "" : ", ") + who;
+        url += ")";
+    }
+    return url;
+}
+
+/** One block per feed: its URL, then its parts (a merged feed) or its source and query, and its targets. */
+void print_feed(Config const& cfg, FeedConfig const& f) {
+    // "feed NAME" first, so scripts can pick the names out (deploy/demo.sh does).
+    std::printf("\nfeed %s\n", f.name.c_str());
+    std::printf("  url:     %s\n", shown_url(cfg, f).c_str());
+    if (f.is_merged()) {
+        std::string parts;
+        for (auto const& p : f.merge)
+            parts += (parts.empty() ? "" : ", ") + p;
+        std::printf("  merge:   %s\n", parts.c_str());
+        std::printf(
+            "  refresh: rebuilt whenever a part publishes (hint %s)\n",
+            format_duration(f.refresh).c_str()
+        );
+    } else {
         SourceConfig const* src = cfg.find_source(f.source);
-        // Feed tokens are secrets: show that one is needed, never its value.
-        std::string url = feed_url(cfg, f);
-        if (!f.token.empty())
-            url += "?token=***";
-        else if (!f.tokens.empty()) {
-            url += "?token=***  (subscribers: ";
-            for (auto const& [who, secret] : f.tokens)
-                url += (url.back() == ' ' ? "" : ", ") + who;
-            url += ")";
-        }
-        // "feed NAME" first, so scripts can pick the names out (deploy/demo.sh does).
-        std::printf("\nfeed %s\n", f.name.c_str());
-        std::printf("  url:     %s\n", url.c_str());
-        if (f.is_merged()) {
-            std::string parts;
-            for (auto const& p : f.merge)
-                parts += (parts.empty() ? "" : ", ") + p;
-            std::printf("  merge:   %s\n", parts.c_str());
-            std::printf(
-                "  refresh: rebuilt whenever a part publishes (hint %s)\n",
-                format_duration(f.refresh).c_str()
-            );
-            print_push(f);
-            continue;
-        }
         std::printf(
             "  source:  %s (%s, %s)\n",
             f.source.c_str(),
@@ -133,8 +135,20 @@ int check_command(Config const& cfg) {
         );
         std::printf("  select:  %s\n", f.select.c_str());
         std::printf("  refresh: %s\n", format_duration(f.refresh).c_str());
-        print_push(f);
     }
+    print_push(f);
+}
+
+} // namespace
+
+int check_command(Config const& cfg) {
+    // Risky but valid: said on stderr, and the exit status stays 0.
+    for (auto const& w : config_warnings(cfg))
+        print_err("icsbridge: warning: " + w);
+    warn_google_sizes(cfg);
+    print_service(cfg);
+    for (auto const& f : cfg.feeds)
+        print_feed(cfg, f);
     print_targets(cfg);
     if (cfg.feeds.empty())
         std::printf("\nno feeds defined: add a [feeds.NAME] table\n");

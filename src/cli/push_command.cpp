@@ -73,6 +73,8 @@ std::string uid_or_name(push::Op const& op) {
 
 void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) {
     if (dry_run) {
+        if (o.created_calendar)
+            std::printf("%s: would create the calendar \"%s\"\n", t.name.c_str(), t.calendar.c_str());
         std::printf(
             "%s: would create %zu, update %zu, delete %zu; %zu unchanged\n",
             t.name.c_str(),
@@ -146,7 +148,7 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
     if (outcome->skipped_todos > 0)
         print_err(
             "icsbridge: push: " + t.name + ": " + std::to_string(outcome->skipped_todos) +
-            " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"events\" on the feed "
+            " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"vevent\" on the feed "
             "to send them as events"
         );
     if (!outcome->refused.empty()) {

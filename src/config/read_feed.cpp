@@ -233,14 +233,18 @@ void Reader::read_feed_extras(
         if (failed())
             return;
     }
+    read_filter_and_tokens(t, where, f);
+    if (!failed())
+        read_push(t, where, cfg, f);
+}
+
+void Reader::read_filter_and_tokens(toml::table const& t, std::string const& where, FeedConfig& f) {
     if (auto const* n = t.get("filter")) {
         read_filter(*n, where + ".filter", f.filter);
         if (failed())
             return;
     }
     read_tokens(t, where, f);
-    if (!failed())
-        read_push(t, where, cfg, f);
 }
 
 void Reader::read_filter(toml::node const& n, std::string const& where, FeedFilter& out) {

@@ -18,6 +18,19 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
         );
         return;
     }
+    if (!check_merged_feed_keys(t, where) || !read_merge_parts(t, f))
+        return;
+    if (auto v = str(t, "title"))
+        f.title = *v;
+    if (auto v = str(t, "description", true))
+        f.description = *v;
+    if (auto v = duration(t, "alarm"))
+        f.alarm = *v;
+    if (!failed())
+        read_filter_and_tokens(t, where, f);
+}
+
+bool Reader::check_merged_feed_keys(toml::table const& t, std::string const& where) {
     // Items arrive as their parts rendered them, so what fetches or renders an item belongs on the part;
     // what selects items (filter) or reminds of them (alarm) works on the published items too.
     note_ = " (a merged feed publishes its parts' items as they rendered them: set it on the parts; a merge "
@@ -41,45 +54,30 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
          "window"}
     );
     note_.clear();
-    if (!ok)
-        return;
+    return ok;
+}
 
+/** The `merge` list: at least one feed name, each once (that they name fetched feeds is check_merges'). */
+bool Reader::read_merge_parts(toml::table const& t, FeedConfig& f) {
     auto const* list = typed(t, "merge", toml::node_type::array);
     if (!list)
-        return;
+        return false;
     auto const& parts = *list->as_array();
-    if (parts.empty()) {
-        fail_at(list->source(), "merge must list at least one feed, e.g. merge = [\"events\", \"jobs\"]");
-        return;
-    }
+    if (parts.empty())
+        return fail_at(
+            list->source(),
+            "merge must list at least one feed, e.g. merge = [\"events\", \"jobs\"]"
+        );
     std::set<std::string> seen;
     for (auto const& v : parts) {
-        if (!v.is_string() || v.as_string()->get().empty()) {
-            fail_at(v.source(), "merge must list feed names (non-empty strings)");
-            return;
-        }
+        if (!v.is_string() || v.as_string()->get().empty())
+            return fail_at(v.source(), "merge must list feed names (non-empty strings)");
         std::string const& part = v.as_string()->get();
-        if (!seen.insert(part).second) {
-            fail_at(v.source(), "merge lists '" + part + "' twice");
-            return;
-        }
+        if (!seen.insert(part).second)
+            return fail_at(v.source(), "merge lists '" + part + "' twice");
         f.merge.push_back(part);
     }
-
-    if (auto v = str(t, "title"))
-        f.title = *v;
-    if (auto v = str(t, "description", true))
-        f.description = *v;
-    if (auto v = duration(t, "alarm"))
-        f.alarm = *v;
-    if (failed())
-        return;
-    if (auto const* n = t.get("filter")) {
-        read_filter(*n, where + ".filter", f.filter);
-        if (failed())
-            return;
-    }
-    read_tokens(t, where, f);
+    return true;
 }
 
 void Reader::check_merges(toml::table const& feeds, Config& cfg) {

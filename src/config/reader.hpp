@@ -271,7 +271,12 @@ class Reader {
     void read_params(toml::table const& t, FeedConfig& f);
     void read_filter(toml::node const& n, std::string const& where, FeedFilter& out);
     void read_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
+    /** The keys a fetched and a merged feed share: filter, then token/tokens. */
+    void read_filter_and_tokens(toml::table const& t, std::string const& where, FeedConfig& f);
     void read_merged_feed(std::string const& name, toml::table const& t, FeedConfig& f);
+    // read_merged_feed's steps, in order.
+    bool check_merged_feed_keys(toml::table const& t, std::string const& where);
+    bool read_merge_parts(toml::table const& t, FeedConfig& f);
     void check_merges(toml::table const& feeds, Config& cfg);
     void read_targets(toml::table const& targets, Config& cfg);
     void read_target(std::string const& name, toml::table const& t, TargetConfig& out);

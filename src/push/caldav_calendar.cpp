@@ -123,7 +123,7 @@ create_calendar(CalDavClient& dav, std::string const& home, std::string const& n
 
 } // namespace
 
-net::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig const& target) {
+net::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig const& target, bool create) {
     if (target.calendar.empty()) {
         auto at = co_await propfind_one(dav, target.url);
         if (!at)
@@ -154,6 +154,8 @@ net::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig
     for (auto const& e : ms->responses)
         if (e.is_calendar && (e.displayname == target.calendar || last_segment(e.href) == target.calendar))
             co_return Collection{resolve_href(*home, e.href), takes_todos(e), false};
+    if (!create)
+        co_return Collection{resolve_href(*home, slug(target.calendar) + "/"), true, false, true};
     co_return co_await create_calendar(dav, *home, target.calendar);
 }
 
@@ -214,7 +216,9 @@ list_ours(CalDavClient& dav, std::string const& collection, std::string const& t
     if (!token.empty() && (r->status == 403 || r->status == 409 || r->status == 410))
         co_return co_await list_ours(dav, collection, "");
     // No sync-collection here (400, 403, 405, 501): the collection's members and ETags, every time.
-    co_return co_await propfind_listing(dav, collection);
+    if (r->status == 400 || r->status == 403 || r->status == 405 || r->status == 501)
+        co_return co_await propfind_listing(dav, collection);
+    co_return refusal(dav.name(), "REPORT", collection, *r);
 }
 
 void apply_update(ListingUpdate const& update, Listing& listing) {

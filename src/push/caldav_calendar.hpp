@@ -19,10 +19,15 @@ struct Collection {
     std::string url;   ///< absolute, ends with '/'
     bool todos = true; ///< the collection takes VTODO (supported-calendar-component-set)
     bool created = false;
+    bool missing = false; ///< not there and, as asked, not created: `url` is where it would be
 };
 
-/** @brief The calendar for `target`: `url` itself, or the one named `calendar` (created when missing). */
-boost::asio::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig const& target);
+/**
+ * @brief The calendar for `target`: `url` itself, or the one named `calendar`, created when missing unless
+ * `create` is false (a dry run: then Collection::missing).
+ */
+boost::asio::awaitable<Result<Collection>>
+find_calendar(CalDavClient& dav, TargetConfig const& target, bool create = true);
 
 /** @brief Our resources in the collection: all of them, or what changed since a sync token. */
 struct ListingUpdate {

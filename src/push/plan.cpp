@@ -32,7 +32,15 @@ std::string resource_name(std::string_view uid) {
 }
 
 bool is_owned(std::string_view name) {
-    return name.starts_with(owned_prefix) && name.ends_with(".ics");
+    // Exactly the names resource_name() makes: "icsbridge-notes.ics", written by the person, is theirs.
+    constexpr std::size_t digits = 32;
+    if (name.size() != owned_prefix.size() + digits + 4 || !name.starts_with(owned_prefix) ||
+        !name.ends_with(".ics"))
+        return false;
+    auto const hex = name.substr(owned_prefix.size(), digits);
+    return std::all_of(hex.begin(), hex.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
 }
 
 namespace {

@@ -187,6 +187,14 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
                 blocked_until_ = steady_clock::now() + period_;
             return;
         }
+        if (outcome->skipped_todos > 0 && !warned_todos_) {
+            warned_todos_ = true; // once: it stays so until the config changes
+            deps_.log.warn(
+                "push " + target_.name + ": " + std::to_string(outcome->skipped_todos) +
+                " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"vevent\" on the "
+                "feed"
+            );
+        }
         if (!outcome->refused.empty()) {
             note_failure(
                 "the server refused " + std::to_string(outcome->refused.size()) + " items, e.g. " +
@@ -239,6 +247,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     std::optional<TargetState> cached_;
     bool dirty_ = false;
     bool stopping_ = false;
+    bool warned_todos_ = false;
     steady_clock::time_point blocked_until_{};
 };
 

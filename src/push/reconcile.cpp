@@ -162,9 +162,15 @@ net::awaitable<void> carry_out_all(Run& run, int concurrency) {
 net::awaitable<Result<void>> read_calendar(Run& run, TargetConfig const& target) {
     for (int pass = 0; pass < 2; ++pass) {
         if (run.state.collection.empty()) {
-            auto found = co_await find_calendar(run.dav, target);
+            auto found = co_await find_calendar(run.dav, target, !run.options.dry_run);
             if (!found)
                 co_return found.error();
+            if (found->missing) { // a dry run: nothing there to list, everything to create
+                run.outcome.created_calendar = true;
+                run.state = TargetState{};
+                run.state.collection = found->url;
+                co_return Result<void>{};
+            }
             run.state.collection = found->url;
             run.state.todos = found->todos;
             run.state.sync_token.clear();

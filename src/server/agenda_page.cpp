@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace icsbridge {
 
@@ -114,10 +115,44 @@ void append_item(std::string& out, Row const& r) {
     out += "</li>\n";
 }
 
-} // namespace
+/**
+ * @brief An item's row, unless it is over: a to-do on its due date, an all-day event from today on, a timed
+ * event at its start in the page's zone (`shown`) while it has not ended. The caller holds zone_mutex.
+ */
+std::optional<Row>
+coming_row(views::IndexedItem const& it, icaltimezone* shown, long long now_s, long long today) {
+    if (!it.start)
+        return std::nullopt;
+    Row r{0, {}, &it};
+    if (!it.is_event) {
+        // A to-do is listed on its due date (the index keeps DUE as the end of that day).
+        long long const due = it.end ? *it.end - 86400 : *it.start;
+        if (due < today)
+            return std::nullopt;
+        r.key = due;
+        r.when = "due";
+    } else if (it.all_day) {
+        long long const end = it.end ? *it.end : *it.start + 86400;
+        if (end <= today)
+            return std::nullopt;
+        r.key = std::max(*it.start, today);
+        r.when = "all day";
+    } else {
+        icaltimezone* z = find_zone(it.start_tzid);
+        icaltimezone* ze = find_zone(it.end_tzid.empty() ? it.start_tzid : it.end_tzid);
+        long long const start = to_utc(*it.start, z ? z : icaltimezone_get_utc_timezone());
+        long long const end = it.end ? to_utc(*it.end, ze ? ze : icaltimezone_get_utc_timezone()) : start;
+        if (std::max(start, end) < now_s)
+            return std::nullopt;
+        r.key = to_wall(start, shown);
+        r.when = hhmm(r.key) + (end > start ? "–" + hhmm(to_wall(end, shown)) : std::string());
+    }
+    return r;
+}
 
-Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const& page, chr::sys_seconds now) {
-    std::string const tz = page.tz.empty() ? usual_zone(index) : page.tz;
+/** @brief The coming items in the order shown, at most `limit`; fails on a zone name we cannot use. */
+Result<std::vector<Row>>
+coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t limit, chr::sys_seconds now) {
     std::vector<Row> rows;
     {
         std::lock_guard lock(zone_mutex);
@@ -126,47 +161,24 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
             return fail(errc::usage, "invalid tz: expected a time zone name like Europe/Berlin");
         long long const now_s = now.time_since_epoch().count();
         long long const today = to_wall(now_s, shown) / 86400 * 86400;
-        for (auto const& it : index.items) {
-            if (!it.start)
-                continue;
-            Row r{0, {}, &it};
-            if (!it.is_event) {
-                // A to-do is listed on its due date (the index keeps DUE as the end of that day).
-                long long const due = it.end ? *it.end - 86400 : *it.start;
-                if (due < today)
-                    continue;
-                r.key = due;
-                r.when = "due";
-            } else if (it.all_day) {
-                long long const end = it.end ? *it.end : *it.start + 86400;
-                if (end <= today)
-                    continue;
-                r.key = std::max(*it.start, today);
-                r.when = "all day";
-            } else {
-                icaltimezone* z = find_zone(it.start_tzid);
-                icaltimezone* ze = find_zone(it.end_tzid.empty() ? it.start_tzid : it.end_tzid);
-                long long const start = to_utc(*it.start, z ? z : icaltimezone_get_utc_timezone());
-                long long const end =
-                    it.end ? to_utc(*it.end, ze ? ze : icaltimezone_get_utc_timezone()) : start;
-                if (std::max(start, end) < now_s)
-                    continue;
-                r.key = to_wall(start, shown);
-                r.when = hhmm(r.key) + (end > start ? "–" + hhmm(to_wall(end, shown)) : std::string());
-            }
-            rows.push_back(std::move(r));
-        }
+        for (auto const& it : index.items)
+            if (auto r = coming_row(it, shown, now_s, today))
+                rows.push_back(std::move(*r));
     }
     std::stable_sort(rows.begin(), rows.end(), [](Row const& a, Row const& b) { return a.key < b.key; });
-    if (rows.size() > page.limit)
-        rows.resize(page.limit);
+    if (rows.size() > limit)
+        rows.resize(limit);
+    return rows;
+}
 
+/** @brief The page up to the first day: title, the subscribe links, freshness and the zone shown. */
+void append_head(std::string& out, AgendaPage const& page, std::string const& tz, chr::sys_seconds now) {
     std::string const webcal = webcal_url(page.https_url);
     std::string const google = google_add_url(page.https_url);
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                      "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
-                      html_escape(page.title) + "</title><style>";
+    out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+           "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
+           html_escape(page.title) + "</title><style>";
     out.append(page_style);
     out +=
         ".agenda{list-style:none;padding:0;margin:0 0 1.25rem}.agenda li{padding:.5rem 0;border-top:1px "
@@ -179,6 +191,10 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
     if (auto when = freshness(page.changed, page.checked, now); !when.empty())
         out += "<span class=\"fresh\">" + when + "</span>. ";
     out += "Times in " + html_escape(tz) + ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
+}
+
+/** @brief One heading and list per day that has rows, or a line saying there is nothing. */
+void append_days(std::string& out, std::vector<Row> const& rows) {
     long long day = 0;
     bool open = false;
     for (auto const& r : rows) {
@@ -196,6 +212,18 @@ Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const&
         out += "</ul>\n";
     else
         out += "<p class=\"muted\">Nothing coming up.</p>\n";
+}
+
+} // namespace
+
+Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const& page, chr::sys_seconds now) {
+    std::string const tz = page.tz.empty() ? usual_zone(index) : page.tz;
+    auto rows = coming_rows(index, tz, page.limit, now);
+    if (!rows)
+        return rows.error();
+    std::string out;
+    append_head(out, page, tz, now);
+    append_days(out, *rows);
     return out + "</main></body></html>\n";
 }
 

@@ -11,6 +11,7 @@
 #include <boost/url/parse.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace icsbridge {
 
@@ -66,6 +67,24 @@ bool secret_matches(SourceConfig const* src, std::string_view presented) {
     return same_secret(want, presented) && !want.empty();
 }
 
+/** What a hook body says: `{"api_url": "...", "config": {"action": "..."}}`, both strings. */
+struct HookBody {
+    std::string api_url;
+    std::string action;
+};
+
+std::optional<HookBody> hook_body(std::string_view body) {
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(body, ec);
+    auto const* root = ec ? nullptr : doc.if_object();
+    auto const* api_url = root ? root->if_contains("api_url") : nullptr;
+    auto const* conf = root ? root->if_contains("config") : nullptr;
+    auto const* action = conf && conf->is_object() ? conf->as_object().if_contains("action") : nullptr;
+    if (!api_url || !api_url->is_string() || !action || !action->is_string())
+        return std::nullopt;
+    return HookBody{std::string(api_url->as_string()), std::string(action->as_string())};
+}
+
 } // namespace
 
 bool split_hook_path(std::string_view rest, std::string_view& source, std::string_view& secret) {
@@ -93,13 +112,8 @@ HookVerdict judge_hook(
             413,
             "a hook body is at most " + std::to_string(hook_body_limit / 1024) + " KiB"
         );
-    boost::system::error_code ec;
-    auto doc = boost::json::parse(body, ec);
-    auto const* root = ec ? nullptr : doc.if_object();
-    auto const* api_url = root ? root->if_contains("api_url") : nullptr;
-    auto const* conf = root ? root->if_contains("config") : nullptr;
-    auto const* action = conf && conf->is_object() ? conf->as_object().if_contains("action") : nullptr;
-    if (!api_url || !api_url->is_string() || !action || !action->is_string())
+    auto hook = hook_body(body);
+    if (!hook)
         return verdict(
             HookOutcome::malformed,
             400,
@@ -108,7 +122,7 @@ HookVerdict judge_hook(
         );
     // The body is anyone's words: a host other than the source's is refused, and api_url is never
     // fetched at all (the source's own feeds are refreshed instead), so no request goes where a hook says.
-    auto const host = http_host(api_url->as_string());
+    auto const host = http_host(hook->api_url);
     if (host.empty() || host != http_host(src->base_url))
         return verdict(
             HookOutcome::foreign_url,
@@ -117,8 +131,8 @@ HookVerdict judge_hook(
         );
     auto v = verdict(HookOutcome::accepted, 202, "accepted");
     v.source = src->name;
-    v.action = loggable(action->as_string(), 64);
-    v.event_id = hooked_event_id(api_url->as_string());
+    v.action = loggable(hook->action, 64);
+    v.event_id = hooked_event_id(hook->api_url);
     return v;
 }
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <optional>
 
 namespace icsbridge {
 
@@ -47,105 +48,149 @@ void reject(Socket& sock, std::string_view msg = over_limit) {
     sock.close(ec);
 }
 
-net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
-    while (!impl->stopping) {
-        // The new socket belongs to the executor its session will run on.
-        net::any_io_executor session_ex = impl->workers.empty()
-                                              ? net::any_io_executor(net::make_strand(impl->ex))
-                                              : impl->workers[impl->next_worker++ % impl->workers.size()];
-        auto [ec, sock] = co_await impl->acceptor.async_accept(session_ex, use_tuple);
-        if (ec) {
-            if (impl->stopping || ec == net::error::operation_aborted || !impl->acceptor.is_open())
-                break;
-            bool const out_of_fds = ec == net::error::no_descriptors || ec.value() == ENFILE;
-            // Out of file descriptors: the waiting client would hang until it gives up. Free the spare
-            // descriptor, take that one connection, answer it 503 and close it, then keep the spare again.
-            if (out_of_fds && impl->spare_fd >= 0) {
-                ::close(impl->spare_fd);
-                impl->spare_fd = -1;
-                beast::error_code aec;
-                tcp::socket doomed(session_ex);
-                impl->acceptor.accept(doomed, aec);
-                if (!aec) {
-                    impl->metrics.http.count(Route::other, 503);
-                    reject(doomed);
-                }
-                impl->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-            }
-            // Either way, back off instead of spinning on an acceptor that stays readable.
-            impl->log.warn(
-                "accept failed: " + ec.message() +
-                (out_of_fds ? " (open files: raise LimitNOFILE= or lower [server] max_connections)" : "")
-            );
-            net::steady_timer t(impl->strand, 100ms);
-            co_await t.async_wait(use_tuple);
-            continue;
+/** @brief The executor the next connection's session runs on: a strand of its own, or the next worker. */
+net::any_io_executor next_session_executor(ServerState& impl) {
+    if (impl.workers.empty())
+        return net::make_strand(impl.ex);
+    return impl.workers[impl.next_worker++ % impl.workers.size()];
+}
+
+/**
+ * @brief After a failed accept: out of file descriptors, the waiting client would hang until it gives up,
+ * so the spare descriptor is freed to take that one connection, answer it 503 and close it, then kept
+ * again. Either way, backs off instead of spinning on an acceptor that stays readable.
+ */
+net::awaitable<void>
+recover_from_accept_error(ServerState& impl, beast::error_code ec, net::any_io_executor ex) {
+    bool const out_of_fds = ec == net::error::no_descriptors || ec.value() == ENFILE;
+    if (out_of_fds && impl.spare_fd >= 0) {
+        ::close(impl.spare_fd);
+        impl.spare_fd = -1;
+        beast::error_code aec;
+        tcp::socket doomed(ex);
+        impl.acceptor.accept(doomed, aec);
+        if (!aec) {
+            impl.metrics.http.count(Route::other, 503);
+            reject(doomed);
         }
-        if (impl->active.load() >= impl->max_connections) {
-            impl->metrics.http.count(Route::other, 503);
-            reject(sock);
-            continue;
-        }
-        beast::error_code ignored;
-        auto const client = sock.remote_endpoint(ignored).address();
-        // One address holding many half-sent requests would make everyone else wait: the excess is
-        // answered now, before a byte of it is read.
-        if (!impl->clients.admit(client)) {
-            impl->metrics.http.count(Route::other, 429);
-            reject(sock, over_client_limit);
-            continue;
-        }
-        sock.set_option(tcp::no_delay(true), ignored); // the last segment of a response must not wait
-        auto st = std::make_shared<SessionState>(tcp::socket(std::move(sock)));
-        std::uint64_t id;
-        {
-            std::lock_guard lock(impl->mtx);
-            id = impl->next_id++;
-            impl->sessions.emplace(id, st);
-        }
-        ++impl->active;
-        auto ex = st->socket.get_executor();
-        // One strand (or one single-threaded worker) per connection; an exception ends that session only,
-        // never the server.
-        net::co_spawn(
-            ex,
-            server_detail::run_session(impl, std::move(st)),
-            [impl, id, client](std::exception_ptr e) {
-                {
-                    std::lock_guard lock(impl->mtx);
-                    impl->sessions.erase(id);
-                }
-                impl->clients.release(client);
-                // The last one out tells a stopping accept loop (on its strand) that it need not wait longer.
-                if (--impl->active == 0 && impl->stopping)
-                    net::post(impl->strand, [impl] { impl->drained.cancel(); });
-                if (e) {
-                    try {
-                        std::rethrow_exception(e);
-                    } catch (std::exception const& ex) {
-                        impl->log.error(std::string("session failed: ") + ex.what());
-                    }
-                }
-            }
-        );
+        impl.spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     }
-    // Let requests in flight finish (idle connections were closed by stop()): the last session to end
-    // cancels `drained`; past the grace period the rest are closed, and their ends awaited the same way.
-    for (int round = 0; round < 2 && impl->active.load() > 0; ++round) {
+    impl.log.warn(
+        "accept failed: " + ec.message() +
+        (out_of_fds ? " (open files: raise LimitNOFILE= or lower [server] max_connections)" : "")
+    );
+    net::steady_timer t(impl.strand, 100ms);
+    co_await t.async_wait(use_tuple);
+}
+
+/**
+ * @brief The connection limits: over max_connections a 503, over the client's own limit a 429, both
+ * answered now, before a byte is read (one address holding many half-sent requests would make everyone
+ * else wait). The client's address, or none: the socket was answered and closed.
+ */
+std::optional<net::ip::address> admit(ServerState& impl, tcp::socket& sock) {
+    if (impl.active.load() >= impl.max_connections) {
+        impl.metrics.http.count(Route::other, 503);
+        reject(sock);
+        return std::nullopt;
+    }
+    beast::error_code ignored;
+    auto client = sock.remote_endpoint(ignored).address();
+    if (!impl.clients.admit(client)) {
+        impl.metrics.http.count(Route::other, 429);
+        reject(sock, over_client_limit);
+        return std::nullopt;
+    }
+    return client;
+}
+
+/** @brief A session's end: out of the table and the client's count; the last one out wakes a stop. */
+void session_ended(
+    std::shared_ptr<ServerState> const& impl,
+    std::uint64_t id,
+    net::ip::address const& client,
+    std::exception_ptr e
+) {
+    {
+        std::lock_guard lock(impl->mtx);
+        impl->sessions.erase(id);
+    }
+    impl->clients.release(client);
+    // The last one out tells a stopping accept loop (on its strand) that it need not wait longer.
+    if (--impl->active == 0 && impl->stopping)
+        net::post(impl->strand, [impl] { impl->drained.cancel(); });
+    if (e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (std::exception const& ex) {
+            impl->log.error(std::string("session failed: ") + ex.what());
+        }
+    }
+}
+
+/**
+ * @brief Registers the connection and runs its session on the socket's executor (one strand or one
+ * single-threaded worker per connection); an exception ends that session only, never the server.
+ */
+void start_session(
+    std::shared_ptr<ServerState> const& impl, tcp::socket sock, net::ip::address const& client
+) {
+    beast::error_code ignored;
+    sock.set_option(tcp::no_delay(true), ignored); // the last segment of a response must not wait
+    auto st = std::make_shared<SessionState>(std::move(sock));
+    std::uint64_t id = 0;
+    {
+        std::lock_guard lock(impl->mtx);
+        id = impl->next_id++;
+        impl->sessions.emplace(id, st);
+    }
+    ++impl->active;
+    auto ex = st->socket.get_executor();
+    net::co_spawn(
+        ex,
+        server_detail::run_session(impl, std::move(st)),
+        [impl, id, client](std::exception_ptr e) { session_ended(impl, id, client, std::move(e)); }
+    );
+}
+
+/**
+ * @brief After the loop stops accepting: lets requests in flight finish (idle connections were closed by
+ * stop()); the last session to end cancels `drained`. Past the grace period the rest are closed, and their
+ * ends awaited the same way.
+ */
+net::awaitable<void> wait_for_sessions(ServerState& impl) {
+    for (int round = 0; round < 2 && impl.active.load() > 0; ++round) {
         if (round == 1) {
-            impl->log.warn(
-                std::to_string(impl->active.load()) +
+            impl.log.warn(
+                std::to_string(impl.active.load()) +
                 " connection(s) still open after the grace period; closing"
             );
-            impl->for_each_session([](SessionState& s) {
+            impl.for_each_session([](SessionState& s) {
                 beast::error_code ignored;
                 s.socket.close(ignored);
             });
         }
-        impl->drained.expires_after(round == 0 ? shutdown_grace : std::chrono::hours(1));
-        if (impl->active.load() > 0)
-            co_await impl->drained.async_wait(use_tuple);
+        impl.drained.expires_after(round == 0 ? shutdown_grace : std::chrono::hours(1));
+        if (impl.active.load() > 0)
+            co_await impl.drained.async_wait(use_tuple);
     }
+}
+
+net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
+    while (!impl->stopping) {
+        // The new socket belongs to the executor its session will run on.
+        auto session_ex = next_session_executor(*impl);
+        auto [ec, sock] = co_await impl->acceptor.async_accept(session_ex, use_tuple);
+        if (ec) {
+            if (impl->stopping || ec == net::error::operation_aborted || !impl->acceptor.is_open())
+                break;
+            co_await recover_from_accept_error(*impl, ec, session_ex);
+            continue;
+        }
+        if (auto client = admit(*impl, sock))
+            start_session(impl, tcp::socket(std::move(sock)), *client);
+    }
+    co_await wait_for_sessions(*impl);
 }
 
 } // namespace

@@ -23,59 +23,48 @@ json::value time_or_null(std::optional<sys_seconds> t) {
     return json::string(format_http_date(*t));
 }
 
-} // namespace
+/** @brief Whether /healthz names the feed: a token feed only to the admin, not even as a part of a merge. */
+bool named(std::vector<FeedStatus> const& statuses, std::string const& name, bool details) {
+    return details || std::any_of(statuses.begin(), statuses.end(), [&](auto const& o) {
+               return o.name == name && o.is_public;
+           });
+}
 
-std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details) {
-    json::object root;
-    json::array feeds;
-    bool all_ok = true;
-    auto const statuses = store.status();
-    // A token feed is never named to an anonymous caller, not even as a part of a merge.
-    auto const shown = [&](std::string const& name) {
-        return details || std::any_of(statuses.begin(), statuses.end(), [&](auto const& o) {
-                   return o.name == name && o.is_public;
-               });
-    };
-    for (auto const& s : statuses) {
-        all_ok = all_ok && !s.stale(now) && s.snapshot;
-        if (!s.is_public && !details)
-            continue;
-        json::object f;
-        f["name"] = s.name;
-        f["public"] = s.is_public;
-        f["refresh_seconds"] = s.refresh.count();
-        f["last_success"] = time_or_null(s.last_success);
-        f["last_failure"] = time_or_null(s.last_failure);
-        f["last_error"] = s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error);
-        bool stale = s.stale(now);
-        f["stale"] = stale;
-        f["served"] = s.snapshot != nullptr;
-        f["items"] = s.snapshot ? s.snapshot->items : 0;
-        f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
-        f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
-        if (auto w = s.snapshot ? views::google_size_warning(s.snapshot->body.size()) : std::string();
-            !w.empty())
-            f["warnings"] = json::array({json::string(w)});
-        if (!s.merge.empty()) {
-            json::array parts;
-            for (auto const& part : s.merge)
-                if (shown(part))
-                    parts.emplace_back(part);
-            f["merge"] = std::move(parts);
-        }
-        if (!s.subscribers.empty()) {
-            json::object subs;
-            for (auto const& sub : s.subscribers)
-                subs[sub.name] = json::object{{"last_fetch", time_or_null(sub.last_fetch)}};
-            f["subscribers"] = std::move(subs);
-        }
-        feeds.push_back(std::move(f));
+/** @brief One feed's entry: its refresh record, what is served, its merge parts and its subscribers. */
+json::object
+feed_json(FeedStatus const& s, std::vector<FeedStatus> const& statuses, sys_seconds now, bool details) {
+    json::object f;
+    f["name"] = s.name;
+    f["public"] = s.is_public;
+    f["refresh_seconds"] = s.refresh.count();
+    f["last_success"] = time_or_null(s.last_success);
+    f["last_failure"] = time_or_null(s.last_failure);
+    f["last_error"] = s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error);
+    f["stale"] = s.stale(now);
+    f["served"] = s.snapshot != nullptr;
+    f["items"] = s.snapshot ? s.snapshot->items : 0;
+    f["snapshot_bytes"] = s.snapshot ? s.snapshot->body.size() : 0;
+    f["last_modified"] = s.snapshot ? json::value(s.snapshot->last_modified_http) : json::value(nullptr);
+    if (auto w = s.snapshot ? views::google_size_warning(s.snapshot->body.size()) : std::string(); !w.empty())
+        f["warnings"] = json::array({json::string(w)});
+    if (!s.merge.empty()) {
+        json::array parts;
+        for (auto const& part : s.merge)
+            if (named(statuses, part, details))
+                parts.emplace_back(part);
+        f["merge"] = std::move(parts);
     }
-    root["ok"] = all_ok;
-    root["details"] = details;
-    if (details) // a target names a person's calendar: the admin's to see
-        root["targets"] = targets_json(metrics.push);
-    // Why a refresh may be late: a source whose call budget is spent waits for room.
+    if (!s.subscribers.empty()) {
+        json::object subs;
+        for (auto const& sub : s.subscribers)
+            subs[sub.name] = json::object{{"last_fetch", time_or_null(sub.last_fetch)}};
+        f["subscribers"] = std::move(subs);
+    }
+    return f;
+}
+
+/** @brief Why a refresh may be late: each source's call budget, and the wait when it is spent. */
+json::array budgets_json(Metrics const& metrics) {
     json::array budgets;
     for (auto const& b : metrics.upstream.budgets()) {
         json::object o{
@@ -89,7 +78,26 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
                 "the call budget is spent: refreshes wait " + std::to_string(b.waiting_seconds) + "s";
         budgets.push_back(std::move(o));
     }
-    root["budgets"] = std::move(budgets);
+    return budgets;
+}
+
+} // namespace
+
+std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details) {
+    json::object root;
+    json::array feeds;
+    bool all_ok = true;
+    auto const statuses = store.status();
+    for (auto const& s : statuses) {
+        all_ok = all_ok && !s.stale(now) && s.snapshot;
+        if (s.is_public || details)
+            feeds.push_back(feed_json(s, statuses, now, details));
+    }
+    root["ok"] = all_ok;
+    root["details"] = details;
+    if (details) // a target names a person's calendar: the admin's to see
+        root["targets"] = targets_json(metrics.push);
+    root["budgets"] = budgets_json(metrics);
     // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)
     // only to the admin.
     if (auto r = store.last_reload()) {

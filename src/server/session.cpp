@@ -76,6 +76,187 @@ net::awaitable<void> send_error(SessionState& st, unsigned status, ServerState& 
     impl.metrics.http.count(Route::other, status);
 }
 
+/// What a step of a session decided about its connection.
+enum class Next {
+    serve,       ///< go on: the next step, or the next request
+    close,       ///< close now
+    drain_close, ///< answered without reading the body: drain what the client still sends, then close
+};
+
+using Parser = http::request_parser<http::string_body>;
+
+/**
+ * @brief Waits for the first byte of the next request (unless the buffer already holds some). Between
+ * requests the client gets the idle timeout to start the next one (a new connection: request_timeout);
+ * until that byte the connection counts as idle for stop(). False: the connection ends.
+ */
+net::awaitable<bool>
+await_request_start(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, bool first) {
+    if (buffer.size() != 0)
+        co_return true;
+    auto const& sc = impl.cfg->server;
+    st.idle = true;
+    if (impl.stopping)
+        co_return false;
+    st.expires_after(first ? sc.request_timeout : sc.idle_timeout);
+    beast::error_code ec;
+    std::size_t n = 0;
+    if (!first) {
+        // Right after a response the next request is rarely there yet: wait for it rather than start
+        // with a read that fails (one system call less per keep-alive request).
+        std::tie(ec) = co_await st.socket.async_wait(tcp::socket::wait_read, use_tuple);
+        if (!ec)
+            n = st.socket.read_some(buffer.prepare(4096), ec); // non-blocking
+    }
+    if (first || ec == net::error::would_block)
+        std::tie(ec, n) = co_await st.socket.async_read_some(buffer.prepare(4096), use_tuple);
+    st.idle = false;
+    if (ec)
+        co_return false;
+    buffer.commit(n);
+    co_return true;
+}
+
+/**
+ * @brief Reads the request's header under request_timeout (from its first byte: a slow client is cut
+ * off); answers what cannot be parsed or framed.
+ */
+net::awaitable<Next>
+read_head(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, Parser& parser) {
+    parser.header_limit(header_limit);
+    // read_request stops at the header; only a hook's body is read, under its own limit (read_allowed_body).
+    parser.body_limit(boost::none);
+    // Every request gets its own deadline, the second on a keep-alive connection too.
+    st.expires_after(impl.cfg->server.request_timeout);
+    if (auto ec = co_await read_request(st, buffer, parser)) {
+        if (ec == http::error::body_limit || ec == http::error::unexpected_body)
+            co_await send_error(st, 413, impl);
+        else if (ec == http::error::header_limit)
+            co_await send_error(st, 431, impl);
+        else if (is_parse_error(ec) && ec != http::error::end_of_stream && ec != http::error::partial_message)
+            co_await send_error(st, 400, impl);
+        co_return Next::close;
+    }
+    // A coding other than chunked cannot be framed, so where this request ends, and whether what follows
+    // is another one, is unknowable (request smuggling): refuse it and close (RFC 9112 6.1).
+    if (!plain_chunked_or_absent(parser.get())) {
+        co_await send_error(st, 400, impl);
+        co_return Next::drain_close;
+    }
+    co_return Next::serve;
+}
+
+struct BodyRead {
+    Next next = Next::serve;
+    bool too_large = false; ///< a hook's body over hook_body_limit, left unread
+};
+
+/**
+ * @brief Only a webhook has a body, and only a small one: reads it (announced too large: leaves it unread
+ * for a 413). Any other body is refused: on GET/HEAD as too large; other methods get their 405 from the
+ * router, then the connection closes, since the body was not read.
+ */
+net::awaitable<BodyRead>
+read_allowed_body(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, Parser& parser) {
+    BodyRead out;
+    auto const& req = parser.get();
+    if (req.method() == http::verb::post && req.target().starts_with("/hooks/") && !parser.is_done()) {
+        auto announced = parser.content_length();
+        out.too_large = announced && *announced > hook_body_limit;
+        if (!out.too_large) {
+            parser.body_limit(hook_body_limit);
+            auto bec = co_await read_body(st, buffer, parser);
+            out.too_large = bec == http::error::body_limit;
+            if (bec && !out.too_large) {
+                if (is_parse_error(bec) && bec != http::error::partial_message)
+                    co_await send_error(st, 400, impl);
+                out.next = Next::close;
+                co_return out;
+            }
+        }
+    }
+    if (!parser.is_done() && (req.method() == http::verb::get || req.method() == http::verb::head)) {
+        co_await send_error(st, 413, impl);
+        out.next = Next::drain_close;
+    }
+    co_return out;
+}
+
+/** @brief The request as the router sees it: views into `req`, which outlives the answer. */
+ServerRequest to_server_request(http::request<http::string_body> const& req, bool body_too_large) {
+    ServerRequest sreq;
+    sreq.method = req.method_string();
+    sreq.target = req.target();
+    if (auto it = req.find(http::field::if_none_match); it != req.end())
+        sreq.if_none_match = it->value();
+    if (auto it = req.find(http::field::if_modified_since); it != req.end())
+        sreq.if_modified_since = it->value();
+    sreq.accept_encoding = req[http::field::accept_encoding];
+    sreq.authorization = req[http::field::authorization];
+    sreq.user_agent = req[http::field::user_agent];
+    sreq.body = req.body();
+    sreq.body_too_large = body_too_large;
+    return sreq;
+}
+
+/** @brief An accepted webhook: logged, and handed to whoever refreshes its source's feeds. */
+void pass_on_hook(ServerState& impl, ServerResponse const& res) {
+    if (res.hook_source.empty())
+        return;
+    impl.log.info("hook for source " + res.hook_source + " (" + res.hook_action + "): refreshing its feeds");
+    if (impl.on_hook)
+        impl.on_hook(res.hook_source, res.hook_event);
+}
+
+/** @brief The access-log line (secrets in the target redacted), built only when it will be written. */
+void log_access(
+    ServerState& impl, ServerRequest const& sreq, ServerResponse const& res, steady::time_point started
+) {
+    // This is the hot path: no string is built for a log that drops it.
+    if (!impl.log.sink || impl.log.min > LogLevel::info)
+        return;
+    auto ms = std::chrono::duration<double, std::milli>(steady::now() - started).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1fms", ms);
+    impl.log.info(
+        std::string(sreq.method) + " " + redact_url(redact_hook_target(sreq.target)) + " " +
+        std::to_string(res.status) + " " +
+        std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took + " \"" +
+        loggable(sreq.user_agent, 200) + "\""
+    );
+}
+
+/** @brief Routes the request, writes the answer, counts and logs it; whether the connection goes on. */
+net::awaitable<Next> answer(
+    ServerState& impl,
+    SessionState& st,
+    http::request<http::string_body> const& req,
+    bool body_unread,
+    bool body_too_large
+) {
+    auto started = steady::now();
+    auto now = now_seconds();
+    auto sreq = to_server_request(req, body_too_large);
+    // The body is a view into the immutable snapshot, which `res` keeps alive until written.
+    ServerResponse res = handle_request(
+        sreq,
+        impl.store,
+        impl.views,
+        impl.metrics,
+        *impl.live->get(),
+        now,
+        impl.revoked.get()
+    );
+    bool keep = req.keep_alive() && !impl.stopping && !body_unread;
+    auto wec = co_await send(st, req.version(), res, date_header(now), keep);
+    impl.metrics.http.count(res.route, res.status);
+    pass_on_hook(impl, res);
+    log_access(impl, sreq, res, started);
+    if (wec || !keep)
+        co_return body_unread && !wec ? Next::drain_close : Next::close;
+    co_return Next::serve;
+}
+
 } // namespace
 
 net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_ptr<SessionState> st) {
@@ -85,132 +266,27 @@ net::awaitable<void> run_session(std::shared_ptr<ServerState> impl, std::shared_
     st->socket.non_blocking(true, nb); // synchronous reads return would_block instead of waiting
     st->write_stall = sc.idle_timeout;
     st->expires_after(sc.request_timeout);
-    bool linger = false; // answered without reading a body: drain before closing
     watch(st);
-    for (bool first = true;; first = false) {
-        // Between requests the client gets the idle timeout to start the next one (a new connection:
-        // request_timeout); once a byte has arrived it gets request_timeout for the whole request, so a
-        // slow client is cut off. Until that first byte the connection counts as idle for stop().
-        if (buffer.size() == 0) {
-            st->idle = true;
-            if (impl->stopping)
+    auto next = Next::serve;
+    for (bool first = true; next == Next::serve; first = false) {
+        if (!co_await await_request_start(*impl, *st, buffer, first)) {
+            next = Next::close;
+            break;
+        }
+        Parser parser;
+        next = co_await read_head(*impl, *st, buffer, parser);
+        if (next != Next::serve)
+            break;
+        BodyRead body; // most requests have none: no step, no coroutine frame
+        if (!parser.is_done()) {
+            body = co_await read_allowed_body(*impl, *st, buffer, parser);
+            next = body.next;
+            if (next != Next::serve)
                 break;
-            st->expires_after(first ? sc.request_timeout : sc.idle_timeout);
-            beast::error_code ec;
-            std::size_t n = 0;
-            if (!first) {
-                // Right after a response the next request is rarely there yet: wait for it rather than
-                // start with a read that fails (one system call less per keep-alive request).
-                std::tie(ec) = co_await st->socket.async_wait(tcp::socket::wait_read, use_tuple);
-                if (!ec)
-                    n = st->socket.read_some(buffer.prepare(4096), ec); // non-blocking
-            }
-            if (first || ec == net::error::would_block)
-                std::tie(ec, n) = co_await st->socket.async_read_some(buffer.prepare(4096), use_tuple);
-            st->idle = false;
-            if (ec)
-                break;
-            buffer.commit(n);
         }
-        http::request_parser<http::string_body> parser;
-        parser.header_limit(header_limit);
-        // read_request stops at the header; only a hook's body is read, under its own limit (below).
-        parser.body_limit(boost::none);
-        // Every request gets its own deadline, the second on a keep-alive connection too.
-        st->expires_after(sc.request_timeout);
-        if (auto ec = co_await read_request(*st, buffer, parser)) {
-            if (ec == http::error::body_limit || ec == http::error::unexpected_body)
-                co_await send_error(*st, 413, *impl);
-            else if (ec == http::error::header_limit)
-                co_await send_error(*st, 431, *impl);
-            else if (is_parse_error(ec) && ec != http::error::end_of_stream && ec != http::error::partial_message)
-                co_await send_error(*st, 400, *impl);
-            break;
-        }
-        auto const& req = parser.get();
-        // A coding other than chunked cannot be framed, so where this request ends, and whether what follows
-        // is another one, is unknowable (request smuggling): refuse it and close (RFC 9112 6.1).
-        if (!plain_chunked_or_absent(req)) {
-            co_await send_error(*st, 400, *impl);
-            linger = true;
-            break;
-        }
-        // Only a webhook has a body, and only a small one: read it (announced too large: leave it unread and
-        // answer 413). Any other body is refused: on GET/HEAD as too large; other methods get their 405 from
-        // the router below, then the connection closes, since the body was not read.
-        bool body_too_large = false;
-        if (req.method() == http::verb::post && req.target().starts_with("/hooks/") && !parser.is_done()) {
-            auto announced = parser.content_length();
-            body_too_large = announced && *announced > hook_body_limit;
-            if (!body_too_large) {
-                parser.body_limit(hook_body_limit);
-                auto bec = co_await read_body(*st, buffer, parser);
-                body_too_large = bec == http::error::body_limit;
-                if (bec && !body_too_large) {
-                    if (is_parse_error(bec) && bec != http::error::partial_message)
-                        co_await send_error(*st, 400, *impl);
-                    break;
-                }
-            }
-        }
-        bool const body_unread = !parser.is_done();
-        if (body_unread && (req.method() == http::verb::get || req.method() == http::verb::head)) {
-            co_await send_error(*st, 413, *impl);
-            linger = true;
-            break;
-        }
-        auto started = steady::now();
-        auto now = now_seconds();
-        ServerRequest sreq;
-        sreq.method = req.method_string();
-        sreq.target = req.target();
-        if (auto it = req.find(http::field::if_none_match); it != req.end())
-            sreq.if_none_match = it->value();
-        if (auto it = req.find(http::field::if_modified_since); it != req.end())
-            sreq.if_modified_since = it->value();
-        sreq.accept_encoding = req[http::field::accept_encoding];
-        sreq.authorization = req[http::field::authorization];
-        sreq.user_agent = req[http::field::user_agent];
-        sreq.body = req.body();
-        sreq.body_too_large = body_too_large;
-        // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-        ServerResponse res = handle_request(
-            sreq,
-            impl->store,
-            impl->views,
-            impl->metrics,
-            *impl->live->get(),
-            now,
-            impl->revoked.get()
-        );
-        bool keep = req.keep_alive() && !impl->stopping && !body_unread;
-        auto wec = co_await send(*st, req.version(), res, date_header(now), keep);
-        impl->metrics.http.count(res.route, res.status);
-        if (!res.hook_source.empty()) {
-            impl->log.info(
-                "hook for source " + res.hook_source + " (" + res.hook_action + "): refreshing its feeds"
-            );
-            if (impl->on_hook)
-                impl->on_hook(res.hook_source, res.hook_event);
-        }
-        // Build the access-log line only when it will be written: this is the hot path.
-        if (impl->log.sink && impl->log.min <= LogLevel::info) {
-            auto ms = std::chrono::duration<double, std::milli>(steady::now() - started).count();
-            char took[32];
-            std::snprintf(took, sizeof took, "%.1fms", ms);
-            impl->log.info(
-                std::string(sreq.method) + " " + redact_url(redact_hook_target(sreq.target)) + " " +
-                std::to_string(res.status) + " " +
-                std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took + " \"" +
-                loggable(req[http::field::user_agent], 200) + "\""
-            );
-        }
-        if (wec || !keep) {
-            linger = body_unread && !wec;
-            break;
-        }
+        next = co_await answer(*impl, *st, parser.get(), !parser.is_done(), body.too_large);
     }
-    if (linger)
+    if (next == Next::drain_close)
         co_await drain_before_close(*st, std::min<steady::duration>(sc.request_timeout, 5s));
     st->done = true;
     st->watchdog.cancel();

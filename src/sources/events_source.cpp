@@ -83,8 +83,15 @@ class PastCutoff {
 
 class EventsClient {
   public:
-    EventsClient(SourceConfig const& src, HttpClient& http, Logger const& log, RateBudget* budget)
-        : call_(src, http, log, Api::events, budget) {}
+    EventsClient(
+        SourceConfig const& src,
+        HttpClient& http,
+        Logger const& log,
+        RateBudget* budget,
+        PageNumberMemory* page_numbers
+    )
+        : call_(src, http, log, Api::events, budget)
+        , pages_(call_, page_numbers) {}
 
     net::awaitable<Result<std::vector<Event>>>
     fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn const& progress) {
@@ -188,6 +195,18 @@ class EventsClient {
         // New to this list: the repeat guard is per list, since an upstream that ignores time_filter
         // answers the past list with the very events the current one listed.
         std::unordered_set<std::string> listed;
+        // What this list added to `out`, so that a list read again (it changed while read by number)
+        // replaces it rather than keeping events it no longer lists.
+        std::size_t const mark = out.events.size();
+        std::vector<std::string> claimed;
+        auto const reread = [&] {
+            out.events.resize(mark);
+            out.incomplete.resize(mark);
+            for (auto const& id : claimed)
+                out.seen.erase(id);
+            claimed.clear();
+            listed.clear();
+        };
         auto pages = co_await pages_.follow<EventsPage>(
             path,
             query,
@@ -201,6 +220,7 @@ class EventsClient {
                     // Contents can shift between page requests; the first copy of an id wins.
                     if (!out.seen.insert(page.events[i].id).second)
                         continue;
+                    claimed.push_back(page.events[i].id);
                     if (!keep(page.events[i]))
                         continue;
                     if (out.events.size() >= question.max_items)
@@ -217,7 +237,8 @@ class EventsClient {
                 return step;
             },
             // A list that may stop early is read page by page: a window would fetch pages it never needs.
-            cutoff ? Paging::sequential : Paging::parallel
+            cutoff ? Paging::sequential : Paging::parallel,
+            reread
         );
         if (!pages)
             co_return pages.error();
@@ -338,7 +359,7 @@ class EventsClient {
     }
 
     UpstreamCall call_;
-    PageFollower pages_{call_};
+    PageFollower pages_;
 };
 
 } // namespace
@@ -347,16 +368,19 @@ EventsSource::EventsSource(SourceConfig const& src, HttpClient& http, Logger log
     : src_(src)
     , http_(http)
     , log_(std::move(log))
-    , budget_(budget) {}
+    , budget_(budget)
+    , page_numbers_(std::make_unique<PageNumberMemory>()) {}
+
+EventsSource::~EventsSource() = default;
 
 net::awaitable<Result<std::vector<Event>>>
 EventsSource::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
-    EventsClient client(src_, http_, log_, budget_);
+    EventsClient client(src_, http_, log_, budget_, page_numbers_.get());
     co_return co_await client.fetch(question, now, progress);
 }
 
 net::awaitable<Result<Event>> EventsSource::event(std::string id) {
-    EventsClient client(src_, http_, log_, budget_);
+    EventsClient client(src_, http_, log_, budget_, page_numbers_.get());
     co_return co_await client.one(std::move(id));
 }
 

@@ -1,8 +1,9 @@
 // File: page_follower.hpp
 // Reading a paged list of the events API (page numbers or continuation tokens, UPSTREAM.md 1.8) over an
-// UpstreamCall, with PageCursor's guards: counted lists a window of requests ahead, handed over in page
-// order; continuation lists and lists that may stop early one page at a time. Also all_of(), for the
-// concurrent detail requests. Private to src/sources/ (used by events_source.cpp).
+// UpstreamCall, with PageCursor's guards: counted lists a window of requests ahead by page number, handed
+// over in page order (where the endpoint takes page numbers: paging.hpp decides), everything else one page
+// at a time. Also all_of(), for the concurrent detail requests. Private to src/sources/ (used by
+// events_source.cpp).
 #pragma once
 
 #include "sources/paging.hpp"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,77 +62,172 @@ struct PageStep {
     bool enough = false; // the rest of the list cannot matter (past list, ordered, wholly before the cutoff)
 };
 
+// Called when a list is read again from its first page (it changed while its pages were read by number):
+// the page handler drops what it took from the earlier read.
+using OnReread = std::function<void()>;
+
 class PageFollower {
   public:
-    explicit PageFollower(UpstreamCall const& call)
-        : call_(call) {}
+    /// `memory` (optional, outlives this): what each endpoint of the source did with page numbers.
+    explicit PageFollower(UpstreamCall const& call, PageNumberMemory* memory = nullptr)
+        : call_(call)
+        , memory_(memory) {}
 
     // Follows a paged list (page numbers or continuation tokens, UPSTREAM.md 1.8) with PageCursor's guards,
     // handing each parsed page to on_page, which returns a PageStep. Once page 1 has announced a page count,
-    // the following pages are requested a window at a time (HttpClient keeps max_concurrency in flight) and
-    // handed over in page order, so the result is the same as reading them one by one. A continuation list,
-    // or one that may stop early (`Paging::sequential`), is read one page at a time.
+    // the following pages are requested by number a window at a time (HttpClient keeps max_concurrency in
+    // flight) and handed over in page order, so the result is the same as reading them one by one; where the
+    // list also gives continuation tokens, only if the endpoint takes page numbers (read_after_first) and
+    // while it keeps its count (judge_numbered): a refusal goes on by token, a list that changed meanwhile
+    // is read again by token (on_reread first). A list that may stop early (`Paging::sequential`) is read
+    // one page at a time. Returns the number of pages used.
     template <class Page, class OnPage>
     boost::asio::awaitable<Result<int>> follow(
         std::string const& path,
         Query const& base,
         Result<Page> (*parse)(std::string_view),
         OnPage on_page,
-        Paging paging = Paging::parallel
+        Paging paging = Paging::parallel,
+        OnReread const& on_reread = {}
     ) const {
-        PageCursor cursor;
-        // One answer, in page order: true to go on.
-        auto handle = [&](Result<HttpResponse> const& resp) -> Result<bool> {
-            if (!resp)
-                return resp.error();
-            if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
-                auto end = cursor.bad_page();
-                if (!end)
-                    return call_.in_context(end.error(), path);
-                return false;
-            }
-            auto body = call_.body(*resp, path);
-            if (!body)
-                return body.error();
-            auto page = parse(*body);
-            if (!page)
-                return call_.in_context(page.error(), path);
-            Result<PageStep> step = on_page(*page, cursor.pages() + 1);
-            if (!step)
-                return call_.in_context(step.error(), path);
-            auto more = cursor.arrived(page->pagination, step->items, step->fresh);
-            if (!more)
-                return call_.in_context(more.error(), path);
-            return *more && !step->enough;
-        };
-        for (;;) {
-            PageRequest const next = cursor.next();
-            if (paging == Paging::parallel && next.page && cursor.page_count() &&
-                *next.page < *cursor.page_count()) {
-                auto finished = co_await follow_counted(path, base, cursor, handle);
-                if (!finished)
-                    co_return finished.error();
-                if (*finished)
-                    co_return cursor.pages();
-                continue; // the count grew while paging: go on from where the cursor is
-            }
-            Query q = base;
-            if (next.continuation)
-                q.emplace_back("continuation", *next.continuation);
-            else if (next.page)
-                q.emplace_back("page", std::to_string(*next.page));
-            auto go = handle(co_await call_.get(path, q));
-            if (!go)
-                co_return go.error();
-            if (!*go)
-                co_return cursor.pages();
+        int used = 0;
+        for (int round = 0;; ++round) {
+            PageCursor cursor;
+            // The second round reads one page at a time, so there is no third.
+            auto const mode = round == 0 ? paging : Paging::sequential;
+            auto complete = co_await follow_once<Page>(path, base, parse, on_page, mode, cursor);
+            used += cursor.pages();
+            if (!complete)
+                co_return complete.error();
+            if (*complete)
+                co_return used;
+            call_.log().info(
+                std::string(call_.service()) + ": " + path +
+                " changed while its pages were read by number; reading it again by continuation token"
+            );
+            if (on_reread)
+                on_reread();
         }
     }
 
   private:
+    enum class Numbered { complete, go_on, reread };
+
+    PageNumbers known(std::string const& path) const {
+        return memory_ ? memory_->known(path) : PageNumbers::untried;
+    }
+
+    void remember(std::string const& path, PageNumbers what) const {
+        if (memory_)
+            memory_->remember(path, what);
+    }
+
+    // One read of the list from its first page: true when complete, false when it must be read again.
+    template <class Page, class OnPage>
+    boost::asio::awaitable<Result<bool>> follow_once(
+        std::string const& path,
+        Query const& base,
+        Result<Page> (*parse)(std::string_view),
+        OnPage& on_page,
+        Paging paging,
+        PageCursor& cursor
+    ) const {
+        auto read = [&](Result<HttpResponse> const& resp) { return parsed<Page>(path, parse, cursor, resp); };
+        // One page handed over, in page order: true to go on.
+        auto use = [&](Page& page) -> Result<bool> {
+            Result<PageStep> step = on_page(page, cursor.pages() + 1);
+            if (!step)
+                return call_.in_context(step.error(), path);
+            auto more = cursor.arrived(page.pagination, step->items, step->fresh);
+            if (!more)
+                return call_.in_context(more.error(), path);
+            return *more && !step->enough;
+        };
+        std::optional<Pagination> first;
+        bool numbers_tried = false; // a list with tokens is read by number at most once, after page 1
+        for (;;) {
+            PageRequest const next = cursor.next();
+            if (paging == Paging::parallel && first &&
+                wants_numbers(path, next, cursor, *first, numbers_tried)) {
+                numbers_tried = true;
+                auto r = co_await follow_numbered<
+                    Page>(path, base, cursor, *first, next.page.value_or(2), read, use);
+                if (!r)
+                    co_return r.error();
+                if (*r == Numbered::complete)
+                    co_return true;
+                if (*r == Numbered::reread)
+                    co_return false;
+                continue; // refused, or the count grew: go on from where the cursor is
+            }
+            Query const q = at_position(base, next);
+            auto page = read(co_await call_.get(path, q));
+            if (!page)
+                co_return page.error();
+            if (!*page)
+                co_return true;
+            if (!first)
+                first = (*page)->pagination;
+            auto go = use(**page);
+            if (!go)
+                co_return go.error();
+            if (!*go)
+                co_return true;
+        }
+    }
+
+    // One answer parsed; an empty optional: a BAD_PAGE that ends a list of unknown length.
+    template <class Page>
+    Result<std::optional<Page>> parsed(
+        std::string const& path,
+        Result<Page> (*parse)(std::string_view),
+        PageCursor const& cursor,
+        Result<HttpResponse> const& resp
+    ) const {
+        if (!resp)
+            return resp.error();
+        if (resp->status == 400 && resp->body.find("\"BAD_PAGE\"") != std::string::npos) {
+            auto end = cursor.bad_page();
+            if (!end)
+                return call_.in_context(end.error(), path);
+            return std::optional<Page>();
+        }
+        auto body = call_.body(*resp, path);
+        if (!body)
+            return body.error();
+        auto page = parse(*body);
+        if (!page)
+            return call_.in_context(page.error(), path);
+        return std::optional<Page>(std::move(*page));
+    }
+
+    static Query at_position(Query q, PageRequest const& next) {
+        if (next.continuation)
+            q.emplace_back("continuation", *next.continuation);
+        else if (next.page)
+            q.emplace_back("page", std::to_string(*next.page));
+        return q;
+    }
+
+    // Whether the pages from `next` on are asked by number. A list without tokens: whenever pages of the
+    // announced count are left (also again after its count grew). A list with tokens: once, after page 1.
+    bool wants_numbers(
+        std::string const& path,
+        PageRequest const& next,
+        PageCursor const& cursor,
+        Pagination const& first,
+        bool numbers_tried
+    ) const {
+        if (first.continuation.empty())
+            return next.page && cursor.page_count() && *next.page < *cursor.page_count();
+        return !numbers_tried && cursor.pages() == 1 &&
+               read_after_first(first, known(path), false) == ListRead::by_number;
+    }
+
     // One page request started now and awaited later (in page order). Its coroutine refers to the client
     // and to the path, so whoever starts one must see it finish (cancelling it first when giving up).
     struct Pending {
+        int page = 0; // the page asked for
         std::optional<Result<HttpResponse>> result;
         boost::asio::steady_timer ready;       // cancelled when the result is in
         boost::asio::cancellation_signal stop; // emitted when the list is abandoned
@@ -139,8 +236,9 @@ class PageFollower {
     };
 
     std::shared_ptr<Pending>
-    start(boost::asio::any_io_executor const& ex, std::string const& path, Query q) const {
+    start(boost::asio::any_io_executor const& ex, std::string const& path, Query q, int page) const {
         auto p = std::make_shared<Pending>(ex);
+        p->page = page;
         boost::asio::co_spawn(
             ex,
             [this, &path, p, q = std::move(q)]() -> boost::asio::awaitable<void> {
@@ -157,58 +255,108 @@ class PageFollower {
         return p;
     }
 
-    static boost::asio::awaitable<Result<HttpResponse>> finish(Pending& p) {
+    static boost::asio::awaitable<void> finish(Pending& p) {
         while (!p.result)
             co_await p.ready.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-        co_return std::move(*p.result);
+    }
+
+    static void stop_all(std::deque<std::shared_ptr<Pending>>& in_flight) {
+        for (auto& p : in_flight)
+            if (!p->result)
+                p->stop.emit(boost::asio::cancellation_type::terminal);
     }
 
     // The list is abandoned (the refresh was cancelled: a reload, fetch_timeout, shutdown): cancel every
     // request still out and wait until each has ended, since they use the client the caller frees next.
     // The caller has reset its cancellation state first: a cancelled coroutine's next co_await throws.
     static boost::asio::awaitable<void> abandon(std::deque<std::shared_ptr<Pending>>& in_flight) {
-        for (auto& p : in_flight)
-            if (!p->result)
-                p->stop.emit(boost::asio::cancellation_type::terminal);
+        stop_all(in_flight);
         for (auto& p : in_flight)
             co_await finish(*p);
         in_flight.clear();
     }
 
-    // The pages after the first of a counted list: up to 2 x max_concurrency requests ahead of the page being
-    // handled (HttpClient keeps max_concurrency of them on the wire), each handed over in page order. Every
-    // request started is awaited before returning, also on an error or when cancelled: they refer to this
-    // client.
-    // Returns true when the list is complete, false when the count grew while paging.
-    template <class Handle>
-    boost::asio::awaitable<Result<bool>>
-    follow_counted(std::string const& path, Query const& base, PageCursor& cursor, Handle& handle) const {
+    // The answer to page=N of a numbered read, in page order: what ends the numbered read (a refusal goes on
+    // by token, a changed list is read again, the last page completes it), or nothing to go on.
+    template <class Page, class Read, class Use>
+    Result<std::optional<Numbered>>
+    take_numbered(std::string const& path, Pending& p, Pagination const& first, Read& read, Use& use) const {
+        bool const tokens = !first.continuation.empty();
+        auto const& answer = *p.result;
+        auto verdict = NumberedVerdict::use;
+        Result<std::optional<Page>> page = std::optional<Page>();
+        if (tokens && answer && answer->status == 400)
+            verdict = NumberedVerdict::refused;
+        else
+            page = read(answer);
+        if (tokens && page && *page) {
+            verdict = judge_numbered(p.page, answer->status, &(*page)->pagination, first);
+            if (verdict == NumberedVerdict::use && known(path) == PageNumbers::untried)
+                remember(path, PageNumbers::accepted);
+        }
+        if (verdict == NumberedVerdict::refused) {
+            remember(path, PageNumbers::refused);
+            call_.log().info(
+                std::string(call_.service()) + ": " + path + " did not answer page=" +
+                std::to_string(p.page) + " with that page; reading on by continuation token"
+            );
+            return std::optional<Numbered>(Numbered::go_on);
+        }
+        if (verdict == NumberedVerdict::reread)
+            return std::optional<Numbered>(Numbered::reread);
+        if (!page)
+            return page.error();
+        if (!*page)
+            return std::optional<Numbered>(Numbered::complete);
+        auto go = use(**page);
+        if (!go)
+            return go.error();
+        return *go ? std::nullopt : std::optional<Numbered>(Numbered::complete);
+    }
+
+    // Pages `from`..page_count of a counted list by number: up to numbered_window() requests ahead of the
+    // page being used, each handed over in page order. Where the list also gives tokens, each answer is
+    // judged against page 1 first (judge_numbered). Every request started is awaited before returning, also
+    // on an error or when cancelled: they refer to this client.
+    template <class Page, class Read, class Use>
+    boost::asio::awaitable<Result<Numbered>> follow_numbered(
+        std::string const& path,
+        Query const& base,
+        PageCursor& cursor,
+        Pagination const& first,
+        int from,
+        Read& read,
+        Use& use
+    ) const {
         auto const ex = co_await boost::asio::this_coro::executor;
-        int const ahead = std::max(2, 2 * call_.max_concurrency());
-        int next_page = *cursor.next().page;
+        bool const tokens = !first.continuation.empty();
+        int next_page = from;
         std::deque<std::shared_ptr<Pending>> in_flight;
         auto top_up = [&] {
+            int const ahead = numbered_window(known(path), tokens, call_.max_concurrency());
             while (static_cast<int>(in_flight.size()) < ahead && next_page <= cursor.page_count().value_or(0)
             ) {
                 Query q = base;
-                q.emplace_back("page", std::to_string(next_page++));
-                in_flight.push_back(start(ex, path, std::move(q)));
+                q.emplace_back("page", std::to_string(next_page));
+                in_flight.push_back(start(ex, path, std::move(q), next_page++));
             }
         };
-        Result<bool> outcome = true;
+        Result<Numbered> outcome = Numbered::go_on;
         bool done = false;
         std::exception_ptr cancelled; // the refresh was cancelled while requests were out
         try {
             top_up();
             while (!in_flight.empty()) {
-                auto answer = co_await finish(*in_flight.front());
+                auto p = in_flight.front();
+                co_await finish(*p);
                 in_flight.pop_front();
                 if (done)
                     continue; // draining after the end or an error
-                auto go = handle(answer);
-                if (!go || !*go) {
-                    outcome = go ? Result<bool>(true) : Result<bool>(go.error());
+                auto ended = take_numbered<Page>(path, *p, first, read, use);
+                if (!ended || *ended) {
+                    outcome = ended ? Result<Numbered>(**ended) : Result<Numbered>(ended.error());
                     done = true;
+                    stop_all(in_flight); // their answers would not be used
                     continue;
                 }
                 top_up();
@@ -223,12 +371,11 @@ class PageFollower {
             co_await boost::asio::this_coro::throw_if_cancelled(true);
             std::rethrow_exception(cancelled);
         }
-        if (!done)
-            co_return false;
-        co_return outcome;
+        co_return outcome; // go_on when not done: the count grew while paging
     }
 
     UpstreamCall const& call_;
+    PageNumberMemory* memory_;
 };
 
 } // namespace icsbridge

@@ -2,6 +2,8 @@
 // PageCursor: the paging guards of the events API client, free of I/O.
 #include "sources/paging.hpp"
 
+#include <algorithm>
+
 namespace icsbridge {
 
 PageRequest PageCursor::next() const {
@@ -80,6 +82,69 @@ Result<bool> PageCursor::arrived(Pagination const& p, std::size_t items, std::si
         return false;
     next_page_ = current + 1;
     return true;
+}
+
+PageNumbers PageNumberMemory::known(std::string const& path) const {
+    auto const key = endpoint_of(path);
+    std::lock_guard lock(mtx_);
+    auto it = by_endpoint_.find(key);
+    return it == by_endpoint_.end() ? PageNumbers::untried : it->second;
+}
+
+void PageNumberMemory::remember(std::string const& path, PageNumbers what) {
+    auto key = endpoint_of(path);
+    std::lock_guard lock(mtx_);
+    by_endpoint_[std::move(key)] = what;
+}
+
+std::string endpoint_of(std::string_view path) {
+    std::string out;
+    out.reserve(path.size());
+    while (!path.empty()) {
+        auto const slash = path.find('/');
+        auto const seg = path.substr(0, slash);
+        bool const numeric = !seg.empty() && seg.find_first_not_of("0123456789") == std::string_view::npos;
+        out += numeric ? std::string_view("*") : seg;
+        if (slash == std::string_view::npos)
+            break;
+        out += '/';
+        path.remove_prefix(slash + 1);
+    }
+    return out;
+}
+
+ListRead read_after_first(Pagination const& first, PageNumbers known, bool may_stop_early) {
+    bool const more = first.has_more_items.value_or(true) && first.page_count &&
+                      *first.page_count > first.page_number.value_or(1);
+    if (may_stop_early || !more)
+        return ListRead::one_at_a_time;
+    // Without tokens page numbers are the only way on; with them, numbers only where they work.
+    if (!first.continuation.empty() && known == PageNumbers::refused)
+        return ListRead::one_at_a_time;
+    return ListRead::by_number;
+}
+
+int numbered_window(PageNumbers known, bool has_tokens, int max_concurrency) {
+    if (has_tokens && known == PageNumbers::untried)
+        return std::max(1, max_concurrency);
+    return std::max(2, 2 * max_concurrency);
+}
+
+NumberedVerdict judge_numbered(int asked, unsigned status, Pagination const* got, Pagination const& first) {
+    if (first.continuation.empty())
+        return NumberedVerdict::use;
+    if (status == 400)
+        return NumberedVerdict::refused;
+    if (!got) // an error status, or a body that did not parse: the error path reports it
+        return NumberedVerdict::use;
+    if (got->page_number != asked)
+        return NumberedVerdict::refused;
+    // Items moved between page 1 and this page (an event added or ended meanwhile): pages by number no
+    // longer line up, while a continuation token is a cursor that does not move with them.
+    if ((first.object_count && got->object_count && *first.object_count != *got->object_count) ||
+        (first.page_count && got->page_count && *first.page_count != *got->page_count))
+        return NumberedVerdict::reread;
+    return NumberedVerdict::use;
 }
 
 Error too_many_items(std::string const& feed, std::size_t max_items) {

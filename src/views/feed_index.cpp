@@ -138,6 +138,101 @@ bool is_busy_property(std::string_view name) {
     return false;
 }
 
+/** An item's start, end or due time (DTSTART, DTEND, DUE), its zone and whether it is a whole day. */
+void index_time(IndexedItem& item, std::string_view name, std::string_view raw) {
+    std::string const value(value_of(unfold(raw)));
+    auto t = wall_seconds(value);
+    // A DUE date means "due on that day": the whole day belongs to the to-do.
+    if (t && name == "DUE" && value.size() == 8)
+        *t += 86400;
+    // DTEND ends an event, DUE a to-do; an item has at most one of them.
+    (name == "DTSTART" ? item.start : item.end) = t;
+    (name == "DTSTART" ? item.start_tzid : item.end_tzid) = std::string(tzid_of(raw));
+    if (name == "DTSTART")
+        item.all_day = value.size() == 8;
+}
+
+/** What one property line of an item (outside its alarms) tells the index. */
+void index_item_property(IndexedItem& item, Line const& line) {
+    std::string_view const raw = line.raw;
+    std::string_view const name = name_of(raw);
+    if (name == "X-ALT-DESC")
+        item.alt_descs.push_back(Span{line.begin, line.end});
+    if (is_busy_property(name))
+        item.busy_lines.push_back(Span{line.begin, line.end});
+    if (name == "DTSTART" || name == "DTEND" || name == "DUE")
+        index_time(item, name, raw);
+    else if (name == "CATEGORIES")
+        add_categories(value_of(unfold(raw)), item.categories);
+    else if (name == "STATUS")
+        item.cancelled = value_of(raw) == "CANCELLED";
+    else if (name == "SUMMARY")
+        item.summary_value = std::string(value_of(unfold(raw)));
+    else if (name == "LOCATION")
+        item.location_value = std::string(value_of(unfold(raw)));
+    else if (name == "URL")
+        item.url_value = std::string(value_of(unfold(raw)));
+}
+
+/** The pass over the lines after BEGIN:VCALENDAR, tracking the component nesting. */
+class Indexer {
+  public:
+    void begin(Line const& line) {
+        ++depth_;
+        std::string_view const what = line.raw.substr(6);
+        if (depth_ == 2 && (what == "VEVENT" || what == "VTODO")) {
+            if (index_.items.empty())
+                index_.header.end = line.begin;
+            item_ = &index_.items.emplace_back();
+            item_->block.begin = line.begin;
+            item_->is_event = what == "VEVENT";
+        } else if (item_ && depth_ == 3 && what == "VALARM") {
+            in_alarm_ = true;
+            alarm_begin_ = line.begin;
+        }
+    }
+
+    /** True at the END:VCALENDAR: finish() then decides. */
+    bool end(Line const& line) {
+        --depth_;
+        if (depth_ == 0)
+            return true;
+        if (item_ && depth_ == 1) {
+            item_->end_line = line.begin;
+            item_->block.end = line.end;
+            item_ = nullptr;
+        } else if (item_ && in_alarm_ && depth_ == 2) {
+            item_->alarms.push_back(Span{alarm_begin_, line.end});
+            in_alarm_ = false;
+        }
+        return false;
+    }
+
+    void property(Line const& line) {
+        if (!item_ && depth_ == 1 && name_of(line.raw) == "X-WR-CALDESC")
+            index_.caldesc = Span{line.begin, line.end};
+        if (item_ && !in_alarm_)
+            index_item_property(*item_, line);
+    }
+
+    /** The index, unless an item is still open or something follows END:VCALENDAR. */
+    std::optional<FeedIndex> finish(Line const& last, std::size_t body_size) {
+        if (item_ || last.end != body_size)
+            return std::nullopt;
+        if (index_.items.empty())
+            index_.header.end = last.begin;
+        index_.footer = Span{last.begin, last.end};
+        return std::move(index_);
+    }
+
+  private:
+    FeedIndex index_; ///< header.begin is 0: the body starts with BEGIN:VCALENDAR
+    IndexedItem* item_ = nullptr;
+    std::size_t alarm_begin_ = 0;
+    int depth_ = 1; // components open, VCALENDAR included
+    bool in_alarm_ = false;
+};
+
 } // namespace
 
 std::string ascii_lower(std::string_view s) {
@@ -175,83 +270,19 @@ std::size_t FeedIndex::bytes() const {
 }
 
 std::optional<FeedIndex> index_calendar(std::string_view body) {
-    FeedIndex index;
     Lines lines(body);
     Line line;
     if (!lines.next(line) || line.raw != "BEGIN:VCALENDAR")
         return std::nullopt;
-    index.header.begin = 0;
-    IndexedItem* item = nullptr;
-    std::size_t alarm_begin = 0;
-    int depth = 1; // components open, VCALENDAR included
-    bool in_alarm = false;
+    Indexer indexer;
     while (lines.next(line)) {
-        std::string_view const raw = line.raw;
-        if (raw.starts_with("BEGIN:")) {
-            ++depth;
-            std::string_view const what = raw.substr(6);
-            if (depth == 2 && (what == "VEVENT" || what == "VTODO")) {
-                if (index.items.empty())
-                    index.header.end = line.begin;
-                item = &index.items.emplace_back();
-                item->block.begin = line.begin;
-                item->is_event = what == "VEVENT";
-            } else if (item && depth == 3 && what == "VALARM") {
-                in_alarm = true;
-                alarm_begin = line.begin;
-            }
-            continue;
-        }
-        if (raw.starts_with("END:")) {
-            --depth;
-            if (depth == 0) {
-                if (item || line.end != body.size())
-                    return std::nullopt;
-                if (index.items.empty())
-                    index.header.end = line.begin;
-                index.footer = Span{line.begin, line.end};
-                return index;
-            }
-            if (item && depth == 1) {
-                item->end_line = line.begin;
-                item->block.end = line.end;
-                item = nullptr;
-            } else if (item && in_alarm && depth == 2) {
-                item->alarms.push_back(Span{alarm_begin, line.end});
-                in_alarm = false;
-            }
-            continue;
-        }
-        if (!item && depth == 1 && name_of(raw) == "X-WR-CALDESC")
-            index.caldesc = Span{line.begin, line.end};
-        if (!item || in_alarm)
-            continue;
-        std::string_view const name = name_of(raw);
-        if (name == "X-ALT-DESC")
-            item->alt_descs.push_back(Span{line.begin, line.end});
-        if (is_busy_property(name))
-            item->busy_lines.push_back(Span{line.begin, line.end});
-        if (name == "DTSTART" || name == "DTEND" || name == "DUE") {
-            std::string const value(value_of(unfold(raw)));
-            auto t = wall_seconds(value);
-            // A DUE date means "due on that day": the whole day belongs to the to-do.
-            if (t && name == "DUE" && value.size() == 8)
-                *t += 86400;
-            // DTEND ends an event, DUE a to-do; an item has at most one of them.
-            (name == "DTSTART" ? item->start : item->end) = t;
-            (name == "DTSTART" ? item->start_tzid : item->end_tzid) = std::string(tzid_of(raw));
-            if (name == "DTSTART")
-                item->all_day = value.size() == 8;
-        } else if (name == "CATEGORIES") {
-            add_categories(value_of(unfold(raw)), item->categories);
-        } else if (name == "STATUS") {
-            item->cancelled = value_of(raw) == "CANCELLED";
-        } else if (name == "SUMMARY") {
-            item->summary_value = std::string(value_of(unfold(raw)));
-        } else if (name == "LOCATION") {
-            item->location_value = std::string(value_of(unfold(raw)));
-        } else if (name == "URL") {
-            item->url_value = std::string(value_of(unfold(raw)));
+        if (line.raw.starts_with("BEGIN:")) {
+            indexer.begin(line);
+        } else if (line.raw.starts_with("END:")) {
+            if (indexer.end(line))
+                return indexer.finish(line, body.size());
+        } else {
+            indexer.property(line);
         }
     }
     return std::nullopt;

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # File: index_page_look_test.sh
 # The index page of `icsbridge serve` (fed by the fake upstream) in headless Chromium at phone and desktop
-# widths: screenshots written to OUT_DIR (look at them when the page changes), one QR code per public feed
+# widths: screenshots written to BUILD_DIR/screens (look at them when the page changes), one QR code per public feed
 # that zbarimg decodes, in both screenshots, to exactly the public feeds' subscribe URLs, each feed's exact
 # item count and when its data changed and was checked, health shown, no script, no external resource.
 # Exit 77 (CTest skip) without chromium or zbarimg (deploy/install-deps.sh installs both).
-#   index_page_look_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR OUT_DIR
+#   index_page_look_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
 fake=$2
 src=$3
-out=$4
+out=$4/screens
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=index_page_look
 need_chromium
@@ -22,11 +22,7 @@ init_work
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "https://calendar.example.org"
-[storage]
-dir = "$work/state"
+$(server_toml "$work/state" 127.0.0.1:0 'public_url = "https://calendar.example.org"')
 $(fake_sources_toml "$upstream")
 [feeds.my-events]
 source = "eb"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # File: cli_test.sh
 # The contract's CLI behaviour (exit codes, messages, no secrets in output), one case per CTest entry:
-#   cli_test.sh CASE ICSBRIDGE_BINARY SOURCE_DIR [PROJECT_VERSION]
+#   cli_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE   (the version expected: BUILD_DIR's project version)
 set -u
 
-case_name=$1
-bin=$2
+bin=$1
 src=$3
-version=${4:-}
+build=$4
+case_name=$5
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 fixtures="$src/tests/fixtures/configs"
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=$case_name
@@ -40,17 +41,9 @@ no_secret() {
 # A config whose upstreams are dead (port 1 on loopback refuses at once).
 dead_config() {
     cat >"$work/dead.toml" <<TOML
-[sources.eb]
-type = "events"
-base_url = "http://127.0.0.1:1"
-token = "dead-upstream-bearer-secret"
-timeout = "2s"
+$(events_source_toml http://127.0.0.1:1 'token = "dead-upstream-bearer-secret"' 'timeout = "2s"')
 
-[sources.jobs]
-type = "jobs"
-base_url = "http://127.0.0.1:1"
-api_key = "dead-upstream-api-key-secret"
-timeout = "2s"
+$(jobs_source_toml http://127.0.0.1:1 'api_key = "dead-upstream-api-key-secret"' 'timeout = "2s"')
 
 [feeds.my-events]
 source = "eb"

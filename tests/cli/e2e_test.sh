@@ -23,17 +23,9 @@ events_token=demo-events-token
 jobs_key=demo-jobs-key
 write_config() { # write_config FILE EVENTS_TOKEN
     cat >"$1" <<TOML
-[sources.eb]
-type = "events"
-base_url = "$upstream"
-token = "$2"
-timeout = "5s"
+$(events_source_toml "$upstream" "token = \"$2\"" 'timeout = "5s"')
 
-[sources.jobs]
-type = "jobs"
-base_url = "$upstream"
-api_key = "$jobs_key"
-timeout = "5s"
+$(jobs_source_toml "$upstream" "api_key = \"$jobs_key\"" 'timeout = "5s"')
 
 [feeds.organizer]
 source = "eb"

@@ -20,19 +20,11 @@ init_work
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream" --lifecycle
 
 write_config() { # write_config FILE KEEP_PAST_LINE
-    cat >"$1" <<TOML
-[sources.eb]
-type = "events"
-base_url = "$upstream"
-token = "demo-events-token"
-timeout = "5s"
-
-[feeds.life]
-source = "eb"
-select = "organization"
-cancelled = "status"
-$2
-TOML
+    {
+        events_source_toml "$upstream" 'timeout = "5s"'
+        echo
+        feed_toml life eb organization 'cancelled = "status"' "$2"
+    } >"$1"
 }
 
 export_feed() { # export_feed CONFIG OUT

@@ -45,14 +45,7 @@ fault() { # fault KIND: every API request of the good fake gets KIND (none to cl
 export JOBS_KEY_ENV="$jobs_key" EVENTS_TOKEN_ENV="$events_token" ADMIN_TOKEN_ENV="$admin_token"
 admin=(-H "Authorization: Bearer $admin_token") # /healthz shows token feeds only to the admin
 cat >"$work/secrets.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "http://127.0.0.1:8080"
-threads = 2
-admin_token_env = "ADMIN_TOKEN_ENV"
-
-[storage]
-dir = "$out/state"
+$(server_toml "$out/state" 127.0.0.1:0 'admin_token_env = "ADMIN_TOKEN_ENV"')
 
 [sources.eb]
 type = "events"
@@ -162,11 +155,6 @@ serve() { # serve LOG READY: starts the server and waits until /healthz matches 
     done
     fail "serve did not get ready ($2) within 30 s"
 }
-stop_serve() {
-    kill -TERM "$serve_pid"
-    wait "$serve_pid" || fail "serve exited with $? after SIGTERM"
-    serve_pid=
-}
 n=0
 curls=()
 get() { # get ARGS...: one curl in the background, headers and body kept
@@ -181,7 +169,7 @@ serve serve-500.log '"name":"mine"[^}]*"last_failure":"'
 get "$base/healthz"
 get "$base/feeds/mine.ics?token=$feed_token"
 wait "${curls[@]}"
-stop_serve
+stop_icsbridge
 fault none
 
 serve serve.log '"name":"jobs-tls"[^}]*"last_failure":"'
@@ -218,7 +206,7 @@ get -H "Authorization: Bearer ${admin_token}x" "$base/healthz"
 get "$base/healthz?token=$admin_token"
 wait "${curls[@]}"
 grep -l '^HTTP/1.1 200' "$out"/curl-* | xargs grep -l 'BEGIN:VCALENDAR' >/dev/null || fail "no feed was served"
-stop_serve
+stop_icsbridge
 
 [ -n "$(ls -A "$out/state" 2>/dev/null)" ] || fail "serve stored no snapshot under storage.dir"
 

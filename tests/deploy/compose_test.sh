@@ -4,16 +4,15 @@
 # nginx wired as the README says, names no secret, and the files it mounts hold up: the replicas' config
 # passes `icsbridge check`, and nginx.conf with the compose file's own edit plus cluster/upstream.conf
 # passes `nginx -t` with real nginx and balances three real replicas, skipping one that died.
-#   compose_test.sh SOURCE_DIR ICSBRIDGE_BINARY
+#   compose_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
-src=$1
-bin=$2
+bin=$1
+src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
 test_name=compose_test
 fail_logs="nginx/error.log r*.log"
 nginx_test_init
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || { echo "FAIL: python3-yaml is not installed (deploy/install-deps.sh)" >&2; exit 1; }
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # 1. The compose file: services, environment, volumes, dependencies; prints the nginx service's command.
 /usr/bin/python3 - "$src/deploy" >"$work/nginx-command" <<'PY' || fail "deploy/compose.yaml: see above"

@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
 # File: man_test.sh
-# The man pages built into BUILD/man/ (docs/man/) against what they describe (issue 15).
-#   man_test.sh render   SRC BUILD BIN  both pages render at 80 columns without a warning (man -l, and the
-#                                       stricter run lintian makes)
-#   man_test.sh keys     SRC BUILD BIN  every key the config reader accepts (the check_keys() lists of
-#                                       src/config/*.cpp) is in icsbridge.toml(5), and every key the
-#                                       page lists is accepted: neither can drift from the code
-#   man_test.sh synopsis SRC BUILD BIN  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
-#   man_test.sh readme   SRC BUILD BIN  README.md's key table is what docs/man/config-keys.tsv generates
-#   man_test.sh date     SRC BUILD BIN  both pages are dated as the newest changelog entry (a month of 00
-#                                       once slipped through)
+# The man pages built into BUILD/man/ (docs/man/) against what they describe (issue 15), one CASE each:
+#   man_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
+#   render    both pages render at 80 columns without a warning (man -l, and the stricter run lintian makes)
+#   keys      every key the config reader accepts (the check_keys() lists of src/config/*.cpp) is in
+#             icsbridge.toml(5), and every key the page lists is accepted: neither can drift from the code
+#   synopsis  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
+#   readme    README.md's key table is what docs/man/config-keys.tsv generates
+#   date      both pages are dated as the newest changelog entry (a month of 00 once slipped through)
 set -euo pipefail
-mode=$1 src=$2 build=$3 bin=$4
+bin=$1 src=$3 build=$4 mode=$5
 pages=("$build/man/man1/icsbridge.1" "$build/man/man5/icsbridge.toml.5")
 . "$src/tests/support/sh/run_fixtures.sh"
 fail_logs=""

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # File: package_test.sh
-# The Debian package as `cpack -G DEB` builds it from this build tree (issue 15).
-#   package_test.sh build    BUILD_DIR          cpack into BUILD_DIR/package-test/ (the CTest fixture)
-#   package_test.sh contents BUILD_DIR SRC_DIR  files, modes, owners, conffiles, control fields, Depends
-#   package_test.sh lintian  BUILD_DIR          no error and no warning that lintian-overrides does not explain
-#   package_test.sh install  BUILD_DIR          dpkg -i into a throwaway root, `icsbridge check` on the packaged
-#                                               config, then remove (config and state kept) and purge (gone)
+# The Debian package as `cpack -G DEB` builds it from this build tree (issue 15), one CASE each:
+#   package_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
+#   build     cpack into BUILD_DIR/package-test/ (the CTest fixture of the others)
+#   contents  files, modes, owners, conffiles, control fields, Depends
+#   lintian   no error and no warning that lintian-overrides does not explain
+#   install   dpkg -i into a throwaway root, `icsbridge check` on the packaged config, then remove (config
+#             and state kept) and purge (gone)
 set -euo pipefail
-mode=$1 build=$2
+src=$3 build=$4 mode=$5
 out="$build/package-test"
 
 # Scratch space ($work, removed at exit) from the shared fixtures.
@@ -30,7 +31,6 @@ build)
     ;;
 
 contents)
-    src=$3
     deb=$(deb_file)
     listing=$(dpkg-deb -c "$deb")
     # mode owner path, e.g. "-rw------- root/root ./etc/icsbridge/config.toml"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # File: exe_test.sh
 # CTest check of the icsbridge-fake-upstream executable: one "listening on" line, control and API
-# endpoints over curl, a clean exit on SIGTERM. Usage: exe_test.sh PATH-TO-EXECUTABLE
+# endpoints over curl, a clean exit on SIGTERM.
+#   exe_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -eu
-exe=$1
+exe=$2
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
 init_work
 # Started by hand, not with start_fake_upstream: the test reads every line it prints on startup.

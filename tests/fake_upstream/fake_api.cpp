@@ -3,6 +3,7 @@
 // with the real services' payload, pagination and error shapes (see /work/shared/UPSTREAM.md).
 #include "fake_api.hpp"
 
+#include "fake_upstream/fake_paging.hpp"
 #include "fake_upstream/lifecycle.hpp"
 
 #include <boost/json/parse.hpp>
@@ -117,8 +118,29 @@ constexpr FixedZone generated_zones[] = {
     {"Etc/UTC", std::chrono::minutes(0)},
 };
 
-std::vector<json::object>
-synthesize_events(std::vector<json::object> const& templates, int count, std::string org) {
+// About `bytes` of HTML (paragraphs, a list, links, entities) and its plain text, different per event: the
+// ~1 KB descriptions real organizers write, for the export benchmark.
+json::object long_description(int k, int bytes) {
+    std::string html =
+        "<p>Evening <strong>#" + std::to_string(k + 1) + "</strong> of our series &amp; friends.</p><ul>";
+    std::string text = "Evening #" + std::to_string(k + 1) + " of our series & friends.\n";
+    for (int i = 1; static_cast<int>(html.size()) < bytes; ++i) {
+        auto const n = std::to_string(k * 31 + i);
+        html += "<li>Talk " + n +
+                ": systems &ndash; caches, queues &amp; <em>back-pressure</em>; slides at " +
+                "<a href=\"https://example.org/talks/" + n + "?a=1&amp;b=2\">example.org/talks/" + n +
+                "</a></li>";
+        text += "- Talk " + n + ": systems – caches, queues & back-pressure; slides at example.org/talks/" +
+                n + "\n";
+    }
+    html += "</ul><p>Doors at 18:30&nbsp;h. Step-free entrance.</p>";
+    text += "Doors at 18:30 h. Step-free entrance.";
+    return json::object{{"text", std::move(text)}, {"html", std::move(html)}};
+}
+
+std::vector<json::object> synthesize_events(
+    std::vector<json::object> const& templates, int count, std::string org, int description_bytes
+) {
     using namespace std::chrono;
     std::vector<json::object> out;
     out.reserve(static_cast<std::size_t>(count));
@@ -137,6 +159,8 @@ synthesize_events(std::vector<json::object> const& templates, int count, std::st
         ev["organization_id"] = org;
         ev["url"] = "https://www.eventbrite.com/e/generated-event-tickets-" + id;
         ev["resource_uri"] = "https://www.eventbriteapi.com/v3/events/" + id + "/";
+        if (description_bytes > 0)
+            ev["description"] = long_description(k, description_bytes);
         out.push_back(std::move(ev));
     }
     return out;
@@ -225,13 +249,12 @@ json::object render_event(json::object const& ev, std::set<std::string> const& e
     return out;
 }
 
-// The events [from, to) of `list` as JSON array elements. Each event is serialized once per expansion set
-// and kept: benchmarks page through lists of 100,000 events, and the fake must not be what they measure.
+// The events at `positions` of `list` as JSON array elements. Each event is serialized once per expansion
+// set and kept: benchmarks page through lists of 100,000 events, and the fake must not be what they measure.
 std::string render_events(
     UpstreamData const& data,
     std::vector<json::object const*> const& list,
-    std::size_t from,
-    std::size_t to,
+    std::vector<std::size_t> const& positions,
     std::set<std::string> const& expand
 ) {
     std::string key;
@@ -239,7 +262,9 @@ std::string render_events(
         key += e + ",";
     std::string out;
     std::lock_guard lock(data.lists_mtx);
-    for (auto i = from; i < to && i < list.size(); ++i) {
+    for (auto i : positions) {
+        if (i >= list.size())
+            continue;
         auto& text = data.serialized[{list[i], key}];
         if (text.empty())
             text = json::serialize(render_event(*list[i], expand));
@@ -272,8 +297,9 @@ std::optional<int> page_size_of(ApiRequest const& req, ApiSettings const& settin
     return std::min(*v, 200);
 }
 
-// Paginated by page number: {object_count, page_number, page_size, page_count, has_more_items}.
-ApiReply page_number_list(
+// One page of an events list, as the service pages every list: by `page=N` or by `continuation`, with
+// both in every answer (fake_paging.cpp).
+ApiReply events_list(
     UpstreamData const& data,
     std::vector<json::object const*> const& list,
     ApiRequest const& req,
@@ -284,85 +310,15 @@ ApiReply page_number_list(
     auto size = page_size_of(req, settings);
     if (!size)
         return eb_arguments_error("page_size");
-    int page = 1;
-    if (auto const* raw = req.param("page")) {
-        auto v = to_int(raw);
-        if (!v)
-            return eb_error(
-                400,
-                "BAD_PAGE",
-                "Page number does not exist or is an invalid format (e.g. negative)."
-            );
-        page = *v;
-    }
-    auto const n = static_cast<int>(list.size());
-    int const page_count = std::max(1, (n + *size - 1) / *size);
-    if (page < 1 || page > page_count)
-        return eb_error(
-            400,
-            "BAD_PAGE",
-            "Page number does not exist or is an invalid format (e.g. negative)."
-        );
-    auto const from = static_cast<std::size_t>((page - 1) * *size);
+    auto answer =
+        page_of_list(list.size(), *size, req.param("page"), req.param("continuation"), settings.paging);
+    if (!answer.slice)
+        return eb_error(400, answer.error.error, answer.error.description);
     json::object body = std::move(extra);
-    body["pagination"] = json::object{
-        {"object_count", n},
-        {"page_number", page},
-        {"page_size", *size},
-        {"page_count", page_count},
-        {"has_more_items", page < page_count},
-    };
-    return with_events(body, render_events(data, list, from, from + static_cast<std::size_t>(*size), expand));
-}
-
-// Continuation tokens are opaque to clients; this one encodes an offset plus a check so a forged or
-// mangled token is rejected the way the service does (400 BAD_CONTINUATION_TOKEN).
-std::string make_continuation(std::size_t offset) {
-    auto const v = offset * 7919 + 1301;
-    return "AEtFRyiWxkr0ZXyC" + std::to_string(v) + "JcnZ5U1";
-}
-
-std::optional<std::size_t> parse_continuation(std::string const& token) {
-    static std::string const head = "AEtFRyiWxkr0ZXyC", tail = "JcnZ5U1";
-    if (token.size() <= head.size() + tail.size() || token.compare(0, head.size(), head) != 0 ||
-        token.compare(token.size() - tail.size(), tail.size(), tail) != 0)
-        return std::nullopt;
-    auto const digits = token.substr(head.size(), token.size() - head.size() - tail.size());
-    std::size_t v = 0;
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc() || p != digits.data() + digits.size() || v < 1301 || (v - 1301) % 7919 != 0)
-        return std::nullopt;
-    return (v - 1301) / 7919;
-}
-
-// Paginated by continuation: {object_count, page_size, has_more_items, continuation (only while more)}.
-ApiReply continuation_list(
-    UpstreamData const& data,
-    std::vector<json::object const*> const& list,
-    ApiRequest const& req,
-    ApiSettings const& settings,
-    std::set<std::string> const& expand
-) {
-    auto size = page_size_of(req, settings);
-    if (!size)
-        return eb_arguments_error("page_size");
-    std::size_t offset = 0;
-    if (auto const* token = req.param("continuation")) {
-        auto off = parse_continuation(*token);
-        if (!off)
-            return eb_error(400, "BAD_CONTINUATION_TOKEN", "The continuation token you provided is invalid.");
-        offset = *off;
-    }
-    auto const end = offset + static_cast<std::size_t>(*size);
-    bool const more = end < list.size();
-    json::object pagination{
-        {"object_count", list.size()},
-        {"page_size", *size},
-        {"has_more_items", more},
-    };
-    if (more)
-        pagination["continuation"] = make_continuation(end);
-    return with_events(json::object{{"pagination", pagination}}, render_events(data, list, offset, end, expand));
+    body["pagination"] = std::move(answer.slice->pagination);
+    auto reply = with_events(body, render_events(data, list, answer.slice->items, expand));
+    reply.list_page = true;
+    return reply;
 }
 
 // Naive "YYYY-MM-DDTHH:MM:SS" (compared with start.local, as the service did) or the same with a Z
@@ -468,7 +424,7 @@ ApiReply search(UpstreamData const& data, ApiRequest const& req, ApiSettings con
             {"address", *a},
         };
     auto const expand = settings.ignore_expand ? std::set<std::string>{} : expand_set(req);
-    return page_number_list(data, hits, req, settings, expand, std::move(extra));
+    return events_list(data, hits, req, settings, expand, std::move(extra));
 }
 
 json::object single_page_pagination(std::size_t n) {
@@ -546,7 +502,7 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
         return json_reply(200, data.user);
     if (seg.size() == 3 && seg[0] == "users" && seg[1] == "me" &&
         (seg[2] == "events" || seg[2] == "owned_events"))
-        return page_number_list(data, filtered({}), req, settings, list_expand);
+        return events_list(data, filtered({}), req, settings, list_expand);
     if (seg.size() == 3 && seg[0] == "users" && seg[1] == "me" && seg[2] == "organizations")
         return json_reply(
             200,
@@ -562,7 +518,7 @@ ApiReply handle_events(UpstreamData const& data, ApiSettings const& settings, Ap
             });
         if (!known)
             return eb_error(404, "NOT_FOUND", "The organization_id you requested does not exist.");
-        return continuation_list(data, filtered(seg[1]), req, settings, list_expand);
+        return events_list(data, filtered(seg[1]), req, settings, list_expand);
     }
     if (seg.size() == 2 && seg[0] == "events" && seg[1] == "search")
         return search(data, req, settings);
@@ -749,7 +705,7 @@ std::string error_body(Api api, unsigned status) {
 }
 
 std::shared_ptr<UpstreamData const>
-load_data(std::string const& dir, int generate_events, std::string& error, bool lifecycle) {
+load_data(std::string const& dir, Synthesis const& generate, std::string& error, bool lifecycle) {
     auto data = std::make_shared<UpstreamData>();
     auto events = read_json(dir + "/events/events.json", error);
     auto orgs = events ? read_json(dir + "/events/organizations.json", error) : std::nullopt;
@@ -777,13 +733,13 @@ load_data(std::string const& dir, int generate_events, std::string& error, bool 
         error = dir + ": unexpected layout: " + e.what();
         return nullptr;
     }
-    if (generate_events > 0) {
+    if (generate.events > 0) {
         if (data->events.empty() || data->organizations.empty()) {
             error = dir + ": need at least one event and organization to synthesize from";
             return nullptr;
         }
         auto org = std::string(str_at(data->organizations.at(0).as_object(), "id"));
-        data->events = synthesize_events(data->events, generate_events, org);
+        data->events = synthesize_events(data->events, generate.events, org, generate.description_bytes);
     }
     if (lifecycle && !data->events.empty() && !data->organizations.empty()) {
         auto org = std::string(str_at(data->organizations.at(0).as_object(), "id"));

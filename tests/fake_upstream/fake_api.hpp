@@ -3,6 +3,8 @@
 // No sockets here, so the routing is easy to read and to test.
 #pragma once
 
+#include "fake_upstream/fake_paging.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -40,15 +42,21 @@ struct UpstreamData {
     mutable std::map<std::pair<boost::json::object const*, std::string>, std::string> serialized;
 };
 
+/** @brief Events made up from the fixture's (for benchmarks): how many, and how long their descriptions. */
+struct Synthesis {
+    int events = 0;            ///< >0: this many events replace the fixture list
+    int description_bytes = 0; ///< >0: each has an HTML description of about this size (and its text)
+};
+
 /**
  * @brief Reads DIR/events/{events,organizations,ticket_classes,user}.json and DIR/jobs/{listings,categories,
- * tags}.json. With generate_events > 0 the event list is synthesized instead (for benchmarks). With
+ * tags}.json. With generate.events > 0 the event list is synthesized instead (for benchmarks). With
  * `lifecycle`, the events of lifecycle.hpp (dated around the current time) are added to the first
  * organization.
  * @return nullptr and a message in `error` if a file is missing or malformed.
  */
 std::shared_ptr<UpstreamData const>
-load_data(std::string const& dir, int generate_events, std::string& error, bool lifecycle = false);
+load_data(std::string const& dir, Synthesis const& generate, std::string& error, bool lifecycle = false);
 
 struct ApiSettings {
     std::string events_token;
@@ -56,6 +64,7 @@ struct ApiSettings {
     int events_page_size = 10;
     bool ignore_expand = false;
     std::optional<std::chrono::sys_seconds> now; ///< time_filter's "now"; empty: the real clock
+    PagingRules paging;                          ///< page=N accepted or not; the list's moved head
 };
 
 struct ApiRequest {
@@ -73,6 +82,7 @@ struct ApiReply {
     std::string body;
     std::string content_type = "application/json";
     std::vector<std::pair<std::string, std::string>> headers;
+    bool list_page = false; ///< a page of an events list (counted for ListShift::after_pages)
 };
 
 /** @brief Which API a path belongs to; decides the shape of error bodies. */

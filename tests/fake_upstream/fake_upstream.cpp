@@ -112,6 +112,9 @@ struct FakeUpstream::Impl {
     std::shared_ptr<fake::UpstreamData const> data; // guarded by mtx
     Fault fault;                                    // guarded by mtx
     bool ignore_expand = false;                     // guarded by mtx
+    fake::PageNumbers page_numbers{};               // guarded by mtx
+    fake::ListShift shift;                          // guarded by mtx
+    int list_pages = 0;                             // list pages answered since `shift` was set; mtx
     std::vector<RecordedRequest> recorded;          // guarded by mtx
     std::atomic<int> next_connection{1};
     unsigned short port = 0;
@@ -123,6 +126,30 @@ struct FakeUpstream::Impl {
     struct Plan {
         Response res;
         Fault fault;
+        bool api = false; // an API request (counted in flight)
+    };
+
+    // API requests being answered now, and the most seen at once (tests of parallel paging).
+    std::atomic<int> in_flight{0};
+    std::atomic<int> max_in_flight{0};
+
+    struct InFlight {
+        Impl* im = nullptr;
+        explicit InFlight(Impl* i)
+            : im(i) {
+            if (!im)
+                return;
+            int const now = ++im->in_flight;
+            int seen = im->max_in_flight.load();
+            while (now > seen && !im->max_in_flight.compare_exchange_weak(seen, now)) {
+            }
+        }
+        ~InFlight() {
+            if (im)
+                --im->in_flight;
+        }
+        InFlight(InFlight const&) = delete;
+        InFlight& operator=(InFlight const&) = delete;
     };
 
     // Caller holds mtx: the fault is taken in the same step that records the request, so a test that
@@ -199,6 +226,8 @@ struct FakeUpstream::Impl {
             ignore_expand = on == "1" || on == "true";
             return ok(json::object{{"ignore_expand", ignore_expand}});
         }
+        if (path == "/__control/paging" && post)
+            return paging_control(req, param);
         // The service's side of a webhook: POST its hook body for an event to the subscriber's URL, as the
         // real service does when an organizer edits an event (api_url names this server's API).
         if (path == "/__control/send_hook" && post) {
@@ -228,8 +257,53 @@ struct FakeUpstream::Impl {
         return make_response(req, 404, R"({"error":"unknown control endpoint"})", "application/json");
     }
 
+    // POST /__control/paging?page_numbers=accept|refuse|ignore&shift_after=K&add=A&remove=R
+    template <class Param>
+    Response paging_control(Request const& req, Param const& param) {
+        auto mode = fake::parse_page_numbers(param("page_numbers").value_or("accept"));
+        if (!mode)
+            return make_response(
+                req,
+                400,
+                R"({"error":"page_numbers is accept, refuse or ignore"})",
+                "application/json"
+            );
+        fake::ListShift s;
+        try {
+            s.after_pages = std::stoi(param("shift_after").value_or("-1"));
+            s.add = static_cast<std::size_t>(std::stoul(param("add").value_or("0")));
+            s.remove = static_cast<std::size_t>(std::stoul(param("remove").value_or("0")));
+        } catch (std::exception const&) {
+            return make_response(
+                req,
+                400,
+                R"({"error":"shift_after, add and remove are integers"})",
+                "application/json"
+            );
+        }
+        std::lock_guard lock(mtx);
+        page_numbers = *mode;
+        shift = s;
+        list_pages = 0;
+        return make_response(
+            req,
+            200,
+            json::serialize(json::object{
+                {"page_numbers", fake::page_numbers_name(*mode)},
+                {"shift_after", s.after_pages},
+                {"add", s.add},
+                {"remove", s.remove}}),
+            "application/json"
+        );
+    }
+
     bool reload(std::string const& dir, std::string& error) {
-        auto d = fake::load_data(dir, options.generate_events, error, options.lifecycle);
+        auto d = fake::load_data(
+            dir,
+            fake::Synthesis{options.generate_events, options.description_bytes},
+            error,
+            options.lifecycle
+        );
         if (!d)
             return false;
         std::lock_guard lock(mtx);
@@ -261,11 +335,15 @@ struct FakeUpstream::Impl {
             options.jobs_api_key,
             options.events_page_size,
             false,
-            options.now};
+            options.now,
+            {}};
         {
             std::lock_guard lock(mtx);
             d = data;
             settings.ignore_expand = ignore_expand;
+            settings.paging.page_numbers = page_numbers;
+            settings.paging.hidden =
+                fake::hidden_by(shift, shift.after_pages >= 0 && list_pages >= shift.after_pages);
             recorded.push_back(RecordedRequest{
                 api.method,
                 target,
@@ -279,10 +357,14 @@ struct FakeUpstream::Impl {
             f = take_fault_locked();
         }
         auto reply = fake::handle_api(*d, settings, api);
+        if (reply.list_page) {
+            std::lock_guard lock(mtx);
+            ++list_pages;
+        }
         auto res = make_response(req, reply.status, std::move(reply.body), reply.content_type);
         for (auto const& [k, v] : reply.headers)
             res.set(k, v);
-        return {std::move(res), f};
+        return {std::move(res), f, true};
     }
 
     // Applies the injected status faults, the body cut and gzip, and fixes Content-Length.
@@ -349,7 +431,8 @@ struct FakeUpstream::Impl {
             if (ec)
                 co_return;
             auto req = parser.release();
-            auto [res, f] = plan(req, connection_id);
+            auto [res, f, api] = plan(req, connection_id);
+            InFlight const counted(api ? this : nullptr);
             if (f.delay.count() > 0)
                 co_await wait_for(f.delay);
             if (f.kind == Fault::hang) {
@@ -416,6 +499,7 @@ FakeUpstream::FakeUpstream(FakeUpstreamOptions options)
     auto& im = *impl_;
     im.options = std::move(options);
     im.ignore_expand = im.options.ignore_expand;
+    im.page_numbers = im.options.page_numbers;
     std::string error;
     if (!im.reload(im.options.data_dir, error))
         throw std::runtime_error("fake upstream: " + error);
@@ -468,6 +552,17 @@ void FakeUpstream::set_ignore_expand(bool on) {
     impl_->ignore_expand = on;
 }
 
+void FakeUpstream::set_page_numbers(fake::PageNumbers mode) {
+    std::lock_guard lock(impl_->mtx);
+    impl_->page_numbers = mode;
+}
+
+void FakeUpstream::set_shift(fake::ListShift shift) {
+    std::lock_guard lock(impl_->mtx);
+    impl_->shift = shift;
+    impl_->list_pages = 0;
+}
+
 std::vector<RecordedRequest> FakeUpstream::requests() const {
     std::lock_guard lock(impl_->mtx);
     return impl_->recorded;
@@ -476,6 +571,11 @@ std::vector<RecordedRequest> FakeUpstream::requests() const {
 void FakeUpstream::clear_requests() {
     std::lock_guard lock(impl_->mtx);
     impl_->recorded.clear();
+    impl_->max_in_flight = impl_->in_flight.load();
+}
+
+int FakeUpstream::max_in_flight() const {
+    return impl_->max_in_flight.load();
 }
 
 bool FakeUpstream::reload(std::string const& data_dir) {

@@ -3,6 +3,8 @@
 // with scriptable faults; integration tests run it in-process, the demo and benchmarks as an executable.
 #pragma once
 
+#include "fake_upstream/fake_paging.hpp"
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -56,7 +58,9 @@ struct FakeUpstreamOptions {
     int events_page_size = 10;  ///< default page size of the events lists (page_size overrides it)
     bool ignore_expand = false; ///< lists never carry expansions, like a service that drops `expand`
     int generate_events = 0;    ///< >0: synthesize this many events instead of the fixture list
-    bool lifecycle = false;     ///< add the events of lifecycle.hpp, dated around the time of loading
+    int description_bytes = 0;  ///< >0: generated events get HTML descriptions of about this size
+    fake::PageNumbers page_numbers = fake::PageNumbers::accept; ///< what `page=N` gets on events lists
+    bool lifecycle = false; ///< add the events of lifecycle.hpp, dated around the time of loading
     /// The fake's clock for time_filter (tests that pass a fixed `now` to the client); empty: the real one.
     std::optional<std::chrono::sys_seconds> now;
     int threads = 1;
@@ -82,8 +86,16 @@ class FakeUpstream {
     void set_fault(Fault fault);
     Fault fault() const;
     void set_ignore_expand(bool on);
+    /** @brief What `page=N` gets on events lists from now on. */
+    void set_page_numbers(fake::PageNumbers mode);
+    /** @brief Moves the head of every events list after `shift.after_pages` more list pages (see ListShift).
+     */
+    void set_shift(fake::ListShift shift);
     std::vector<RecordedRequest> requests() const;
+    /** @brief Forgets the recorded requests and the most in flight. */
     void clear_requests();
+    /** @brief The most API requests that were being answered at once (since the last clear_requests). */
+    int max_in_flight() const;
     /** @brief Loads another data directory (same layout); on failure keeps the current data and returns
      * false. */
     bool reload(std::string const& data_dir);

@@ -14,11 +14,13 @@ constexpr char const* usage =
     "usage: icsbridge-fake-upstream [--port N] [--data DIR] [--events-token T] [--jobs-api-key K]\n"
     "                               [--latency-ms N] [--page-size N] [--ignore-expand] [--generate-events "
     "N]\n"
-    "                               [--threads N] [--fault KIND] [--lifecycle]\n"
+    "                               [--threads N] [--fault KIND] [--lifecycle] [--description-bytes N]\n"
+    "                               [--page-numbers accept|refuse|ignore]\n"
     "KIND: latency status500 status503 status429 hang reset truncate malformed_json\n"
     "Control: POST /__control/fault?kind=KIND&latency_ms=N&retry_after=S&count=N, POST "
     "/__control/reload?dir=PATH,\n"
     "         GET /__control/requests, POST /__control/clear_requests, POST /__control/ignore_expand?on=1,\n"
+    "         POST /__control/paging?page_numbers=accept|refuse|ignore&shift_after=K&add=A&remove=R,\n"
     "         POST /__control/send_hook?to=URL&action=event.updated&event=ID (sends the service's webhook)\n";
 
 int fail(std::string const& msg) {
@@ -59,7 +61,14 @@ int main(int argc, char** argv) {
                 options.ignore_expand = true;
             else if (arg == "--generate-events")
                 options.generate_events = std::stoi(value());
-            else if (arg == "--lifecycle")
+            else if (arg == "--description-bytes")
+                options.description_bytes = std::stoi(value());
+            else if (arg == "--page-numbers") {
+                auto mode = icsbridge::test::fake::parse_page_numbers(value());
+                if (!mode)
+                    return fail("--page-numbers is accept, refuse or ignore");
+                options.page_numbers = *mode;
+            } else if (arg == "--lifecycle")
                 options.lifecycle = true;
             else if (arg == "--threads")
                 options.threads = std::stoi(value());

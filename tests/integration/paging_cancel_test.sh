@@ -3,16 +3,12 @@
 # Issue 29, defect 1: a refresh cancelled while its parallel page requests are out (a SIGHUP reload,
 # fetch_timeout) must not leave them running on the freed client (under the sanitizer build ASan reports
 # it); and `export` honours fetch_timeout as `serve` does.
-#   paging_cancel_test.sh ICSBRIDGE FAKE_UPSTREAM SRC_DIR
+#   paging_cancel_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 bin=$1
 fake=$2
 . "$3/tests/support/sh/run_fixtures.sh"
-fail() {
-    echo "FAIL: $*" >&2
-    [ -f "$work/serve.log" ] && tail -40 "$work/serve.log" >&2
-    exit 1
-}
+fail_tail=40
 init_work
 
 # 40 pages of 50 at 0.4 s each: the refresh takes ~8 s with 2 requests in flight.

@@ -16,13 +16,13 @@
 #   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
 #              both back as the feed has them (the feed wins); then a 412 on the update of a changed
 #              event (injected by the proxy): the item is read again and written, the push succeeds
-#   mirror_test.sh CASE ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+#   mirror_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 set -u
 
-case_name=$1
-bin=$2
-fake=$3
-src=$4
+bin=$1
+fake=$2
+src=$3
+case_name=$5
 . "$src/tests/support/sh/run_fixtures.sh"
 . "$src/tests/push/radicale.sh"
 test_name=push.mirror.$case_name

@@ -39,7 +39,6 @@ public() {
     [ "${1:-}" = without_pub ] || organizer_feed_toml pub
 }
 status_of() { curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$1"; }
-stop_serve() { kill -TERM "$serve_pid"; wait "$serve_pid"; serve_pid=; }
 
 # The private calendar is fetched and kept.
 private >"$work/serve.toml"
@@ -49,7 +48,7 @@ wait_for_feeds "team.ics?token=$token" pub.ics
 secret_event=$(curl -s "$base/feeds/team.ics?token=$token" | grep -m1 '^SUMMARY:' | cut -d: -f2- | tr -d '\r')
 [ -n "$secret_event" ] || fail "the token feed has no event"
 pub_etag=$(curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2)
-stop_serve
+stop_icsbridge
 
 # After a restart under the public definition, with its upstream down: 503, never the old calendar.
 public >"$work/serve.toml"
@@ -59,7 +58,7 @@ start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 ! curl -s "$base/" | grep -qF "$secret_event" || fail "the index page shows the old private calendar"
 grep -q 'feed team: the restored snapshot was made under another definition' "$work/serve.log" ||
     fail "no log line says why team's kept snapshot is not served"
-stop_serve
+stop_icsbridge
 
 # The same through a reload: the private calendar in memory goes when the definition changes.
 private >"$work/serve.toml"

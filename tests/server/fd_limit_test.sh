@@ -3,20 +3,20 @@
 # Running out of file descriptors (issue 16, item 4), against the real binary under a lowered `ulimit -n`:
 # serve raises its soft limit to the hard one, keeps max_connections below the limit, so that clients
 # beyond it get a quick 503 instead of hanging in the backlog, and serves normally again once they leave.
-#   fd_limit_test.sh ICSBRIDGE SOURCE_DIR
+#   fd_limit_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
-src=$2
+src=$3
 python=/usr/bin/python3
-. "$src/tests/support/sh/run_fixtures.sh"
-test_name=fd_limit
-init_work
 # shellcheck source=../support/sh/serve_fixtures.sh
 . "$src/tests/support/sh/serve_fixtures.sh"
+test_name=fd_limit
+init_work
 
 {
-    printf '[server]\nlisten = "127.0.0.1:0"\nthreads = 1\nmax_connections_per_client = 0\n\n[storage]\ndir = "%s/state"\n\n' "$work"
+    server_toml "$work/state" 127.0.0.1:0 'threads = 1' 'max_connections_per_client = 0'
+    echo
     offline_source
     offline_feed cal organizer
 } >"$work/c.toml"
@@ -66,11 +66,6 @@ if not answer.startswith(b"HTTP/1.1 503"):
     sys.exit("answer: %r" % answer[:40])
 PY
 # 3. Once the idle clients are gone (the script above closed them), requests are served again.
-for _ in $(seq 1 50); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/healthz")
-    [ "$code" = 200 ] && break
-    sleep 0.1
-done
-[ "$code" = 200 ] || fail "after the clients left, /healthz gave $code"
+wait_for_url "http://127.0.0.1:$port/healthz" 5 || fail "after the clients left, /healthz gave $last_status"
 stop
 echo "ok [fd_limit]"

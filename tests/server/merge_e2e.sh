@@ -47,24 +47,11 @@ start_fake_upstream "$fake" "$work" "$work/data"
 events_upstream=$upstream
 
 cat >"$work/merge.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-threads = 1
+$(server_toml "$work/state" 127.0.0.1:0 'threads = 1')
 
-[storage]
-dir = "$work/state"
+$(events_source_toml "$events_upstream" 'timeout = "2s"')
 
-[sources.eb]
-type = "events"
-base_url = "$events_upstream"
-token = "demo-events-token"
-timeout = "2s"
-
-[sources.jobs]
-type = "jobs"
-base_url = "$jobs_upstream"
-api_key = "demo-jobs-key"
-timeout = "2s"
+$(jobs_source_toml "$jobs_upstream" 'timeout = "2s"')
 
 [feeds.all]
 merge = ["ev", "jb"]

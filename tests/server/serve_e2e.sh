@@ -20,14 +20,6 @@ start_fake() { start_fake_upstream "$fake" "$work" "$work/data"; }
 # start_serve LOG: starts the server; sets serve_pid and base (http://127.0.0.1:PORT)
 start_serve() { start_icsbridge "$bin" "$work/serve.toml" "$work/$1"; }
 
-stop_serve() {
-    kill -TERM "$serve_pid"
-    wait "$serve_pid"
-    local rc=$?
-    serve_pid=
-    [ "$rc" -eq 0 ] || fail "serve exited with $rc after SIGTERM"
-}
-
 uids() { # uids FILE: the UIDs of a calendar, one per line, sorted
     "$python" -c 'import sys, icalendar
 cal = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
@@ -37,35 +29,15 @@ print("\n".join(sorted(str(c["UID"]) for c in cal.walk("VEVENT"))))' "$1"
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake
 
-cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "http://127.0.0.1:8080"
-threads = 2
-
-[storage]
-dir = "$work/state"
-
-[sources.eb]
-type = "events"
-base_url = "$upstream"
-token = "demo-events-token"
-timeout = "5s"
-
-[feeds.mine]
-source = "eb"
-select = "organizer"
-title = "My events"
-refresh = "3s"
-TOML
+{
+    server_toml "$work/state" 127.0.0.1:0
+    events_source_toml "$upstream" 'timeout = "5s"'
+    feed_toml mine eb organizer 'title = "My events"' 'refresh = "3s"'
+} >"$work/serve.toml"
 
 start_serve serve.log
-for _ in $(seq 1 100); do
-    code=$(curl -s -o "$work/v1.ics" -w '%{http_code}' "$base/feeds/mine.ics")
-    [ "$code" = 200 ] && break
-    sleep 0.1
-done
-[ "$code" = 200 ] || fail "feed not served (last status $code)"
+wait_for_url "$base/feeds/mine.ics" || fail "feed not served (last status $last_status)"
+curl -s -o "$work/v1.ics" "$base/feeds/mine.ics"
 "$python" "$src/tests/python/check_ics.py" "$work/v1.ics" >"$work/check.out" 2>&1 || { cat "$work/check.out" >&2; fail "served feed does not parse"; }
 uids "$work/v1.ics" >"$work/uids1"
 
@@ -103,7 +75,7 @@ cmp -s "$work/kept" "$work/kept2" || fail "UIDs of unchanged events changed: $(d
 grep -q "$removed" "$work/uids2" && fail "the removed event is still there"
 [ "$(grep -c . "$work/uids2")" -eq "$(grep -c . "$work/uids1")" ] || fail "event count changed unexpectedly"
 
-stop_serve
+stop_icsbridge
 ls -A "$work/state" | grep -v '^mine\.snapshot$' && fail "stray files left in storage.dir"
 
 # Upstream down: the restart serves the stored snapshot at once, byte for byte.
@@ -124,6 +96,6 @@ h = json.load(open(sys.argv[1]))
 f = h["feeds"][0]
 sys.exit(0 if h["ok"] and f["last_success"] and not f["stale"] else 1)
 PY
-stop_serve
+stop_icsbridge
 grep -q "demo-events-token" "$work/serve.log" "$work/serve2.log" && fail "a secret reached the log"
 echo "serve_e2e: ok"

@@ -20,19 +20,9 @@ cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
 
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "http://127.0.0.1:8080"
-threads = 2
+$(server_toml "$work/state" 127.0.0.1:0)
 
-[storage]
-dir = "$work/state"
-
-[sources.eb]
-type = "events"
-base_url = "$upstream"
-token = "demo-events-token"
-timeout = "5s"
+$(events_source_toml "$upstream" 'timeout = "5s"')
 
 [feeds.pub]
 source = "eb"
@@ -55,13 +45,7 @@ TOML
 
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 for feed in "pub.ics" "tok.ics?token=view-secret-token-1"; do
-    code=
-    for _ in $(seq 1 100); do
-        code=$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$feed")
-        [ "$code" = 200 ] && break
-        sleep 0.1
-    done
-    [ "$code" = 200 ] || fail "feed $feed not served (last status $code)"
+    wait_for_url "$base/feeds/$feed" || fail "feed $feed not served (last status $last_status)"
 done
 curl -s -o "$work/plain.ics" "$base/feeds/pub.ics"
 

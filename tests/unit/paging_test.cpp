@@ -18,6 +18,15 @@ Pagination numbered(int page, int count) {
     return p;
 }
 
+// A page of a list like the real API's: its number and count, and a token while more pages follow.
+Pagination real(int page, int count, std::size_t objects) {
+    Pagination p = numbered(page, count);
+    p.object_count = objects;
+    if (page < count)
+        p.continuation = "tok" + std::to_string(page);
+    return p;
+}
+
 Pagination continued(std::string token) {
     Pagination p;
     p.has_more_items = !token.empty();
@@ -119,6 +128,69 @@ BOOST_AUTO_TEST_CASE(loops_stop_with_an_error) {
         BOOST_TEST_REQUIRE(r.has_error());
         BOOST_TEST(r.error().message.find("repeated earlier items") != std::string::npos);
     }
+}
+
+BOOST_AUTO_TEST_CASE(the_rest_of_a_list_is_read_by_number_where_numbers_are_taken) {
+    auto const by_number = ListRead::by_number;
+    auto const one_at_a_time = ListRead::one_at_a_time;
+    // Page count and token: by number unless the endpoint refused numbers, or the list may stop early.
+    BOOST_TEST((read_after_first(real(1, 200, 10000), PageNumbers::untried, false) == by_number));
+    BOOST_TEST((read_after_first(real(1, 200, 10000), PageNumbers::accepted, false) == by_number));
+    BOOST_TEST((read_after_first(real(1, 200, 10000), PageNumbers::refused, false) == one_at_a_time));
+    BOOST_TEST((read_after_first(real(1, 200, 10000), PageNumbers::accepted, true) == one_at_a_time));
+    // No token: numbers are the only way on, whatever was remembered.
+    BOOST_TEST((read_after_first(numbered(1, 9), PageNumbers::refused, false) == by_number));
+    // Nothing left, or no count: one at a time.
+    BOOST_TEST((read_after_first(real(1, 1, 3), PageNumbers::accepted, false) == one_at_a_time));
+    BOOST_TEST((read_after_first(continued("t"), PageNumbers::accepted, false) == one_at_a_time));
+    Pagination done = real(1, 5, 50);
+    done.has_more_items = false;
+    BOOST_TEST((read_after_first(done, PageNumbers::accepted, false) == one_at_a_time));
+}
+
+BOOST_AUTO_TEST_CASE(an_untried_endpoint_gets_no_more_numbered_requests_than_go_on_the_wire) {
+    BOOST_TEST(numbered_window(PageNumbers::untried, true, 4) == 4);
+    BOOST_TEST(numbered_window(PageNumbers::untried, true, 1) == 1);
+    BOOST_TEST(numbered_window(PageNumbers::accepted, true, 4) == 8);
+    BOOST_TEST(numbered_window(PageNumbers::untried, false, 4) == 8); // no token: nothing to fall back to
+    BOOST_TEST(numbered_window(PageNumbers::accepted, true, 1) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(numbered_answers_are_judged_against_page_one) {
+    auto const first = real(1, 200, 10000);
+    auto const page7 = real(7, 200, 10000);
+    BOOST_TEST((judge_numbered(7, 200, &page7, first) == NumberedVerdict::use));
+    // Refused: a 400, another page than asked, or no page number to tell.
+    BOOST_TEST((judge_numbered(7, 400, nullptr, first) == NumberedVerdict::refused));
+    auto const page1 = real(1, 200, 10000);
+    BOOST_TEST((judge_numbered(7, 200, &page1, first) == NumberedVerdict::refused));
+    Pagination unnumbered = page7;
+    unnumbered.page_number.reset();
+    BOOST_TEST((judge_numbered(7, 200, &unnumbered, first) == NumberedVerdict::refused));
+    // The list changed since page 1: read it again.
+    auto const grown = real(7, 200, 10001);
+    BOOST_TEST((judge_numbered(7, 200, &grown, first) == NumberedVerdict::reread));
+    auto const recounted = real(7, 201, 10000);
+    BOOST_TEST((judge_numbered(7, 200, &recounted, first) == NumberedVerdict::reread));
+    // An error status or a body that did not parse is the error path's, not a verdict on numbers.
+    BOOST_TEST((judge_numbered(7, 500, nullptr, first) == NumberedVerdict::use));
+    // Without tokens there is nothing to fall back to: the cursor's guards judge every answer.
+    auto const plain_first = numbered(1, 9);
+    BOOST_TEST((judge_numbered(7, 400, nullptr, plain_first) == NumberedVerdict::use));
+    BOOST_TEST((judge_numbered(7, 200, &page1, plain_first) == NumberedVerdict::use));
+}
+
+BOOST_AUTO_TEST_CASE(page_numbers_are_remembered_per_endpoint) {
+    BOOST_TEST(endpoint_of("/v3/organizations/1234567/events/") == "/v3/organizations/*/events/");
+    BOOST_TEST(endpoint_of("/v3/users/me/events/") == "/v3/users/me/events/");
+    BOOST_TEST(endpoint_of("/v3/events/9/ticket_classes/") == "/v3/events/*/ticket_classes/");
+    PageNumberMemory m;
+    BOOST_TEST((m.known("/v3/users/me/events/") == PageNumbers::untried));
+    m.remember("/v3/organizations/1/events/", PageNumbers::refused);
+    BOOST_TEST((m.known("/v3/organizations/2/events/") == PageNumbers::refused));
+    BOOST_TEST((m.known("/v3/users/me/events/") == PageNumbers::untried));
+    m.remember("/v3/organizations/1/events/", PageNumbers::accepted);
+    BOOST_TEST((m.known("/v3/organizations/1/events/") == PageNumbers::accepted));
 }
 
 BOOST_AUTO_TEST_CASE(too_many_items_names_max_items) {

@@ -1,27 +1,23 @@
 # File: cluster_fixtures.sh
 # Shared by the cluster end-to-end tests and deploy/bench-cluster.sh: a work dir whose exit trap stops the
-# replicas and then the database, a fail that shows the replicas' logs, and what they ask of the upstream.
+# replicas and then the database, fail showing the replicas' logs, and what they ask of the upstream.
 # Source it; the caller adds each replica's pid to $replicas.
 
 . "$(dirname "${BASH_SOURCE[0]}")/run_fixtures.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/postgres_fixtures.sh"
 
-# cluster_init NAME: $work, $replicas (empty) and the trap; NAME is what fail messages start with.
+# cluster_init NAME: $work, $replicas (empty) and the trap; NAME is what fail messages start with, and fail
+# shows the replicas' logs.
 cluster_init() {
-    cluster_test=$1
+    test_name=$1
     init_work
     replicas=
     # stop_and_clean stops every pid in $serve_pid: the replicas go there, the database after them.
     trap 'serve_pid=$replicas; stop_and_clean; stop_postgres' EXIT
-}
-
-fail() {
-    echo "FAIL [$cluster_test]: $*" >&2
-    for i in 1 2 3; do
-        # Request lines aside: the tests' own probes would push out what matters.
-        [ -f "$work/r$i.log" ] && { echo "--- r$i.log (tail):" >&2; grep -v " info [A-Z]* /" "$work/r$i.log" | tail -${FAIL_TAIL:-15} >&2; }
-    done
-    exit 1
+    fail_logs="r1.log r2.log r3.log"
+    fail_tail=15
+    # Request lines aside: the tests' own probes would push out what matters.
+    fail_skip=" info [A-Z]* /"
 }
 
 # list_requests [TOKEN [PARAM]]: refreshes the upstream saw, i.e. first pages of the organizer's current

@@ -4,18 +4,24 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/upstream_fixtures.sh"
 
-# fail MESSAGE: ends the test: "FAIL [TEST_NAME]: MESSAGE" on stderr, then the tail of each file of
-# $fail_logs that exists (names under $work, globs allowed). A script sets test_name (default: its file
-# name) and fail_logs (default: serve.log) when it wants others.
+# fail MESSAGE: ends the test: "FAIL [TEST_NAME]: MESSAGE" on stderr, then the last $fail_tail lines (30;
+# FAIL_TAIL overrides) of each file of $fail_logs that exists (names under $work, globs allowed), without the
+# lines matching $fail_skip (a grep pattern; none by default). A script sets test_name (default: its file
+# name), fail_logs (default: serve.log), fail_tail and fail_skip when it wants others. This is the one fail
+# of the shell tests: none defines its own.
 test_name=$(basename "$0" .sh)
 fail_logs=serve.log
+fail_tail=30
+fail_skip=
 fail() {
     echo "FAIL [$test_name]: $*" >&2
     local pattern f
     [ -n "${work:-}" ] || exit 1
     for pattern in $fail_logs; do
         for f in "$work"/$pattern; do
-            [ -f "$f" ] && { echo "--- ${f#"$work"/} (tail):" >&2; tail -"${FAIL_TAIL:-30}" "$f" >&2; }
+            [ -f "$f" ] || continue
+            echo "--- ${f#"$work"/} (tail):" >&2
+            if [ -n "$fail_skip" ]; then grep -v -- "$fail_skip" "$f"; else cat "$f"; fi | tail -"${FAIL_TAIL:-$fail_tail}" >&2
         done
     done
     exit 1
@@ -49,6 +55,15 @@ start_icsbridge() {
     fail "serve did not start listening"
 }
 
+# stop_icsbridge: SIGTERM to serve_pid; fails the test unless serve exits 0 (it must, on SIGTERM).
+stop_icsbridge() {
+    kill -TERM "$serve_pid"
+    wait "$serve_pid"
+    local rc=$?
+    serve_pid=
+    [ "$rc" -eq 0 ] || fail "serve exited with $rc after SIGTERM"
+}
+
 # init_work: a new temporary directory in $work, removed at exit after serve_pid, fake_pid (when set) and
 # every pid in the extra_pids array (a second fake, a second server) are stopped.
 init_work() {
@@ -67,44 +82,75 @@ stop_and_clean() {
     rm -rf "$work"
 }
 
-# server_toml STATE_DIR LISTEN [LINE...]: the [server] table (two threads, extra key lines) and [storage].
+# A config from a few keys: each function below writes one TOML table from its defaults and the key lines a
+# test gives (`'timeout = "5s"'`); a line for a key the defaults have replaces that default.
+
+# toml_table NAME DEFAULT_LINE... [-- LINE...]: [NAME], each DEFAULT_LINE whose key no LINE sets, the LINEs.
+toml_table() {
+    local name=$1 defaults=() d l
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do defaults+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    printf '[%s]\n' "$name"
+    for d in "${defaults[@]}"; do
+        for l in "$@"; do [ "${l%%[ =]*}" = "${d%%[ =]*}" ] && continue 2; done
+        printf '%s\n' "$d"
+    done
+    [ $# -eq 0 ] || printf '%s\n' "$@"
+}
+
+# server_toml STATE_DIR LISTEN [LINE...]: the [server] table (public_url http://127.0.0.1:8080, two threads)
+# and [storage].
 server_toml() {
-    printf '[server]\nlisten = "%s"\npublic_url = "http://127.0.0.1:8080"\nthreads = 2\n' "$2"
-    [ $# -le 2 ] || printf '%s\n' "${@:3}"
+    toml_table server "listen = \"$2\"" 'public_url = "http://127.0.0.1:8080"' 'threads = 2' -- "${@:3}"
     printf '\n[storage]\ndir = "%s"\n' "$1"
 }
 
-# events_source_toml UPSTREAM [LINE...]: the [sources.eb] (events) table for the fake upstream, with extra
-# key lines (e.g. 'budget = "20/m"').
+# events_source_toml UPSTREAM [LINE...]: the [sources.eb] (events) table for the fake upstream.
 events_source_toml() {
-    printf '[sources.eb]\ntype = "events"\nbase_url = "%s"\ntoken = "demo-events-token"\n' "$1"
-    shift
-    [ $# -eq 0 ] || printf '%s\n' "$@"
+    toml_table sources.eb 'type = "events"' "base_url = \"$1\"" 'token = "demo-events-token"' -- "${@:2}"
 }
 
-# fake_sources_toml UPSTREAM: the [sources.eb] (events) and [sources.jobs] tables for the fake upstream.
+# jobs_source_toml UPSTREAM [LINE...]: the [sources.jobs] table for the fake upstream.
+jobs_source_toml() {
+    toml_table sources.jobs 'type = "jobs"' "base_url = \"$1\"" 'api_key = "demo-jobs-key"' -- "${@:2}"
+}
+
+# fake_sources_toml UPSTREAM [LINE...]: the [sources.eb] (events) and [sources.jobs] tables for the fake
+# upstream, both with the extra key lines.
 fake_sources_toml() {
-    events_source_toml "$1"
-    printf '[sources.jobs]\ntype = "jobs"\nbase_url = "%s"\napi_key = "demo-jobs-key"\n' "$1"
+    events_source_toml "$@"
+    echo
+    jobs_source_toml "$@"
+}
+
+# feed_toml NAME SOURCE SELECT [LINE...]: a [feeds.NAME] table.
+feed_toml() {
+    toml_table "feeds.$1" "source = \"$2\"" "select = \"$3\"" -- "${@:4}"
 }
 
 # organizer_feed_toml NAME [LINE...]: a feed of the events source's organizer list, refreshed hourly and
-# keeping every past fixture event, with extra key lines.
+# keeping every past fixture event.
 organizer_feed_toml() {
-    printf '[feeds.%s]\nsource = "eb"\nselect = "organizer"\nrefresh = "1h"\nkeep_past = "3650d"\n' "$1"
-    shift
-    [ $# -eq 0 ] || printf '%s\n' "$@"
+    toml_table "feeds.$1" 'source = "eb"' 'select = "organizer"' 'refresh = "1h"' 'keep_past = "3650d"' -- "${@:2}"
+}
+
+# wait_for_url URL [SECONDS [STATUS]]: waits (about SECONDS, default 10; each try at most 5 s) until URL
+# answers STATUS (200); returns 1 if it never did, with the last status in $last_status.
+wait_for_url() {
+    local i
+    for i in $(seq 1 $((${2:-10} * 10))); do
+        last_status=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$1")
+        [ "$last_status" = "${3:-200}" ] && return 0
+        sleep 0.1
+    done
+    return 1
 }
 
 # wait_for_feeds PATH...: waits (up to 10 s each) until $base/feeds/PATH answers 200.
 wait_for_feeds() {
     local f
-    for f in "$@"; do
-        for _ in $(seq 1 100); do
-            [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$f")" = 200 ] && break
-            sleep 0.1
-        done
-    done
+    for f in "$@"; do wait_for_url "$base/feeds/$f" || :; done
 }
 
 # need_chromium: sets chromium, or exits 77 (CTest skip) when it is not installed.

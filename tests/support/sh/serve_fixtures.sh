@@ -1,6 +1,10 @@
 # File: serve_fixtures.sh
 # Shell pieces shared by the scripts that run `icsbridge serve` from pre-made snapshots next to nginx
-# (tests/deploy/nginx_test.sh, deploy/bench-serve.sh). Source it; it defines functions only.
+# (tests/deploy/nginx_proxy_test.sh, deploy/bench-serve.sh). Source it; it defines functions only.
+# It brings run_fixtures.sh along: the tests that source it call its fail (without it, fail was an unknown
+# command there and a failed check went on to "ok").
+
+. "$(dirname "${BASH_SOURCE[0]}")/run_fixtures.sh"
 
 # offline_source: TOML for the events source "eb" on a dead port, so refreshes fail and the snapshots in
 # storage.dir are what is served.
@@ -13,6 +17,9 @@ token = "x"
 timeout = "1s"
 TOML
 }
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on right now (for nginx, which cannot take port 0).
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # nginx_temp_paths DIR: http-block lines that keep an unprivileged nginx's temp files in DIR.
 nginx_temp_paths() {

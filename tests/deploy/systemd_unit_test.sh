@@ -2,8 +2,9 @@
 # Checks deploy/icsbridge.service, and the Debian package's copy of it (BUILD/deb/icsbridge.service), with
 # systemd-analyze verify, pointing each at the freshly built binary and at the built man pages (the units'
 # Documentation= names man:icsbridge(1), which verify looks up).
+#   systemd_unit_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src="$1"; bin="$2"; build="$3"
+bin="$1"; src="$3"; build="$4"
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze not installed: skipped"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
 init_work

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# File: completion_test.sh
+# File: bash_completion_test.sh
 # deploy/icsbridge.bash-completion in bash, the way bash calls it: COMP_WORDS/COMP_CWORD set, the function
 # called, COMPREPLY read. What it should offer comes from the binary itself (--help texts, `check` of a
 # config), so the script cannot drift from the command line unnoticed.
-#   completion_test.sh SRC BIN
+#   bash_completion_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src=$1 bin=$2
+bin=$1 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
 fail_logs=""
 script="$src/deploy/icsbridge.bash-completion"

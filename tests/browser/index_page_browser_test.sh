@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# File: index_page_test.sh
+# File: index_page_browser_test.sh
 # Headless Chromium loads the index page of `icsbridge serve`: one webcal:// link per public feed,
 # no token feed and no token anywhere in the rendered DOM. Exit 77 (CTest skip) without chromium.
-#   index_page_test.sh ICSBRIDGE
+#   index_page_browser_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
@@ -13,17 +13,9 @@ init_work
 
 # The upstream is a dead port: the index page needs no feed data.
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "https://cal.example.org"
+$(server_toml "$work/state" 127.0.0.1:0 'public_url = "https://cal.example.org"')
 
-[storage]
-dir = "$work/state"
-
-[sources.eb]
-type = "events"
-base_url = "http://127.0.0.1:9"
-token = "upstream-secret-token"
+$(events_source_toml http://127.0.0.1:9 'token = "upstream-secret-token"')
 
 [feeds.rust-talks]
 source = "eb"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `cmake --install` lays out bin/icsbridge, the example configs, the README, the systemd unit, the man pages
 # and the bash completion.
+#   install_layout_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -euo pipefail
-build="$1"
+build="$4"
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"
 init_work
 prefix="$work/prefix"

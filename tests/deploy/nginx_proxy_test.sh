@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# File: nginx_test.sh
+# File: nginx_proxy_test.sh
 # deploy/nginx.conf as shipped, in front of a real `icsbridge serve`: nginx accepts the file, terminates TLS,
 # redirects http to https, passes 304s and gzip through untouched, and keeps ?token= out of its access log.
-#   nginx_test.sh SOURCE_DIR ICSBRIDGE_BINARY
+#   nginx_proxy_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
-src=$1
-bin=$2
+bin=$1
+src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
 fail_logs="nginx/error.log serve.log"
 nginx_test_init
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 token=nginx-test-feed-token-5b1d
 hook_secret=nginx-test-hook-secret-77c2
 

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# File: agenda_page_test.sh
+# File: agenda_page_browser_test.sh
 # /feeds/NAME.html of `icsbridge serve` (fed by the fake upstream) in headless Chromium: every coming event's
 # title exactly once (coming: computed here from the .ics with python3-icalendar), only the page's own
 # tags (no upstream HTML), no script, the subscribe links, job posts with "due", ?tz= (and its 400), the
 # token rule with its uniform 404 and no other feed's token. Each item under the heading of its day in the
 # page's zone, with its time, its place, and struck through when cancelled; the index page links the
-# agenda of public feeds only. A phone-width screenshot goes to OUT_DIR.
+# agenda of public feeds only. A phone-width screenshot goes to BUILD_DIR/screens.
 # Exit 77 (CTest skip) without chromium.
-#   agenda_page_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR OUT_DIR
+#   agenda_page_browser_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
 fake=$2
 src=$3
-out=$4
+out=$4/screens
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=agenda_page
@@ -23,11 +23,7 @@ init_work
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:0"
-public_url = "https://calendar.example.org"
-[storage]
-dir = "$work/state"
+$(server_toml "$work/state" 127.0.0.1:0 'public_url = "https://calendar.example.org"')
 $(fake_sources_toml "$upstream")
 [feeds.pub]
 source = "eb"

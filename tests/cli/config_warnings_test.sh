@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# File: warnings_test.sh
+# File: config_warnings_test.sh
 # `check` warns, without failing, about a config file holding secrets that others may read and about a
 # source reached over plain http:// beyond loopback (issue 16); it never prints the secret itself.
-#   warnings_test.sh ICSBRIDGE
+#   config_warnings_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 bin=$1
 . "$(dirname "${BASH_SOURCE[0]}")/../support/sh/run_fixtures.sh"

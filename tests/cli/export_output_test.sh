@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# File: output_test.sh
+# File: export_output_test.sh
 # `export --output PATH` against what may already be at PATH (issue 16, item 1): a regular file keeps its
 # mode and owner, a new file is owner-only for a token feed and follows the umask otherwise, a FIFO and a
 # character device are written through (never replaced), a symlink is refused and left alone.
-#   output_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+#   export_output_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
@@ -16,22 +16,13 @@ init_work
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 
-cat >"$work/c.toml" <<TOML
-[sources.jobs]
-type = "jobs"
-base_url = "$upstream"
-api_key = "demo-jobs-key"
-timeout = "5s"
-
-[feeds.pub]
-source = "jobs"
-select = "recent"
-
-[feeds.priv]
-source = "jobs"
-select = "recent"
-token = "output-test-feed-token"
-TOML
+{
+    jobs_source_toml "$upstream" 'timeout = "5s"'
+    echo
+    feed_toml pub jobs recent
+    echo
+    feed_toml priv jobs recent 'token = "output-test-feed-token"'
+} >"$work/c.toml"
 
 export_to() { # export_to FEED PATH: exit status of the export
     "$bin" export --config "$work/c.toml" --feed "$1" --output "$2" 2>"$work/err"
