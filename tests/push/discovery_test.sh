@@ -4,13 +4,14 @@
 # /.well-known/caldav, current-user-principal and calendar-home-set, and created with MKCALENDAR when no
 # calendar has that name. Two targets on one Radicale: "family" (a name with '&', an umlaut and a dash, no
 # such calendar yet) and "work" (a calendar made beforehand at a path that is not its name).
-#   --dry-run   finds but creates nothing: no MKCALENDAR, no PUT, the plan printed
 #   push        one MKCALENDAR for family, none for work; both calendars mirror the feed; no other calendar
 #               appears (Radicale answers current-user-principal at its root, so /.well-known is not needed)
 #   again       no MKCALENDAR, no write
 #   state lost  both state files deleted: the calendars are found again by name, not made twice, no item
 #               created again
-#   --target    only the named target is reconciled and printed
+#   --target    only the named target is reconciled and printed; an unknown one is a usage error
+#   --dry-run   for a third target whose calendar does not exist: the plan printed, no MKCALENDAR, no
+#               write, no state file
 #   discovery_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -56,17 +57,7 @@ ours_in() {
     json_get "$work/cal.json" 'd["ours"]'
 }
 
-# 1. --dry-run: the plan for both, nothing made.
-run_push --dry-run
-[ "$push_rc" = 0 ] || fail "dry run exited $push_rc: $(cat "$work/push.err")"
-grep -q "^family: would create 34, update 0, delete 0; 0 unchanged" "$work/push.out" ||
-    fail "dry run for family printed: $(grep -v '^  ' "$work/push.out")"
-grep -q "^work: would create 34, update 0, delete 0; 0 unchanged" "$work/push.out" ||
-    fail "dry run for work printed: $(grep -v '^  ' "$work/push.out")"
-[ "$(proxy_writes)" = 0 ] || fail "dry run wrote: $(proxy_summary)"
-[ "$(calendars)" = "Work=/$dav_user/5f0c2b1e-work/" ] || fail "dry run changed the calendars: $(calendars)"
-
-# 2. The first push: family made by MKCALENDAR under its display name, work found where it is.
+# 1. The first push: family made by MKCALENDAR under its display name, work found where it is.
 proxy_reset_log
 run_push
 [ "$push_rc" = 0 ] || fail "push exited $push_rc: $(cat "$work/push.err")"
@@ -82,14 +73,14 @@ calendars | grep -q "^$family_name=/$dav_user/" || fail "no calendar named '$fam
 family_path=$(calendars | grep "^$family_name=" | cut -d= -f2)
 echo "made '$family_name' at $family_path; requests: $(proxy_summary)"
 
-# 3. Again: nothing to make, nothing to write.
+# 2. Again: nothing to make, nothing to write.
 proxy_reset_log
 run_push
 [ "$push_rc" = 0 ] || fail "second push exited $push_rc: $(cat "$work/push.err")"
 [ "$(proxy_writes)" = 0 ] || fail "second push wrote: $(proxy_summary)"
 grep -q "^family: created 0, updated 0, deleted 0, unchanged 34" "$work/push.out" || fail "second push printed: $(cat "$work/push.out")"
 
-# 4. The state lost: found again by name; no second calendar, no item created twice.
+# 3. The state lost: found again by name; no second calendar, no item created twice.
 rm -f "$work/state/push/family.json" "$work/state/push/work.json"
 proxy_reset_log
 run_push
@@ -100,7 +91,7 @@ run_push
 [ "$(ours_in "$family_name")" = 34 ] && [ "$(ours_in Work)" = 34 ] || fail "with the state lost, items went missing"
 echo "state lost: $(proxy_summary)"
 
-# 5. --target: only that one.
+# 4. --target: only that one.
 proxy_reset_log
 run_push --target work
 [ "$push_rc" = 0 ] || fail "push --target work exited $push_rc: $(cat "$work/push.err")"
@@ -110,4 +101,18 @@ grep -q " $family_path" "$work/proxy.log" && fail "push --target work sent reque
 run_push --target nope
 [ "$push_rc" = 2 ] || fail "push --target nope exited $push_rc (want 2)"
 grep -q "nope" "$work/push.err" || fail "push --target nope does not name it: $(cat "$work/push.err")"
+# 5. --dry-run for a calendar not made yet: found missing, the plan printed, nothing made or written.
+sed -e 's/^push = \["family", "work"\]/push = ["planned"]/' -e 's/^\[targets.family\]/[targets.planned]/' \
+    -e "s/^calendar = \"$family_name\"/calendar = \"Planned\"/" "$work/push.toml" >"$work/planned.toml"
+grep -q '^calendar = "Planned"' "$work/planned.toml" || fail "could not write planned.toml"
+proxy_reset_log
+"$bin" push --config "$work/planned.toml" --target planned --dry-run >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+[ "$push_rc" = 0 ] || fail "dry run exited $push_rc: $(cat "$work/push.err")"
+grep -q "^planned: would create 34, update 0, delete 0; 0 unchanged" "$work/push.out" ||
+    fail "dry run printed: $(grep -v '^  ' "$work/push.out")"
+[ "$(grep -c '^  create ' "$work/push.out")" = 34 ] || fail "dry run did not list 34 creates"
+[ "$(proxy_writes)" = 0 ] || fail "dry run wrote: $(proxy_summary)"
+calendars | grep -q "^Planned=" && fail "dry run made the calendar: $(calendars | tr '\n' ' ')"
+[ -e "$work/state/push/planned.json" ] && fail "dry run wrote a state file"
 echo "PASS [$test_name]"

@@ -9,9 +9,13 @@
 #   change     one event renamed upstream: exactly one PUT, to that item's resource
 #   removal    one event gone upstream: exactly one DELETE, of that item's resource
 #   foreign    all of the above, then the state file deleted and a push again (no duplicate, nothing lost);
-#              the person's own items (one named like ours but not icsbridge-<32 hex>.ics, a VTODO) keep
-#              their ETags after every step and get no request
+#              last, the person adds an event named icsbridge-notes.ics (not ours: ours are
+#              icsbridge-<32 hex>.ics) and a push leaves it alone. In every case the person's own items (an
+#              event and a VTODO) keep their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
+#   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
+#              both back as the feed has them (the feed wins); then a 412 on the update of a changed
+#              event (injected by the proxy): the item is read again and written, the push succeeds
 #   mirror_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 set -u
 
@@ -34,9 +38,8 @@ make_calendar "$dav_user/family/" "Family"
 collection="${proxy_url}$dav_user/family/"
 push_feed_config "$work/push.toml" "url = \"$collection\""
 
-# The person's own items, beside ours: a plain event, one whose name starts like ours, a task.
+# The person's own items, beside ours: a plain event, a task.
 put_foreign_event "$dav_user/family/dentist.ics" dentist-1@example.org "Dentist"
-put_foreign_event "$dav_user/family/icsbridge-notes.ics" notes-1@example.org "My notes about icsbridge"
 code=$(printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VTODO\r\nUID:todo-1@example.org\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n' |
     dav_curl -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: text/calendar' --data-binary @- \
         "$radicale_url$dav_user/family/todo.ics")
@@ -93,7 +96,7 @@ step_initial() {
     proxy_reset_log
     expect_push_ok "initial push"
     grep -q "family: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" ||
-        fail "initial push printed: $(cat "$work/push.out")"
+        fail "initial push printed: $(cat "$work/push.out") ($(grep '^DELETE' "$work/proxy.log" | head -3))"
     writes_were "initial push" 34 0
     [ "$(proxy_created)" = 34 ] || fail "initial push: not every PUT was a create (If-None-Match: *) answered 201: $(proxy_summary)"
     check_calendar "initial push"
@@ -169,6 +172,16 @@ step_lost_state() {
     writes_were "push after the state was rebuilt" 0 0
 }
 
+step_prefix_alike() {
+    put_foreign_event "$dav_user/family/icsbridge-notes.ics" notes-1@example.org "My notes about icsbridge"
+    dav_check --calendar Family >"$work/foreign.json" || fail "dav_check failed"
+    foreign_etags=$(json_get "$work/foreign.json" '" ".join(sorted(i["href"] + "=" + i["etag"] for i in d["items"] if not i["ours"]))')
+    proxy_reset_log
+    expect_push_ok "push beside icsbridge-notes.ics"
+    writes_were "push beside icsbridge-notes.ics" 0 0
+    check_calendar "beside icsbridge-notes.ics"
+}
+
 step_dry_run() {
     proxy_reset_log
     run_push --dry-run
@@ -193,13 +206,42 @@ step_dry_run() {
     step_change # the real push still has the one update to make
 }
 
+step_drift() {
+    local edited deleted
+    edited=$(resource_name event-548060677542@127.0.0.1)
+    deleted=$(resource_name event-360710890908@127.0.0.1)
+    printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\nUID:event-548060677542@127.0.0.1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261212T190000Z\r\nSUMMARY:Edited in the calendar app\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' |
+        dav_curl -f -o /dev/null -X PUT -H 'Content-Type: text/calendar' --data-binary @- "$radicale_url$dav_user/family/$edited" ||
+        fail "could not edit $edited behind icsbridge's back"
+    dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/family/$deleted" || fail "could not delete $deleted"
+    proxy_reset_log
+    expect_push_ok "push after drift"
+    grep -q "family: created 1, updated 1, deleted 0, unchanged 32" "$work/push.out" ||
+        fail "push after drift printed: $(cat "$work/push.out")"
+    writes_were "drift" 2 0
+    check_calendar "drift"
+
+    changed_fixtures "$src" "$work/changed"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    proxy_reset_log
+    proxy_fault 412 1 "" PUT
+    expect_push_ok "push with a 412"
+    grep -q "family: created 0, updated 1, deleted 0, unchanged 33" "$work/push.out" ||
+        fail "push with a 412 printed: $(cat "$work/push.out")"
+    [ "$(proxy_count PUT -s 412)" = 1 ] && [ "$(awk '$1 == "PUT" && $3 ~ /^2/' "$work/proxy.log" | wc -l)" = 1 ] ||
+        fail "want the 412 PUT, then one PUT that succeeds: $(proxy_summary)"
+    echo "412: $(proxy_summary)"
+    check_calendar "412"
+}
+
 case "$case_name" in
 initial) step_initial ;;
 unchanged) step_initial; step_unchanged ;;
 change) step_initial; step_change ;;
 removal) step_initial; step_change; step_removal ;;
-foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state ;;
+foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state; step_prefix_alike ;;
 dry_run) step_dry_run ;;
+drift) step_initial; step_drift ;;
 *) fail "unknown case $case_name" ;;
 esac
 echo "PASS [$test_name]"

@@ -31,15 +31,19 @@ push_cleanup() {
     [ -n "$radicale_store" ] && rm -rf "$radicale_store"
 }
 
-# stop_radicale: SIGTERM, and SIGKILL after 5 s. Radicale waits for every request thread before it exits,
-# and one of them can hang for good under concurrent PUTs (seen once with Radicale 3.1.8: a PUT thread
-# blocked on a lock; the client timed out and tried again, successfully).
+# stop_radicale: SIGTERM, and SIGABRT after 5 s (its threads' stacks then end its log). Radicale waits for
+# every request thread before it exits, and one that hangs holds it (as the dateutil deadlock did, see
+# radicale_site/sitecustomize.py).
 stop_radicale() {
     kill -TERM "$radicale_pid" 2>/dev/null
     for _ in $(seq 1 50); do
         kill -0 "$radicale_pid" 2>/dev/null || break
         sleep 0.1
     done
+    if kill -ABRT "$radicale_pid" 2>/dev/null; then
+        echo "radicale did not stop on SIGTERM within 5 s (a hung request thread): its stacks are in radicale.log" >&2
+        sleep 0.5
+    fi
     kill -KILL "$radicale_pid" 2>/dev/null
     wait "$radicale_pid" 2>/dev/null
     radicale_pid=
@@ -92,7 +96,11 @@ type = none
 level = ${RADICALE_LOG_LEVEL:-info}
 mask_passwords = True
 CONF
-    $python -m radicale --config "$work/radicale.conf" 2>"$work/radicale.log" &
+    # -X faulthandler: a SIGABRT (stop_radicale's last resort) writes every thread's stack to the log.
+    # radicale_site/sitecustomize.py: a fix for a dateutil deadlock that hangs Radicale's threads under
+    # concurrent PUTs (RADICALE_UNPATCHED=1 leaves it out).
+    PYTHONPATH=$push_dir/radicale_site $python -X faulthandler -m radicale --config "$work/radicale.conf" \
+        2>"$work/radicale.log" &
     radicale_pid=$!
     local port=
     for _ in $(seq 1 100); do
