@@ -18,7 +18,7 @@ src=$3
 . "$src/tests/support/sh/cluster_fixtures.sh"
 cluster_init cluster_e2e
 
-refresh=6
+refresh=3
 start_pub_cluster "$bin" "$fake" "$src" $refresh
 
 # current_holder: the replica that refreshed last (the latest "feed pub: N items" line of the three logs).
@@ -33,7 +33,7 @@ current_holder() {
 
 # One list request per refresh period across the three replicas (a first refresh at start aside).
 curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
-periods=3 # replicas refreshing on their own would make 9 or more
+periods=4 # replicas refreshing on their own would make 12 or more
 sleep $((refresh * periods))
 n=$(list_requests)
 echo "refreshes upstream in $periods periods of ${refresh}s with 3 replicas: $n"

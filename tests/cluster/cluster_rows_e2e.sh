@@ -17,7 +17,7 @@ src=$3
 . "$src/tests/support/sh/cluster_fixtures.sh"
 cluster_init cluster_rows_e2e
 
-refresh=6
+refresh=3
 start_pub_cluster "$bin" "$fake" "$src" $refresh
 
 psql_row() { "$pg_bin/psql" "$pg_url" -Atc "$1"; }

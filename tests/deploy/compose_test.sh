@@ -77,8 +77,12 @@ for i in 1 2 3; do
     ports+=("$(free_port)")
     mkdir -p "$work/state$i"
     cp "$work/state/team.snapshot" "$work/state$i/"
-    printf '[server]\nlisten = "127.0.0.1:%s"\npublic_url = "https://calendar.example.org"\nthreads = 1\n[storage]\ndir = "%s"\n%s\n%s\n' \
-        "${ports[$((i - 1))]}" "$work/state$i" "$(offline_source)" "$(offline_feed team organizer)" >"$work/r$i.toml"
+    {
+        server_toml "$work/state$i" "127.0.0.1:${ports[$((i - 1))]}" 'public_url = "https://calendar.example.org"' \
+            'threads = 1'
+        offline_source
+        offline_feed team organizer
+    } >"$work/r$i.toml"
     ICSBRIDGE_LOG=info "$bin" serve --config "$work/r$i.toml" 2>"$work/r$i.log" &
     pids+=($!)
 done

@@ -17,12 +17,7 @@ ib_port=$(free_port)
 mkdir -p "$work/state"
 sample_snapshot "$work/state/team.snapshot" 300
 cat >"$work/serve.toml" <<TOML
-[server]
-listen = "127.0.0.1:$ib_port"
-public_url = "https://calendar.example.org"
-threads = 1
-[storage]
-dir = "$work/state"
+$(server_toml "$work/state" "127.0.0.1:$ib_port" 'public_url = "https://calendar.example.org"' 'threads = 1')
 $(offline_source)
 webhook_secret = "$hook_secret"
 $(offline_feed team organizer)
