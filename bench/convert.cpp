@@ -1,25 +1,21 @@
 // File: convert.cpp (bench)
 // The baseline `deploy/bench-export.sh` measures `icsbridge export` against: the smallest program a
-// self-hoster would write instead — fetch every page of /v3/users/me/events/ over plain HTTP, parse the
-// JSON, build one VEVENT per event with libical, serialize, write the file. It asks for gzip like
-// icsbridge does, so both read the same bytes off the same upstream; nothing else (no retries, no
-// HTML-to-text, no VTIMEZONE truncation, no folding fixes, no TLS) — that is what makes it a lower bound.
+// self-hoster would write instead — read pages of /v3/users/me/events/ saved as JSON files, parse them,
+// build one VEVENT per event with libical, serialize, print the calendar. It reads from files, not over
+// HTTP, so it is a lower bound that pays nothing for the network; and it does nothing else (no retries, no
+// HTML-to-text, no VTIMEZONE truncation, no folding fixes, no paging logic).
 //
-//   icsbridge-bench-convert http://127.0.0.1:PORT TOKEN OUTPUT.ics
+//   icsbridge-bench-convert PAGE.json... > OUTPUT.ics
 //
-// Deliberately not linked with icsbridge_core, so its start-up pays only for Boost.JSON, libical and zlib.
+// Deliberately not linked with icsbridge_core, so its start-up pays only for Boost.JSON and libical.
 #include <boost/json.hpp>
 
 #include <libical/ical.h>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <map>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -32,54 +28,11 @@ namespace {
     std::exit(1);
 }
 
-std::string gunzip(std::string const& in) {
-    z_stream zs{};
-    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-        die("inflateInit2 failed");
-    std::string out;
-    char buf[1 << 16];
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    zs.avail_in = static_cast<uInt>(in.size());
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-        zs.next_out = reinterpret_cast<Bytef*>(buf);
-        zs.avail_out = sizeof buf;
-        rc = inflate(&zs, Z_NO_FLUSH);
-        if (rc != Z_OK && rc != Z_STREAM_END)
-            die("bad gzip body");
-        out.append(buf, sizeof buf - zs.avail_out);
-    }
-    inflateEnd(&zs);
-    return out;
-}
-
-/** One GET with `Connection: close`, read to EOF: the body, un-gzipped. */
-std::string
-get(std::string const& host, std::string const& port, std::string const& target, std::string const& token) {
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* ai = nullptr;
-    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &ai) != 0)
-        die("cannot resolve " + host);
-    int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
-        die("cannot connect to " + host + ":" + port);
-    freeaddrinfo(ai);
-    std::string const req = "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " +
-                            token + "\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n";
-    if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size()))
-        die("write failed");
-    std::string resp;
-    char buf[1 << 16];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
-        resp.append(buf, static_cast<std::size_t>(n));
-    close(fd);
-    auto const head_end = resp.find("\r\n\r\n");
-    if (head_end == std::string::npos || resp.compare(0, 12, "HTTP/1.1 200") != 0)
-        die("bad answer to GET " + target);
-    std::string const head = resp.substr(0, head_end);
-    std::string body = resp.substr(head_end + 4);
-    return head.find("Content-Encoding: gzip") != std::string::npos ? gunzip(body) : body;
+std::string read_file(char const* path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        die(std::string("cannot read ") + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string str(json::value const* v) {
@@ -149,31 +102,18 @@ void add_event(
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4)
-        die("usage: icsbridge-bench-convert http://HOST:PORT TOKEN OUTPUT.ics");
-    std::string const base = argv[1];
-    if (base.rfind("http://", 0) != 0)
-        die("only http:// upstreams");
-    std::string const hostport = base.substr(7);
-    std::string const host = hostport.substr(0, hostport.find(':'));
-    std::string const port =
-        hostport.find(':') == std::string::npos ? "80" : hostport.substr(hostport.find(':') + 1);
+    if (argc < 2)
+        die("usage: icsbridge-bench-convert PAGE.json... > OUTPUT.ics");
+    std::string const host = "127.0.0.1";
 
     icalcomponent* cal = icalcomponent_new(ICAL_VCALENDAR_COMPONENT);
     icalcomponent_add_property(cal, icalproperty_new_version("2.0"));
     icalcomponent_add_property(cal, icalproperty_new_prodid("-//icsbridge//bench-convert//EN"));
     icalcomponent_add_property(cal, icalproperty_new_method(ICAL_METHOD_PUBLISH));
     std::set<std::string> zones;
-    for (int page = 1, pages = 1; page <= pages; ++page) {
-        std::string const target =
-            "/v3/users/me/events/?status=live&expand=venue,ticket_availability,organizer" +
-            (page > 1 ? "&page=" + std::to_string(page) : std::string());
-        json::value const doc = json::parse(get(host, port, target, argv[2]));
-        json::object const& o = doc.as_object();
-        if (auto const* p = o.if_contains("pagination"); p && p->is_object())
-            if (auto const* n = p->get_object().if_contains("page_count"); n && n->is_int64())
-                pages = static_cast<int>(n->get_int64());
-        for (auto const& e : o.at("events").as_array())
+    for (int i = 1; i < argc; ++i) {
+        json::value const doc = json::parse(read_file(argv[i]));
+        for (auto const& e : doc.as_object().at("events").as_array())
             add_event(cal, e.as_object(), host, zones);
     }
     // One VTIMEZONE per zone used, as the system tzdata describes it (UTC has none).
@@ -183,9 +123,8 @@ int main(int argc, char** argv) {
                 icalcomponent_add_component(cal, icalcomponent_new_clone(vtz));
 
     char* text = icalcomponent_as_ical_string_r(cal);
-    FILE* out = std::fopen(argv[3], "wb");
-    if (!out || std::fputs(text, out) < 0 || std::fclose(out) != 0)
-        die(std::string("cannot write ") + argv[3]);
+    if (std::fputs(text, stdout) < 0 || std::fflush(stdout) != 0)
+        die("cannot write the calendar");
     std::free(text);
     icalcomponent_free(cal);
     return 0;

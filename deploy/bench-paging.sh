@@ -38,6 +38,8 @@ base_url = "$upstream"
 token = "demo-events-token"
 max_concurrency = $1
 timeout = "120s"
+# The default 2000 calls an hour: 100,000 events in pages of 50 are 2,000 pages, plus one.
+budget = "1000000/h"
 
 [feeds.big]
 source = "eb"

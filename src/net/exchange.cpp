@@ -1,20 +1,28 @@
 // File: exchange.cpp
-// Write, read the header, read the body: one HTTP/1.1 exchange with expires_after on each step.
+// Write, read the header, read the body: one HTTP/1.1 exchange. The write and the header wait are bounded by
+// expires_after; the body, read into storage sized from Content-Length, by a stall watch (one timer).
 #include "net/exchange.hpp"
 
 #include "net/gzip_decode.hpp"
 #include "util/ascii.hpp"
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ssl/error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <variant>
 
 namespace icsbridge::net_detail {
 
@@ -22,6 +30,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
 namespace ssl = boost::asio::ssl;
+using std::chrono::milliseconds;
 
 namespace {
 
@@ -41,6 +50,120 @@ Error too_large(ClientOptions const& opts, Target const& t, std::string_view whe
     );
 }
 
+using HeaderParser = http::response_parser<http::empty_body>;
+
+/** The status line and header fields the parser has read. */
+void take_head(HeaderParser const& parser, Exchange& out) {
+    auto const& res = parser.get();
+    out.status = res.result_int();
+    out.keep_alive = res.keep_alive() && !parser.need_eof();
+    out.headers.reserve(static_cast<std::size_t>(std::distance(res.begin(), res.end())));
+    for (auto const& f : res)
+        out.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    out.content_encoding = std::string(res[http::field::content_encoding]);
+}
+
+// Breaks a body read that has made no progress for a whole io_timeout. One timer per request, woken once
+// per io_timeout, instead of one armed and cancelled around every read (a syscall pair per few kilobytes).
+net::awaitable<void>
+stall_watch(Connection& c, std::size_t const& progress, bool& stalled, milliseconds idle) {
+    net::steady_timer timer(co_await net::this_coro::executor);
+    std::size_t seen = progress;
+    for (;;) {
+        timer.expires_after(idle);
+        auto [ec] = co_await timer.async_wait(tuple_awaitable);
+        if (ec)
+            co_return; // the read finished first
+        if (progress == seen) {
+            stalled = true;
+            c.close();
+            co_return;
+        }
+        seen = progress;
+    }
+}
+
+// A body of known length, read straight into storage of that size: no buffer growing while it arrives, no
+// copy out of a parse buffer. The bytes the header read brought along are taken from the connection's
+// buffer first.
+template <class Stream>
+net::awaitable<beast::error_code>
+read_sized_body(Stream& stream, Connection& c, std::string& body, std::size_t length, std::size_t& progress) {
+    body.resize(length);
+    auto const early = std::min(length, c.buffer.size());
+    net::buffer_copy(net::buffer(body.data(), early), c.buffer.data());
+    c.buffer.consume(early);
+    progress = early;
+    while (progress < length) {
+        auto [ec, n] = co_await stream.async_read_some(
+            net::buffer(body.data() + progress, length - progress),
+            tuple_awaitable
+        );
+        progress += n;
+        if (ec)
+            co_return ec;
+    }
+    co_return beast::error_code{};
+}
+
+// A body without a length (chunked, or up to EOF): Beast's parser, within max_body.
+template <class Stream>
+net::awaitable<beast::error_code> read_parsed_body(
+    Stream& stream,
+    Connection& c,
+    HeaderParser& head,
+    Exchange& out,
+    std::size_t max_body,
+    std::size_t& progress
+) {
+    http::response_parser<http::string_body> parser(std::move(head));
+    parser.body_limit(max_body);
+    beast::error_code ec;
+    while (!ec && !parser.is_done()) {
+        auto [rec, n] = co_await http::async_read_some(stream, c.buffer, parser, tuple_awaitable);
+        progress += n;
+        ec = rec;
+    }
+    if (ec == ssl::error::stream_truncated && parser.need_eof() && !parser.is_done()) {
+        // A body delimited by EOF over TLS without close_notify: common among servers, and the
+        // body has no length to check it against anyway.
+        beast::error_code eof_ec;
+        parser.put_eof(eof_ec);
+        ec = eof_ec;
+    }
+    if (!ec) {
+        out.keep_alive = parser.get().keep_alive() && !parser.need_eof();
+        out.body = std::move(parser.get().body());
+    }
+    co_return ec;
+}
+
+// The body after the header: sized from Content-Length when there is one (within max_body), else parsed;
+// either way under the stall watch rather than a deadline per read.
+template <class Stream>
+net::awaitable<beast::error_code>
+read_body(Stream& stream, Connection& c, HeaderParser& head, Exchange& out, ClientOptions const& opts) {
+    auto const length = head.content_length();
+    c.lowest().expires_never();
+    std::size_t progress = 0;
+    bool stalled = false;
+    using namespace net::experimental::awaitable_operators;
+    std::variant<beast::error_code, std::monostate> ended;
+    if (length && !head.chunked())
+        ended = co_await (
+            read_sized_body(stream, c, out.body, static_cast<std::size_t>(*length), progress) ||
+            stall_watch(c, progress, stalled, opts.io_timeout)
+        );
+    else
+        ended = co_await (
+            read_parsed_body(stream, c, head, out, opts.max_body, progress) ||
+            stall_watch(c, progress, stalled, opts.io_timeout)
+        );
+    if (stalled)
+        co_return beast::error_code(beast::error::timeout);
+    co_return std::get<0>(ended);
+}
+
 template <class Stream>
 net::awaitable<Exchange>
 exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions const& opts, AttemptState& st) {
@@ -53,10 +176,11 @@ exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions con
         co_return out;
     }
 
-    http::response_parser<http::string_body> parser;
+    HeaderParser parser;
     parser.header_limit(header_limit);
-    // The raw (maybe gzipped) body is capped too; the decoded size is capped again when inflating.
+    // A Content-Length over the limit fails here, before any of the body is read.
     parser.body_limit(opts.max_body);
+    parser.skip(req.method() == http::verb::head);
 
     st.phase = Phase::waiting;
     c.lowest().expires_after(opts.io_timeout);
@@ -66,30 +190,12 @@ exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions con
         out.ec = hec;
         co_return out;
     }
+    take_head(parser, out);
 
     st.phase = Phase::reading_body;
-    c.lowest().expires_after(opts.io_timeout);
-    auto [bec, bn] = co_await http::async_read(stream, c.buffer, parser, tuple_awaitable);
-    if (bec == ssl::error::stream_truncated && parser.need_eof() && !parser.is_done()) {
-        // A body delimited by EOF over TLS without close_notify: common among servers, and the
-        // body has no length to check it against anyway.
-        beast::error_code eof_ec;
-        parser.put_eof(eof_ec);
-        bec = eof_ec;
-    }
-    if (bec) {
-        out.ec = bec;
-        co_return out;
-    }
+    if (!parser.is_done())
+        out.ec = co_await read_body(stream, c, parser, out, opts);
     c.lowest().expires_never();
-
-    auto res = parser.release();
-    out.status = res.result_int();
-    out.keep_alive = res.keep_alive() && !parser.need_eof();
-    for (auto const& f : res)
-        out.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
-    out.content_encoding = std::string(res[http::field::content_encoding]);
-    out.body = std::move(res.body());
     co_return out;
 }
 

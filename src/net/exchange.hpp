@@ -53,7 +53,8 @@ struct Exchange {
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
 
 /**
- * @brief Writes `req` and reads the response on `c` (TLS or plain), each step bounded by io_timeout,
+ * @brief Writes `req` and reads the response on `c` (TLS or plain): the write, the wait for the header and
+ * any stall of the body bounded by io_timeout;
  * the header block by 64 KiB and the raw body by max_body. Records the phase in `st`.
  */
 boost::asio::awaitable<Exchange>

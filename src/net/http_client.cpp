@@ -127,32 +127,102 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         return hreq;
     }
 
+    // A slot is held per attempt, not across the waits between them: a Retry-After of minutes must not keep
+    // this source's other requests (other feeds, other pages) waiting too.
+    struct Slot {
+        Semaphore& s;
+        bool held = false;
+        void release() {
+            if (held)
+                s.release();
+            held = false;
+        }
+        ~Slot() { release(); }
+    };
+
+    /** What every attempt of one request sends, and to where. */
+    Result<std::pair<Target, Request>> prepare(HttpRequest const& req) const {
+        auto target = parse_target(svc(), req.url);
+        if (!target)
+            return target.error();
+        auto const verb = http::string_to_verb(req.method);
+        if (verb == http::verb::unknown)
+            return error(errc::usage, "unknown HTTP method " + req.method);
+        Target t = *target;
+        t.method = req.method;
+        Request hreq = make_request(t, req, verb);
+        return std::pair{std::move(t), std::move(hreq)};
+    }
+
+    /** One attempt under the whole-attempt deadline, counted and logged. */
+    net::awaitable<Result<HttpResponse>> timed_attempt(Target const& t, Request const& hreq, int attempt_no) {
+        auto st = std::make_shared<AttemptState>();
+        auto attempt_started = steady_clock::now();
+        // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
+        std::function<void()> on_timeout = [st] { st->abort(); };
+        auto r = co_await race_deadline(attempt(t, hreq, st), opts.request_timeout, on_timeout);
+        co_await throw_if_cancelled();
+        if (!r) {
+            st->abort();
+            r = Result<HttpResponse>(timed_out(svc(), opts.request_timeout, st->phase, t));
+        }
+        auto took = steady_clock::now() - attempt_started;
+        if (opts.on_attempt)
+            opts.on_attempt(*r ? (*r)->status : 0, took);
+        log_attempt(t, *r, attempt_no, took);
+        co_return std::move(*r);
+    }
+
+    /** Whether (and after how long) to try again, by the retry policy; says why when it gives up on time. */
+    RetryVerdict retry_verdict(
+        Target const& t, Result<HttpResponse> const& result, int attempt_no, steady_clock::time_point started
+    ) {
+        std::optional<std::chrono::seconds> retry_after;
+        if (result) {
+            if (auto ra = result->header("Retry-After"); !ra.empty())
+                retry_after = parse_retry_after(ra, std::chrono::system_clock::now());
+        }
+        auto end = result ? AttemptEnd::response(result->status)
+                          : AttemptEnd::transport_failure(result.error().code);
+        auto elapsed = std::chrono::duration_cast<milliseconds>(steady_clock::now() - started);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        auto verdict = next_retry(opts.retry, attempt_no, end, retry_after, elapsed, unit(rng));
+        if (!verdict.retry() && verdict.reason == GiveUp::retry_after_beyond_budget)
+            log.warn(svc() + ": " + retry_after_too_late(*result, t, *retry_after));
+        return verdict;
+    }
+
+    void
+    log_retry(Target const& t, Result<HttpResponse> const& result, int attempt_no, milliseconds wait) const {
+        std::string why = result ? "answered " + std::to_string(result->status) : result.error().message;
+        log.warn(
+            svc() + ": " + t.method + " " + t.display + " " + (result ? why : "failed: " + why) +
+            "; retrying in " + format_duration(wait) + " (attempt " + std::to_string(attempt_no + 1) +
+            " of " + std::to_string(opts.retry.max_attempts) + ")"
+        );
+    }
+
+    /** The outcome of the last attempt, with how many there were. */
+    static Result<HttpResponse> counted(Result<HttpResponse> result, int attempts) {
+        if (result)
+            result->attempts = attempts;
+        else if (attempts > 1) {
+            Error e = result.error();
+            e.message += "; gave up after " + std::to_string(attempts) + " attempts";
+            result = std::move(e);
+        }
+        return result;
+    }
+
     net::awaitable<Result<HttpResponse>> do_get(HttpRequest req) {
         co_await net::this_coro::reset_cancellation_state(net::enable_total_cancellation());
         try {
-            auto target = parse_target(svc(), req.url);
-            if (!target)
-                co_return target.error();
-            auto const verb = http::string_to_verb(req.method);
-            if (verb == http::verb::unknown)
-                co_return error(errc::usage, "unknown HTTP method " + req.method);
-            Target t = *target;
-            t.method = req.method;
-            Request const hreq = make_request(t, req, verb);
-
-            // A slot is held per attempt, not across the waits between them: a Retry-After of minutes
-            // must not keep this source's other requests (other feeds, other pages) waiting too.
-            struct Slot {
-                Semaphore& s;
-                bool held = false;
-                void release() {
-                    if (held)
-                        s.release();
-                    held = false;
-                }
-                ~Slot() { release(); }
-            } slot{slots};
-
+            auto prepared = prepare(req);
+            if (!prepared)
+                co_return prepared.error();
+            Target const& t = prepared->first;
+            Request const& hreq = prepared->second;
+            Slot slot{slots};
             auto started = steady_clock::now();
             Result<HttpResponse> result = Error{};
             int attempt_no = 0;
@@ -160,58 +230,16 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 ++attempt_no;
                 co_await slots.acquire();
                 slot.held = true;
-                auto st = std::make_shared<AttemptState>();
-                auto attempt_started = steady_clock::now();
-                // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
-                std::function<void()> on_timeout = [st] { st->abort(); };
-                auto r = co_await race_deadline(attempt(t, hreq, st), opts.request_timeout, on_timeout);
-                co_await throw_if_cancelled();
-                if (!r) {
-                    st->abort();
-                    r = Result<HttpResponse>(timed_out(svc(), opts.request_timeout, st->phase, t));
-                }
-                result = std::move(*r);
-                auto took = steady_clock::now() - attempt_started;
-                if (opts.on_attempt)
-                    opts.on_attempt(result ? result->status : 0, took);
-                log_attempt(t, result, attempt_no, took);
-
-                std::optional<std::chrono::seconds> retry_after;
-                if (result) {
-                    if (auto ra = result->header("Retry-After"); !ra.empty())
-                        retry_after = parse_retry_after(ra, std::chrono::system_clock::now());
-                }
-                auto end = result ? AttemptEnd::response(result->status)
-                                  : AttemptEnd::transport_failure(result.error().code);
-                auto elapsed = std::chrono::duration_cast<milliseconds>(steady_clock::now() - started);
-                std::uniform_real_distribution<double> unit(0.0, 1.0);
-                auto verdict = next_retry(opts.retry, attempt_no, end, retry_after, elapsed, unit(rng));
-                if (!verdict.retry()) {
-                    if (verdict.reason == GiveUp::retry_after_beyond_budget)
-                        log.warn(svc() + ": " + retry_after_too_late(*result, t, *retry_after));
+                result = co_await timed_attempt(t, hreq, attempt_no);
+                auto verdict = retry_verdict(t, result, attempt_no, started);
+                if (!verdict.retry())
                     break;
-                }
-
-                std::string why =
-                    result ? "answered " + std::to_string(result->status) : result.error().message;
-                log.warn(
-                    svc() + ": " + t.method + " " + t.display + " " + (result ? why : "failed: " + why) +
-                    "; retrying in " + format_duration(*verdict.wait) + " (attempt " +
-                    std::to_string(attempt_no + 1) + " of " + std::to_string(opts.retry.max_attempts) + ")"
-                );
+                log_retry(t, result, attempt_no, *verdict.wait);
                 slot.release();
                 net::steady_timer pause(co_await net::this_coro::executor, *verdict.wait);
                 co_await pause.async_wait(net::use_awaitable);
             }
-
-            if (result)
-                result->attempts = attempt_no;
-            else if (attempt_no > 1) {
-                Error e = result.error();
-                e.message += "; gave up after " + std::to_string(attempt_no) + " attempts";
-                result = std::move(e);
-            }
-            co_return result;
+            co_return counted(std::move(result), attempt_no);
         } catch (boost::system::system_error const& e) {
             if (e.code() == net::error::operation_aborted)
                 co_return error(errc::shutdown, "request cancelled: the service is stopping");

@@ -152,10 +152,10 @@ Pagination pagination(json::object const& root) {
 template <class T, class Item>
 Result<std::pair<std::vector<T>, Pagination>>
 parse_list(std::string_view body, std::string_view key, Item item) {
-    auto v = jsonr::parse_body(body);
-    if (!v)
-        return v.error();
-    auto const* root = v->if_object();
+    auto doc = jsonr::parse_body(body);
+    if (!doc)
+        return doc.error();
+    auto const* root = doc->value.if_object();
     if (!root)
         return fail(errc::upstream_malformed, "the body is not a JSON object");
     auto const* list = member(*root, key);
@@ -276,10 +276,10 @@ Result<Event> parse_event(json::value const& v, std::string const& path) {
 }
 
 Result<Event> parse_event_body(std::string_view body) {
-    auto v = jsonr::parse_body(body);
-    if (!v)
-        return v.error();
-    return parse_event(*v);
+    auto doc = jsonr::parse_body(body);
+    if (!doc)
+        return doc.error();
+    return parse_event(doc->value);
 }
 
 Result<EventsPage> parse_events_page(std::string_view body) {

@@ -16,11 +16,11 @@ using namespace jsonr;
 namespace {
 
 // Parses the body and turns a `"stat": "fail"` envelope (sent even with HTTP 200) into its error.
-Result<json::value> parse_envelope(std::string_view body) {
+Result<jsonr::JsonDocument> parse_envelope(std::string_view body) {
     auto v = jsonr::parse_body(body);
     if (!v)
         return v.error();
-    auto const* root = v->if_object();
+    auto const* root = v->value.if_object();
     if (!root)
         return fail(errc::upstream_malformed, "the body is not a JSON object");
     if (text(*root, "stat") == "fail")
@@ -67,7 +67,7 @@ parse_named_list(std::string_view body, std::string_view plural, std::string_vie
     auto v = parse_envelope(body);
     if (!v)
         return v.error();
-    auto items = collection(v->get_object(), plural, singular);
+    auto items = collection(v->value.get_object(), plural, singular);
     if (!items)
         return items.error();
     std::vector<Category> out;
@@ -142,7 +142,7 @@ Result<JobsPage> parse_jobs_page(std::string_view body) {
     auto v = parse_envelope(body);
     if (!v)
         return v.error();
-    auto const& root = v->get_object();
+    auto const& root = v->value.get_object();
     auto items = collection(root, "listings", "listing");
     if (!items)
         return items.error();
@@ -173,7 +173,7 @@ Result<JobPost> parse_job_body(std::string_view body) {
     auto v = parse_envelope(body);
     if (!v)
         return v.error();
-    auto const& root = v->get_object();
+    auto const& root = v->value.get_object();
     // One post is `{"listing": {...}}`; a server that reuses the list envelope is read as well.
     if (auto const* l = member(root, "listing"))
         return parse_job(*l, "listing");

@@ -6,8 +6,10 @@
 #include <icsbridge/error.hpp>
 #include <icsbridge/model.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,8 +76,18 @@ required_instant(boost::json::object const& obj, std::string_view key, std::stri
 /** @brief `{"id", "name"}` of the object member `key` (category, type); empty strings when absent. */
 Category id_and_name(boost::json::object const& obj, std::string_view key);
 
+/**
+ * @brief A parsed body whose nodes live in one arena, freed whole: dropping it does not walk every node (as
+ * Boost.JSON does for a value in a shared or counted resource). Move-only; `value` and what points into it
+ * must not outlive it.
+ */
+struct JsonDocument {
+    std::unique_ptr<boost::json::monotonic_resource> arena; // declared first: destroyed after `value`
+    boost::json::value value;
+};
+
 /** @brief Parses a body; errc::upstream_malformed "not JSON (...)" if it is not. */
-Result<boost::json::value> parse_body(std::string_view body);
+Result<JsonDocument> parse_body(std::string_view body);
 
 /** @brief "a.b" from a path prefix and a member name ("" prefix gives just the name). */
 std::string join_path(std::string_view prefix, std::string_view name);

@@ -15,6 +15,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
+#include <limits>
+
 using namespace icsbridge;
 using namespace icsbridge::net_detail;
 using namespace std::chrono;
@@ -115,6 +118,34 @@ BOOST_AUTO_TEST_CASE(gunzip_decodes_and_enforces_the_limit) {
     BOOST_TEST((gunzip(packed, text.size() - 1).status == GunzipStatus::too_large));
     BOOST_TEST((gunzip("not gzip at all", 100).status == GunzipStatus::corrupt));
     BOOST_TEST((gunzip(packed.substr(0, packed.size() / 2), text.size()).status == GunzipStatus::corrupt));
+}
+
+BOOST_AUTO_TEST_CASE(gunzip_storage_follows_the_trailer_but_never_trusts_it) {
+    std::string text;
+    for (int i = 0; text.size() < 300000; ++i)
+        text += "<p>line " + std::to_string(i) + " &amp; more</p>";
+    auto packed = gzip_compress(text);
+    // The trailer's size, understated and overstated: the output grows or shrinks to what the data is.
+    for (std::uint32_t lie : {0U, 100U, 4000000000U}) {
+        auto bent = packed;
+        for (int b = 0; b < 4; ++b)
+            bent[bent.size() - 4 + b] = static_cast<char>((lie >> (8 * b)) & 0xFFU);
+        auto r = gunzip(bent, 10 * text.size());
+        BOOST_TEST_CONTEXT("ISIZE " << lie) {
+            // zlib checks ISIZE itself: a lie is a corrupt stream, never a wrong or oversized answer.
+            BOOST_TEST((r.status != GunzipStatus::ok || r.data == text));
+            BOOST_TEST(r.data.size() <= 10 * text.size());
+        }
+    }
+    // No limit at all (SIZE_MAX) is a limit too.
+    auto unlimited = gunzip(packed, std::numeric_limits<std::size_t>::max());
+    BOOST_TEST((unlimited.status == GunzipStatus::ok));
+    BOOST_TEST(unlimited.data == text);
+    // A limit between the real size and the trailer's claim still holds.
+    BOOST_TEST((gunzip(packed, text.size() / 2).status == GunzipStatus::too_large));
+    auto ok = gunzip(packed, text.size());
+    BOOST_TEST((ok.status == GunzipStatus::ok));
+    BOOST_TEST(ok.data.size() == text.size());
 }
 
 BOOST_AUTO_TEST_CASE(race_deadline_returns_the_value_or_times_out) {
