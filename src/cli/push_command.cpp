@@ -6,6 +6,7 @@
 
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
+#include "cli/terminal_text.hpp"
 #include "push/reconcile.hpp"
 
 #include <boost/asio/this_coro.hpp>
@@ -75,31 +76,27 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
     if (dry_run) {
         if (o.created_calendar)
             std::printf("%s: would create the calendar \"%s\"\n", t.name.c_str(), t.calendar.c_str());
+        auto const planned = [&](push::OpKind k) {
+            return static_cast<std::size_t>(std::count_if(
+                o.planned.begin(),
+                o.planned.end(),
+                [k](auto const& op) { return op.kind == k; }
+            ));
+        };
         std::printf(
             "%s: would create %zu, update %zu, delete %zu; %zu unchanged\n",
             t.name.c_str(),
-            static_cast<std::size_t>(std::count_if(
-                o.planned.begin(),
-                o.planned.end(),
-                [](auto const& op) { return op.kind == push::OpKind::create; }
-            )),
-            static_cast<std::size_t>(std::count_if(
-                o.planned.begin(),
-                o.planned.end(),
-                [](auto const& op) { return op.kind == push::OpKind::update; }
-            )),
-            static_cast<std::size_t>(std::count_if(
-                o.planned.begin(),
-                o.planned.end(),
-                [](auto const& op) { return op.kind == push::OpKind::remove; }
-            )),
+            planned(push::OpKind::create),
+            planned(push::OpKind::update),
+            planned(push::OpKind::remove),
             o.unchanged
         );
         for (auto const& op : o.planned) {
             char const* verb = op.kind == push::OpKind::create   ? "create"
                                : op.kind == push::OpKind::update ? "update"
                                                                  : "delete";
-            std::printf("  %s %s\n", verb, uid_or_name(op).c_str());
+            // Upstream text: escaped, so a UID can neither add a line nor send terminal escapes.
+            std::printf("  %s %s\n", verb, terminal_field(uid_or_name(op)).c_str());
         }
         return;
     }

@@ -39,6 +39,21 @@ struct Found {
     std::string url;
 };
 
+/** A 207 answer read as a multistatus; any other status, or a body that is none, as the error to report. */
+Result<Multistatus> multistatus_of(
+    CalDavClient const& dav, std::string_view method, std::string const& url, HttpResponse const& r
+) {
+    if (r.status != 207)
+        return refusal(dav.name(), method, url, r);
+    auto ms = parse_multistatus(r.body);
+    if (!ms)
+        return fail(
+            ms.error().code,
+            dav.name() + ": " + std::string(method) + " " + redact_url(url) + ": " + ms.error().message
+        );
+    return ms;
+}
+
 net::awaitable<Result<Found>> propfind_one(CalDavClient& dav, std::string url) {
     for (int hops = 0;; ++hops) {
         auto r = co_await with_depth(dav, "PROPFIND", url, propfind_body(), "0");
@@ -48,14 +63,9 @@ net::awaitable<Result<Found>> propfind_one(CalDavClient& dav, std::string url) {
             url = resolve_href(url, r->header("Location"));
             continue;
         }
-        if (r->status != 207)
-            co_return refusal(dav.name(), "PROPFIND", url, *r);
-        auto ms = parse_multistatus(r->body);
+        auto ms = multistatus_of(dav, "PROPFIND", url, *r);
         if (!ms)
-            co_return fail(
-                ms.error().code,
-                dav.name() + ": PROPFIND " + redact_url(url) + ": " + ms.error().message
-            );
+            co_return ms.error();
         if (ms->responses.empty())
             co_return fail(
                 errc::upstream_malformed,
@@ -87,10 +97,15 @@ std::string slug(std::string_view name) {
 /** Where the account's calendars live: the principal's calendar-home-set (RFC 4791 6.2.1). */
 net::awaitable<Result<std::string>> calendar_home(CalDavClient& dav, std::string const& url) {
     auto at = co_await propfind_one(dav, url);
-    if (at && at->entry.current_user_principal.empty()) {
-        // A server root that does not say who we are: RFC 6764's well-known entry point does.
-        auto const origin = resolve_href(url, "/.well-known/caldav");
-        at = co_await propfind_one(dav, origin);
+    // A server root that does not say who we are, or answers no PROPFIND at all (a web page): RFC 6764's
+    // well-known entry point may. Not after a refused password or an unreachable server: that stands.
+    bool const no_dav_here =
+        !at && (at.error().code == errc::upstream_not_found || at.error().code == errc::upstream_status ||
+                at.error().code == errc::upstream_malformed);
+    if (no_dav_here || (at && at->entry.current_user_principal.empty())) {
+        auto known = co_await propfind_one(dav, resolve_href(url, "/.well-known/caldav"));
+        if (known || at)
+            at = std::move(known);
     }
     if (!at)
         co_return at.error();
@@ -143,14 +158,9 @@ net::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig
     auto r = co_await with_depth(dav, "PROPFIND", *home, propfind_body(), "1");
     if (!r)
         co_return r.error();
-    if (r->status != 207)
-        co_return refusal(dav.name(), "PROPFIND", *home, *r);
-    auto ms = parse_multistatus(r->body);
+    auto ms = multistatus_of(dav, "PROPFIND", *home, *r);
     if (!ms)
-        co_return fail(
-            ms.error().code,
-            dav.name() + ": PROPFIND " + redact_url(*home) + ": " + ms.error().message
-        );
+        co_return ms.error();
     for (auto const& e : ms->responses)
         if (e.is_calendar && (e.displayname == target.calendar || last_segment(e.href) == target.calendar))
             co_return Collection{resolve_href(*home, e.href), takes_todos(e), false};
@@ -182,14 +192,9 @@ net::awaitable<Result<ListingUpdate>> propfind_listing(CalDavClient& dav, std::s
     auto r = co_await with_depth(dav, "PROPFIND", collection, propfind_body(), "1");
     if (!r)
         co_return r.error();
-    if (r->status != 207)
-        co_return refusal(dav.name(), "PROPFIND", collection, *r);
-    auto ms = parse_multistatus(r->body);
+    auto ms = multistatus_of(dav, "PROPFIND", collection, *r);
     if (!ms)
-        co_return fail(
-            ms.error().code,
-            dav.name() + ": PROPFIND " + redact_url(collection) + ": " + ms.error().message
-        );
+        co_return ms.error();
     ms->sync_token.clear();
     co_return to_update(*ms, true);
 }
@@ -202,12 +207,9 @@ list_ours(CalDavClient& dav, std::string const& collection, std::string const& t
     if (!r)
         co_return r.error();
     if (r->status == 207) {
-        auto ms = parse_multistatus(r->body);
+        auto ms = multistatus_of(dav, "REPORT", collection, *r);
         if (!ms)
-            co_return fail(
-                ms.error().code,
-                dav.name() + ": REPORT " + redact_url(collection) + ": " + ms.error().message
-            );
+            co_return ms.error();
         co_return to_update(*ms, token.empty());
     }
     if (r->status == 401 || r->status == 404)
@@ -236,10 +238,10 @@ net::awaitable<Result<std::optional<std::string>>> etag_now(CalDavClient& dav, s
         co_return r.error();
     if (r->status == 404)
         co_return std::optional<std::string>{};
-    if (r->status != 207)
-        co_return refusal(dav.name(), "PROPFIND", url, *r);
-    auto ms = parse_multistatus(r->body);
-    if (!ms || ms->responses.empty())
+    auto ms = multistatus_of(dav, "PROPFIND", url, *r);
+    if (!ms)
+        co_return ms.error();
+    if (ms->responses.empty())
         co_return fail(
             errc::upstream_malformed,
             dav.name() + ": PROPFIND " + redact_url(url) + ": no answer for the item"

@@ -28,8 +28,15 @@ std::optional<milliseconds> push_retry_wait(
     bool const throttled = status == 429 || status >= 500 || status == 0;
     if (!throttled || status == 501 || status == 505 || status == 507 || attempt >= push_attempts)
         return std::nullopt;
-    if (retry_after)
+    // No answer at all: a server that is down is said so in seconds, not after a minute of backoff.
+    if (status == 0 && attempt >= push_transport_attempts)
+        return std::nullopt;
+    if (retry_after) {
+        // A wait of hours would hold the target's loop (or a cron job's push) for nothing: next period.
+        if (*retry_after > push_longest_wait)
+            return std::nullopt;
         return std::max<milliseconds>(*retry_after, std::chrono::seconds(1));
+    }
     milliseconds const base =
         std::min<milliseconds>(std::chrono::seconds(1) * (1 << (attempt - 1)), std::chrono::seconds(60));
     return base + milliseconds(static_cast<long long>(static_cast<double>(base.count()) * jitter / 2));
@@ -156,11 +163,20 @@ Error refusal(std::string_view target, std::string_view method, std::string_view
     case 503:
         return fail(
             errc::upstream_rate_limited,
-            head + "the server kept throttling after " + std::to_string(push_attempts) +
-                " tries; trying again next period"
+            head + "the server is throttling or unavailable" +
+                (r.header("Retry-After").empty()
+                     ? std::string()
+                     : " (Retry-After: " + loggable(r.header("Retry-After"), 40) + ")") +
+                "; trying again next period"
         );
     case 507:
         return fail(errc::upstream_status, head + "the account is over its quota (507 Insufficient Storage)");
+    case 409:
+        return fail(
+            errc::upstream_status,
+            head + "the calendar already holds an item with this UID under another name (imported by hand?); "
+                   "remove that copy to let icsbridge keep it up to date"
+        );
     default:
         return fail(errc::upstream_status, head + "unexpected answer");
     }

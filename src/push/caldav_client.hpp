@@ -27,12 +27,17 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 /** @brief How many tries one request gets (throttled or failed answers) before the target gives up. */
 inline constexpr int push_attempts = 6;
+/** @brief How many tries a request gets when no answer comes at all (refused, reset, timed out). */
+inline constexpr int push_transport_attempts = 3;
+/** @brief The longest Retry-After waited for within one reconcile; a longer one ends it (next period). */
+inline constexpr std::chrono::seconds push_longest_wait{300};
 
 /**
  * @brief The wait before trying again after attempt `attempt` (1 = first) ended with `status` (0: no
- * answer), or nullopt when that outcome is final or the tries are spent. A Retry-After is honoured as
- * given (at least a second); otherwise the wait doubles from 1 s up to 60 s. `jitter` in [0, 1) spreads
- * the computed waits by up to a half.
+ * answer), or nullopt when that outcome is final or the tries are spent (push_attempts, or
+ * push_transport_attempts without an answer). A Retry-After is honoured as given (at least a second) up to
+ * push_longest_wait, beyond which the request gives up; otherwise the wait doubles from 1 s up to 60 s.
+ * `jitter` in [0, 1) spreads the computed waits by up to a half.
  */
 std::optional<std::chrono::milliseconds>
 push_retry_wait(int attempt, unsigned status, std::optional<std::chrono::seconds> retry_after, double jitter);

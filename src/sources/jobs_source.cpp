@@ -24,86 +24,33 @@ class JobsClient {
 
     net::awaitable<Result<std::vector<JobPost>>>
     fetch(UpstreamQuery const& question, ProgressFn const& progress) const {
-        std::string path;
-        Query query;
-        bool first_page_only = false;
-        if (question.select == "search") {
-            path = "/api/posts/search/";
-            for (auto const& [k, v] : question.params) {
-                // The client owns paging, and the key comes from the source, never from a feed's params.
-                if (v.empty() || k == "api_key" || k == "page" || k == "perpage")
-                    continue;
-                query.emplace_back(k, v);
-            }
-        } else if (question.select == "recent") {
-            path = "/api/posts/recent/";
-            first_page_only = true;
-        } else {
-            co_return fail(
-                errc::config_invalid,
-                "feed " + question.name + ": select = \"" + question.select +
-                    "\" is not one of search, recent for a jobs source"
-            );
-        }
-        query.emplace_back("perpage", page_size);
-
-        std::vector<JobPost> posts;
-        std::unordered_set<std::string> seen;
+        auto listing = listing_of(question);
+        if (!listing)
+            co_return listing.error();
+        Collected got;
         int page = 1;
-        int stale_pages = 0;
         for (;; ++page) {
-            Query q = query;
+            Query q = listing->query;
             q.emplace_back("page", std::to_string(page));
-            auto body = co_await call_.get_body(path, q);
+            auto body = co_await call_.get_body(listing->path, q);
             if (!body)
                 co_return body.error();
             auto parsed = parse_jobs_page(*body);
             if (!parsed)
-                co_return call_.in_context(parsed.error(), path);
-            // A server that ignores `page` would hand out page 1 forever.
-            if (parsed->page && *parsed->page != page)
-                co_return call_.malformed(
-                    path,
-                    "asked for page " + std::to_string(page) + ", got page " + std::to_string(*parsed->page) +
-                        "; stopped following pages"
-                );
-            std::size_t const items = parsed->posts.size();
-            std::size_t fresh = 0;
-            for (auto& p : parsed->posts) {
-                if (!seen.insert(p.id).second)
-                    continue;
-                ++fresh;
-                if (posts.size() >= question.max_items)
-                    co_return call_.in_context(too_many_items(question.name, question.max_items), path);
-                posts.push_back(std::move(p));
-            }
+                co_return call_.in_context(parsed.error(), listing->path);
+            auto more = take_page(got, std::move(*parsed), page, question, listing->path);
+            if (!more)
+                co_return more.error();
             if (progress)
-                progress(FetchProgress{page, posts.size(), parsed->total});
-            // An envelope that announces posts but lists none (or a gap before the last page) is a page we
-            // failed to read, not an empty board: publishing it would wipe every subscriber's list.
-            if (items == 0 && (page < parsed->pages || (posts.empty() && parsed->total.value_or(0) > 0)))
-                co_return call_.malformed(
-                    path,
-                    "page " + std::to_string(page) + " of " + std::to_string(parsed->pages) +
-                        " listed no posts although " +
-                        (parsed->total ? std::to_string(*parsed->total) : std::string("more")) +
-                        " were announced; the last good calendar is kept"
-                );
-            stale_pages = items > 0 && fresh == 0 ? stale_pages + 1 : 0;
-            if (stale_pages >= 3)
-                co_return call_.malformed(
-                    path,
-                    std::to_string(stale_pages) +
-                        " pages in a row repeated earlier posts; stopped following pages"
-                );
-            if (first_page_only || items == 0 || page >= parsed->pages)
+                progress(FetchProgress{page, got.posts.size(), got.total});
+            if (listing->first_page_only || !*more)
                 break;
         }
         call_.log().info(
-            std::string(call_.service()) + ": feed " + question.name + ": " + std::to_string(posts.size()) +
-            " posts from " + std::to_string(page) + " page(s)"
+            std::string(call_.service()) + ": feed " + question.name + ": " +
+            std::to_string(got.posts.size()) + " posts from " + std::to_string(page) + " page(s)"
         );
-        co_return posts;
+        co_return std::move(got.posts);
     }
 
     net::awaitable<Result<JobPost>> post(std::string id) const {
@@ -129,6 +76,90 @@ class JobsClient {
     }
 
   private:
+    /** Which list a question reads: its path, its query (paging aside), whether page 1 is all of it. */
+    struct Listing {
+        std::string path;
+        Query query;
+        bool first_page_only = false;
+    };
+
+    /** What the pages read so far gave. */
+    struct Collected {
+        std::vector<JobPost> posts;
+        std::unordered_set<std::string> seen;
+        int stale_pages = 0; ///< pages in a row that only repeated earlier posts
+        std::optional<std::size_t> total;
+    };
+
+    static Result<Listing> listing_of(UpstreamQuery const& question) {
+        Listing l;
+        if (question.select == "search") {
+            l.path = "/api/posts/search/";
+            for (auto const& [k, v] : question.params) {
+                // The client owns paging, and the key comes from the source, never from a feed's params.
+                if (v.empty() || k == "api_key" || k == "page" || k == "perpage")
+                    continue;
+                l.query.emplace_back(k, v);
+            }
+        } else if (question.select == "recent") {
+            l.path = "/api/posts/recent/";
+            l.first_page_only = true;
+        } else {
+            return fail(
+                errc::config_invalid,
+                "feed " + question.name + ": select = \"" + question.select +
+                    "\" is not one of search, recent for a jobs source"
+            );
+        }
+        l.query.emplace_back("perpage", page_size);
+        return l;
+    }
+
+    /**
+     * Adds page `page`'s new posts to `got` after checking the page is the one asked for and holds what it
+     * announced. @return whether another page follows
+     */
+    Result<bool> take_page(
+        Collected& got, JobsPage parsed, int page, UpstreamQuery const& question, std::string const& path
+    ) const {
+        // A server that ignores `page` would hand out page 1 forever.
+        if (parsed.page && *parsed.page != page)
+            return call_.malformed(
+                path,
+                "asked for page " + std::to_string(page) + ", got page " + std::to_string(*parsed.page) +
+                    "; stopped following pages"
+            );
+        std::size_t const items = parsed.posts.size();
+        std::size_t fresh = 0;
+        for (auto& p : parsed.posts) {
+            if (!got.seen.insert(p.id).second)
+                continue;
+            ++fresh;
+            if (got.posts.size() >= question.max_items)
+                return call_.in_context(too_many_items(question.name, question.max_items), path);
+            got.posts.push_back(std::move(p));
+        }
+        got.total = parsed.total;
+        // An envelope that announces posts but lists none (or a gap before the last page) is a page we
+        // failed to read, not an empty board: publishing it would wipe every subscriber's list.
+        if (items == 0 && (page < parsed.pages || (got.posts.empty() && parsed.total.value_or(0) > 0)))
+            return call_.malformed(
+                path,
+                "page " + std::to_string(page) + " of " + std::to_string(parsed.pages) +
+                    " listed no posts although " +
+                    (parsed.total ? std::to_string(*parsed.total) : std::string("more")) +
+                    " were announced; the last good calendar is kept"
+            );
+        got.stale_pages = items > 0 && fresh == 0 ? got.stale_pages + 1 : 0;
+        if (got.stale_pages >= 3)
+            return call_.malformed(
+                path,
+                std::to_string(got.stale_pages) +
+                    " pages in a row repeated earlier posts; stopped following pages"
+            );
+        return items > 0 && page < parsed.pages;
+    }
+
     UpstreamCall call_;
 };
 

@@ -27,6 +27,14 @@ BOOST_AUTO_TEST_CASE(backoff_doubles_with_bounded_jitter_then_gives_up) {
     BOOST_TEST(!push_retry_wait(push_attempts, 503, 1s, 0.0)); // the last try's answer stands
 }
 
+BOOST_AUTO_TEST_CASE(a_dead_server_and_a_wait_of_hours_end_the_reconcile_early) {
+    BOOST_TEST(push_retry_wait(push_transport_attempts - 1, 0, std::nullopt, 0.0).has_value());
+    BOOST_TEST(!push_retry_wait(push_transport_attempts, 0, std::nullopt, 0.0)); // no answer: said in seconds
+    BOOST_TEST(push_retry_wait(push_transport_attempts, 503, std::nullopt, 0.0).has_value()); // an answer
+    BOOST_TEST(push_retry_wait(1, 429, push_longest_wait, 0.0).value() == push_longest_wait);
+    BOOST_TEST(!push_retry_wait(1, 429, push_longest_wait + 1s, 0.0)); // Retry-After: 86400 waits for no one
+}
+
 BOOST_AUTO_TEST_CASE(basic_credentials_follow_rfc_7617) {
     // The RFC's own example.
     BOOST_TEST(basic_authorization("Aladdin", "open sesame") == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
