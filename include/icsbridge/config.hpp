@@ -58,8 +58,9 @@ struct SourceConfig {
     friend bool operator==(SourceConfig const&, SourceConfig const&) = default;
 };
 
-/** @brief `[targets.NAME]`: a calendar icsbridge writes a feed's items into (issue 25: CalDAV). */
-enum class TargetType { caldav };
+/** @brief `[targets.NAME]`: a calendar icsbridge writes a feed's items into: a CalDAV server, or a Google
+ * Calendar or Microsoft 365 account connected over OAuth (`icsbridge connect`). */
+enum class TargetType { caldav, google, microsoft };
 
 /** @brief The `rate` of a target without one: 300 requests a minute. */
 inline constexpr Budget default_target_rate{300, std::chrono::minutes(1)};
@@ -75,6 +76,16 @@ struct TargetConfig {
     Budget rate = default_target_rate;
     int max_concurrency = 4;
     int line = 0; ///< where the table starts in the file (for messages)
+
+    // google / microsoft (OAuth). `calendar` is then a calendar's name, found or created; `calendar_id` an
+    // existing calendar ("primary": the account's main one).
+    std::string calendar_id;
+    std::string client_id;
+    std::string client_secret; ///< from client_secret, client_secret_env or client_secret_file. Never print it.
+    std::string tenant = "common"; ///< microsoft: the Entra tenant in the authority URL
+    std::string api_base;          ///< the API's root URL (no trailing slash); the provider's own by default
+    std::string auth_url;          ///< the authorization endpoint; the provider's own by default
+    std::string token_url;         ///< the token endpoint; the provider's own by default
     friend bool operator==(TargetConfig const&, TargetConfig const&) = default;
 };
 
