@@ -16,7 +16,8 @@
     POST /_fake/revoke        every grant revoked: refresh -> invalid_grant, access tokens -> 401
     POST /_fake/expire        every access token expired now (refresh tokens still good)
     POST /_fake/forget_sync   every sync token, delta link and page token forgotten (-> 410 / 400)
-    POST /_fake/config {latency_ms, quota_per_minute, error_rate, token_lifetime} (any of them) -> the config
+    POST /_fake/config {latency_ms, quota_per_minute, error_rate, token_lifetime} (any of them) -> the config;
+         setting quota_per_minute (even to its value) starts its 60 s window empty
 """
 import json
 
@@ -77,6 +78,8 @@ class Admin:
             self.state.config.update(body)
         except (TypeError, ValueError) as e:
             return refused(400, "bad config value: %s" % e)
+        if "quota_per_minute" in body:  # a new quota starts with an empty minute, so tests can count on it
+            self.state.window.clear()
         return Answer(200, self.state.config.as_json())
 
     def calendar(self, body):
