@@ -99,6 +99,7 @@ class Fake:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall between
     fake = None
 
     def log_message(self, *args):

@@ -275,6 +275,8 @@ class Google:
                 new[k] = {**new.get(k, {}), **{s: {**new.get(k, {}).get(s, {}), **p} for s, p in body[k].items()}}
             elif k in body:
                 new[k] = body[k]
+        new.setdefault("reminders", {"useDefault": True})  # what a PUT leaves out is reset, not kept
+        new.setdefault("sequence", ev.get("sequence", 0))
         self.check(new)
         ev.clear()
         ev.update(new)

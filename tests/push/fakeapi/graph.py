@@ -69,6 +69,7 @@ class Graph:
     def __init__(self, state):
         self.state = state
         self.transactions = {}  # transactionId -> (calendar id, event id)
+        self.listed = (None, [])  # (calendar id, filter, seq) of the last listing and its events
         cal = state.add_calendar(graph_id(), "Calendar", main=True)
         cal.etag = self.change_key()
 
@@ -141,16 +142,18 @@ class Graph:
 
     def calendar_list(self, req):
         self.calendar(req, None, write=False)
-        cals = [self.calendar_view(c) for c in self.state.calendars.values()]
-        return self.skip_page(req, "$metadata#users('me')/calendars", cals)
+        cals = list(self.state.calendars.values())
+        return self.skip_page(req, "$metadata#users('me')/calendars", cals, self.calendar_view)
 
-    def skip_page(self, req, context, items):
-        """One page of items by $top (default 10, at most 1000) and $skip, with the nextLink of the next."""
+    def skip_page(self, req, context, items, render):
+        """One page of items by $top (default 10, at most 1000) and $skip, each render(item), with the nextLink of
+        the next page. Only the page is rendered: a listing of 10,000 events is 100 pages."""
         top, skip = req.arg("$top", "10"), req.arg("$skip", "0")
         if not top.isdigit() or int(top) < 1 or not skip.isdigit():
             raise error(400, "ErrorInvalidUrlQuery", "$top and $skip must be positive integers")
         top, skip = min(int(top), 1000), int(skip)
-        body = {"@odata.context": req.base_url + "/v1.0/" + context, "value": items[skip:skip + top]}
+        body = {"@odata.context": req.base_url + "/v1.0/" + context,
+                "value": [render(x) for x in items[skip:skip + top]]}
         if skip + top < len(items):
             query = dict(req.query, **{"$skip": [str(skip + top)]})
             body["@odata.nextLink"] = req.base_url + req.path + "?" + urllib.parse.urlencode(
@@ -185,9 +188,13 @@ class Graph:
                 raise error(400, "ErrorInvalidUrlQueryFilter", "The query filter contains one or more invalid nodes.")
             prop = m.group(2)
         select, expand = self.select_expand(req)
-        events = [e for e in cal.events.values() if not e["_deleted"] and (prop is None or has_prop(e, prop))]
-        items = [self.view(e, select, expand) for e in events]
-        return self.skip_page(req, "$metadata#users('me')/calendars('%s')/events" % cal.id, items)
+        key = (cal.id, prop, self.state.seq)  # the pages of one listing filter the same events: once is enough
+        if self.listed[0] != key:
+            self.listed = (key, [e for e in cal.events.values()
+                                 if not e["_deleted"] and (prop is None or has_prop(e, prop))])
+        events = self.listed[1]
+        return self.skip_page(req, "$metadata#users('me')/calendars('%s')/events" % cal.id, events,
+                              lambda e: self.view(e, select, expand))
 
     def select_expand(self, req):
         select = req.arg("$select")
