@@ -129,7 +129,7 @@ oauth_common() {
 # expiry_and_quota PROVIDER PATH [TOKEN_FIELD...]: expired access token -> 401 -> refresh -> 200; the quota
 # per minute and injected refusals in the provider's shape; latency; the log holds no secret.
 expiry_and_quota() {
-    local p=$1 path=$2 codes reasons i
+    local p=$1 path=$2 codes i shape
     shift 2
     fake_admin expire >/dev/null
     api GET "$path"
@@ -151,13 +151,13 @@ expiry_and_quota() {
         codes="$codes $status"
         [ "$status" = 200 ] || { printf '%s ' "$status" >>"$work/refusals"; j "$refusal_expr" >>"$work/refusals"; }
     done
-    [ "$(echo $codes | cut -d' ' -f1-4)" = "200 200 200 200" ] && [ "$(grep -c . "$work/refusals")" = 4 ] ||
+    [ "$(printf "%s" "${codes# }" | cut -d" " -f1-4)" = "200 200 200 200" ] && [ "$(grep -c . "$work/refusals")" = 4 ] ||
         fail "$p: quota 4/min: want 4 answered then 4 refused, got$codes"
     refusals_in_shape "$p: quota"
     [ "$(fake_requests quota_refused)" = 4 ] || fail "$p: quota_refused is $(fake_requests quota_refused), want 4"
     fake_admin config '{"quota_per_minute": 0, "error_rate": 0.5}' >/dev/null
     : >"$work/refusals"
-    for i in $(seq 1 60); do
+    for _ in $(seq 1 60); do
         api GET "$path"
         [ "$status" = 200 ] || { printf '%s ' "$status" >>"$work/refusals"; j "$refusal_expr" >>"$work/refusals"; }
     done

@@ -64,6 +64,6 @@ PY
 # fake_requests KEY...: a request counter from /_fake/state: `fake_requests writes`, `fake_requests by_kind insert`.
 fake_requests() {
     local expr="d['requests']" k
-    for k in "$@"; do expr="$expr['$k']"; done
+    for k in "$@"; do expr="${expr}['$k']"; done
     fake_state "$expr"
 }

@@ -11,7 +11,7 @@ gev() {
 # g_sync (the nextSyncToken of the last page); fails if a page other than the last has a nextSyncToken.
 glist() {
     local q=$1 more=
-    g_ids= g_pages=0
+    g_ids='' g_pages=0
     while :; do
         api GET "/calendars/$gcal/events?$q${more:+&pageToken=$more}"
         want 200 "google list $q"

@@ -12,7 +12,7 @@ mev() {
 follow() {
     local url=$1
     shift
-    m_ids= m_pages=0
+    m_ids='' m_pages=0
     : >"$work/items.jsonl"
     while :; do
         api GET "$url" "$@"
