@@ -75,7 +75,7 @@ class Calendar:
         self.name = name
         self.main = main  # google's primary calendar, graph's default one
         self.app_created = False  # made through the API (google's calendar.app.created scope reaches only these)
-        self.events = {}  # id -> event dict (provider's shape plus "_seq" and "_deleted")
+        self.events = {}  # id -> event dict in the provider's shape, plus "_seq" (and graph's "_deleted")
         self.etag = None
 
 
