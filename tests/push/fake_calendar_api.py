@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""A fake Google Calendar API v3 or Microsoft Graph v1.0 (the subset of docs push-apis.md) with its OAuth server.
+
+    fake_calendar_api.py --provider google|microsoft [--port 0] [--port-file FILE] [--client-id test-client]
+        [--client-secret S] [--latency-ms 0] [--quota-per-minute 0] [--error-rate 0] [--seed 0]
+        [--token-lifetime 3600] [--log FILE]
+
+One account, in memory, on 127.0.0.1. Prints "listening on http://127.0.0.1:PORT" once it accepts (and
+writes PORT to --port-file, atomically). Paths:
+    /calendar/v3/...   google (api_base http://127.0.0.1:PORT/calendar/v3), the primary calendar exists
+    /v1.0/...          microsoft (api_base http://127.0.0.1:PORT/v1.0), the default calendar exists
+    /oauth/authorize, /oauth/token, /oauth/revoke   the authorization server (fakeapi/oauth.py)
+    /_fake/...         the admin endpoints for tests (fakeapi/admin.py)
+API requests need a live access token (else 401 in the provider's shape); then the quota: over
+--quota-per-minute requests let through in the last 60 s, or at random with --error-rate, a request is refused
+as the provider does (google: 403 rateLimitExceeded / userRateLimitExceeded in turn, one in four 429; microsoft:
+429 ApplicationThrottled with Retry-After 1..3). --latency-ms delays every API answer. --log appends one line
+per request: METHOD PATH STATUS UNIX_TIME KIND, with no secret (OAuth paths without their query).
+"""
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakeapi.admin import Admin  # noqa: E402
+from fakeapi.common import Answer, Request, State, match_route, secret_free  # noqa: E402
+from fakeapi.google import Google  # noqa: E402
+from fakeapi.graph import Graph  # noqa: E402
+from fakeapi.oauth import OAuth  # noqa: E402
+
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
+OAUTH = {("GET", "authorize"): ("authorize", "authorize"), ("POST", "token"): ("token", "token"),
+         ("POST", "revoke"): ("token", "revoke")}
+
+
+class Fake:
+    def __init__(self, args):
+        self.state = State(args)
+        self.oauth = OAuth(self.state, args)
+        self.api = Google(self.state) if args.provider == "google" else Graph(self.state)
+        self.admin = Admin(self.state, self.api, self.oauth)
+        self.log_path = args.log
+        self.log_lock = threading.Lock()
+        self.base_url = None
+
+    def serve(self, req):
+        """(answer, milliseconds to wait before sending it)."""
+        segs, latency, kind = req.segments, 0, "other"
+        with self.state.lock:
+            try:
+                if segs[:1] == ["_fake"]:
+                    answer, kind = self.admin.handle(req), "admin"
+                elif segs[:1] == ["oauth"] and len(segs) == 2 and (req.method, segs[1]) in OAUTH:
+                    kind, name = OAUTH[(req.method, segs[1])]
+                    answer = getattr(self.oauth, name)(req)
+                elif tuple(segs[:len(self.api.prefix)]) == self.api.prefix:
+                    answer, kind = self.api_call(req)
+                    latency = self.state.config.latency_ms
+                else:
+                    answer = Answer(404, b"not a path of this fake\n", {"Content-Type": "text/plain"})
+            except Exception:  # a bug of the fake: say so loudly, answer 500
+                traceback.print_exc()
+                answer = Answer(500, b"fake_calendar_api: internal error (see its stderr)\n")
+            if kind != "admin":
+                self.state.counters.count(kind, answer.status, req.method in WRITES and kind in (
+                    "insert", "update", "delete", "calendar"))
+        self.log(req, answer.status, kind)
+        return answer, latency
+
+    def api_call(self, req):
+        route = match_route(self.api.routes, req.method, req.segments[len(self.api.prefix):])
+        if route is None:
+            return self.api.not_found(), "other"
+        kind, name, args = route
+        why, scopes = self.oauth.check(req.bearer())
+        if why:
+            return self.api.unauthorized(why), kind
+        if self.state.quota_verdict():
+            return self.api.throttled(), kind
+        req.scopes = scopes
+        try:
+            return getattr(self.api, name)(req, *args), kind
+        except Answer as a:
+            return a, kind
+
+    def log(self, req, status, kind):
+        if not self.log_path:
+            return
+        path, _, query = req.target.partition("?")
+        shown = path if req.segments[:1] == ["oauth"] else secret_free(path, query)
+        with self.log_lock, open(self.log_path, "a") as f:
+            f.write("%s %s %d %.3f %s\n" % (req.method, shown, status, time.time(), kind))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall between
+    fake = None
+
+    def log_message(self, *args):
+        pass
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def any_method(self):
+        req = Request(self.command, self.path, self.headers, self.read_body(), self.fake.base_url)
+        answer, latency = self.fake.serve(req)
+        if latency:
+            time.sleep(latency / 1000)
+        payload = answer.payload()
+        self.send_response_only(answer.status)
+        self.send_header("Date", self.date_time_string())
+        for k, v in answer.headers.items():
+            self.send_header(k, v)
+        if answer.status not in (204, 304):
+            self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if payload and self.command != "HEAD":
+            self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = any_method
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
+def arguments(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--provider", choices=("google", "microsoft"), required=True)
+    p.add_argument("--port", type=int, default=0, help="0: a free port")
+    p.add_argument("--port-file", help="written (atomically) with the port once listening")
+    p.add_argument("--client-id", default="test-client")
+    p.add_argument("--client-secret", help="when given, the token endpoint requires it")
+    p.add_argument("--latency-ms", type=int, default=0)
+    p.add_argument("--quota-per-minute", type=int, default=0, help="0: no quota")
+    p.add_argument("--error-rate", type=float, default=0.0, help="fraction of API requests refused for quota")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--token-lifetime", type=int, default=3600, help="seconds an access token lives")
+    p.add_argument("--log", help="one line per request appended here")
+    args = p.parse_args(argv)
+    if not 0 <= args.error_rate <= 1:
+        p.error("--error-rate is a fraction from 0 to 1")
+    return args
+
+
+def main(argv):
+    args = arguments(argv)
+    Handler.fake = fake = Fake(args)
+    server = Server(("127.0.0.1", args.port), Handler)
+    port = server.server_address[1]
+    fake.base_url = "http://127.0.0.1:%d" % port
+    if args.port_file:
+        with open(args.port_file + ".tmp", "w") as f:
+            f.write("%d\n" % port)
+        os.replace(args.port_file + ".tmp", args.port_file)
+    print("listening on %s" % fake.base_url, flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

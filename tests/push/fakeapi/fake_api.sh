@@ -1,0 +1,69 @@
+# File: fake_api.sh
+# Shell pieces for the tests that push into the fake Google Calendar API / Microsoft Graph
+# (tests/push/fake_calendar_api.py): start one on a free port, read and change it through its admin endpoints.
+# Source it after run_fixtures.sh (it uses work, extra_pids and fail). Not a test itself: this folder is not
+# registered by script_tests.cmake.
+
+fake_api_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fake_api_python=/usr/bin/python3
+
+# start_fake_calendar_api PROVIDER [ARGS...]: the fake for PROVIDER (google|microsoft) with its log in
+# $work/fake-PROVIDER.log and stderr in $work/fake-PROVIDER.err. Sets fake_api_url (http://127.0.0.1:PORT),
+# api_base (…/calendar/v3 or …/v1.0), auth_url, token_url and fake_api_pid (also in extra_pids), or fails.
+start_fake_calendar_api() {
+    local provider=$1 port_file="$work/fake-$1.port" port=
+    shift
+    rm -f "$port_file"
+    $fake_api_python "$fake_api_dir/fake_calendar_api.py" --provider "$provider" --port 0 --port-file "$port_file" \
+        --log "$work/fake-$provider.log" "$@" >"$work/fake-$provider.out" 2>"$work/fake-$provider.err" &
+    fake_api_pid=$!
+    extra_pids+=("$fake_api_pid")
+    for _ in $(seq 1 100); do
+        [ -s "$port_file" ] && port=$(cat "$port_file") && break
+        kill -0 "$fake_api_pid" 2>/dev/null || fail "the fake $provider API exited: $(tail -3 "$work/fake-$provider.err")"
+        sleep 0.05
+    done
+    [ -n "$port" ] || fail "the fake $provider API did not start within 5 s"
+    fake_api_url=http://127.0.0.1:$port
+    case "$provider" in google) api_base=$fake_api_url/calendar/v3 ;; *) api_base=$fake_api_url/v1.0 ;; esac
+    auth_url=$fake_api_url/oauth/authorize
+    token_url=$fake_api_url/oauth/token
+}
+
+# fake_admin NAME [JSON]: POST /_fake/NAME with the JSON body (default {}); prints the answer, fails unless 200.
+fake_admin() {
+    local body=${2:-} out
+    [ -n "$body" ] || body='{}'
+    out=$(curl -s -f -X POST -H 'Content-Type: application/json' --data-binary "$body" "$fake_api_url/_fake/$1") ||
+        fail "the fake's /_fake/$1 refused $body"
+    printf '%s\n' "$out"
+}
+
+# fake_state EXPR [QUERY]: a Python expression over GET /_fake/state[?QUERY] (as `d`), printed. Helpers in
+# scope: cal(NAME_OR_ID) is that calendar, ours(c) its live events carrying our extended property, live(c)
+# its events not deleted.
+fake_state() {
+    curl -s -f "$fake_api_url/_fake/state${2:+?$2}" >"$work/fake-state.json" || fail "GET /_fake/state failed"
+    $fake_api_python - "$work/fake-state.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def cal(key):
+    return next(c for c in d["calendars"] if key in (c["id"], c["name"]))
+def live(c):
+    return [e for e in c["events"] if not e["deleted"]]
+def is_ours(e):
+    google = e.get("extendedProperties", {}).get("private", {}).get("icsbridge") == "1"
+    graph = any(p["id"].endswith("Name icsbridge") for p in e.get("singleValueExtendedProperties", []))
+    return google or graph
+def ours(c):
+    return [e for e in live(c) if is_ours(e)]
+print(eval(sys.argv[2]))
+PY
+}
+
+# fake_requests KEY...: a request counter from /_fake/state: `fake_requests writes`, `fake_requests by_kind insert`.
+fake_requests() {
+    local expr="d['requests']" k
+    for k in "$@"; do expr="${expr}['$k']"; done
+    fake_state "$expr"
+}
