@@ -18,15 +18,17 @@ struct CommandInfo {
     std::vector<std::string_view> flags;         ///< accepted value flags
     std::vector<std::string_view> required;      ///< flags that must be given
     std::vector<std::string_view> switches = {}; ///< accepted flags without a value
+    std::string_view positional = {};            ///< the one (required) argument without a flag, if any
 };
 
-std::array<CommandInfo, 6> const commands{{
+std::array<CommandInfo, 7> const commands{{
     {Command::serve, "serve", {"--config"}, {"--config"}},
     {Command::export_feed, "export", {"--config", "--feed", "--output"}, {"--config", "--feed"}},
     {Command::check, "check", {"--config"}, {"--config"}},
     {Command::categories, "categories", {"--config", "--source"}, {"--config", "--source"}},
     {Command::tags, "tags", {"--config", "--source"}, {"--config", "--source"}},
     {Command::push, "push", {"--config", "--target"}, {"--config"}, {"--dry-run"}},
+    {Command::connect, "connect", {"--config", "--timeout"}, {"--config"}, {}, "TARGET"},
 }};
 
 CommandInfo const* find_command(std::string_view name) {
@@ -57,11 +59,24 @@ std::string* slot(Args& a, std::string_view flag) {
     return nullptr;
 }
 
+/** Where a value flag without a field of its own (--timeout) is kept until it is checked. */
+struct Pending {
+    std::string timeout;
+};
+
+std::string* slot(Args& a, Pending& p, std::string_view flag) {
+    if (flag == "--timeout")
+        return &p.timeout;
+    return slot(a, flag);
+}
+
 std::string_view placeholder(std::string_view flag) {
     if (flag == "--config")
         return "FILE";
     if (flag == "--output")
         return "PATH";
+    if (flag == "--timeout")
+        return "SECONDS";
     return "NAME";
 }
 
@@ -88,12 +103,21 @@ Result<CommandInfo const*> command_named(std::string_view first) {
  * `--flag VALUE` or `--flag=VALUE` at args[i] (moving i past the value) into its slot of `a`: the flag
  * must be the command's, the value given, non-empty and not given before.
  */
-Result<void>
-take_flag(Args& a, CommandInfo const& cmd, std::vector<std::string_view> const& args, std::size_t& i) {
+Result<void> take_flag(
+    Args& a,
+    Pending& pending,
+    CommandInfo const& cmd,
+    std::vector<std::string_view> const& args,
+    std::size_t& i
+) {
     std::string const where = std::string(cmd.name) + ": ";
     std::string_view arg = args[i];
-    if (arg.substr(0, 2) != "--")
-        return usage_error(where + "unexpected argument '" + std::string(arg) + "'");
+    if (arg.substr(0, 2) != "--") {
+        if (cmd.positional.empty() || !a.target.empty())
+            return usage_error(where + "unexpected argument '" + std::string(arg) + "'");
+        a.target = std::string(arg);
+        return {};
+    }
     std::string_view flag = arg;
     std::optional<std::string_view> value;
     if (auto eq = arg.find('='); eq != std::string_view::npos) {
@@ -122,7 +146,7 @@ take_flag(Args& a, CommandInfo const& cmd, std::vector<std::string_view> const& 
     }
     if (value->empty())
         return usage_error(where + std::string(flag) + " needs a non-empty value");
-    std::string* dst = slot(a, flag);
+    std::string* dst = slot(a, pending, flag);
     if (!dst->empty())
         return usage_error(where + std::string(flag) + " given twice");
     *dst = std::string(*value);
@@ -168,15 +192,26 @@ Result<Args> parse_args(std::vector<std::string_view> const& args) {
         return a;
     }
 
+    Pending pending;
     for (std::size_t i = 1; i < args.size(); ++i)
-        if (auto taken = take_flag(a, **cmd, args, i); !taken)
+        if (auto taken = take_flag(a, pending, **cmd, args, i); !taken)
             return taken.error();
+    std::string const where = std::string((*cmd)->name) + ": ";
     for (auto req : (*cmd)->required)
         if (slot(a, req)->empty())
+            return usage_error(where + "missing " + std::string(req) + " " + std::string(placeholder(req)));
+    if (!(*cmd)->positional.empty() && a.target.empty())
+        return usage_error(where + "missing " + std::string((*cmd)->positional));
+    if (!pending.timeout.empty()) {
+        auto const& t = pending.timeout;
+        bool const digits = t.size() <= 5 && t.find_first_not_of("0123456789") == std::string::npos;
+        long const seconds = digits ? std::stol(t) : 0;
+        if (seconds < 1 || seconds > 86400)
             return usage_error(
-                std::string((*cmd)->name) + ": missing " + std::string(req) + " " +
-                std::string(placeholder(req))
+                where + "--timeout takes a whole number of seconds from 1 to 86400, not '" + t + "'"
             );
+        a.timeout = std::chrono::seconds(seconds);
+    }
     return a;
 }
 
@@ -193,6 +228,7 @@ constexpr char const* overview_help =
     "  icsbridge categories --config FILE --source NAME\n"
     "  icsbridge tags --config FILE --source NAME\n"
     "  icsbridge push --config FILE [--target NAME] [--dry-run]\n"
+    "  icsbridge connect --config FILE TARGET [--timeout SECONDS]\n"
     "  icsbridge --help | --version\n"
     "\n"
     "Commands:\n"
@@ -202,7 +238,8 @@ constexpr char const* overview_help =
     "  check       validate the config and print each feed with its URL\n"
     "  categories  list the categories of a source (ids for the `categories`/`category` params)\n"
     "  tags        list the tags of a jobs source\n"
-    "  push        write the feeds' items into their [targets] calendars once (CalDAV)\n"
+    "  push        write the feeds' items into their [targets] calendars once\n"
+    "  connect     sign a google or microsoft target in to its account (OAuth), once\n"
     "\n"
     "Exit status: 0 ok, 1 upstream or runtime failure, 2 usage or config error.\n"
     "Environment: ICSBRIDGE_LOG=debug|info|warn|error sets what is logged to stderr\n"
@@ -296,6 +333,24 @@ constexpr char const* push_help =
     "Exit status: 0 every target in sync, 1 a target failed (the reason on stderr),\n"
     "2 usage or config error.\n";
 
+constexpr char const* connect_help =
+    "Usage: icsbridge connect --config FILE TARGET [--timeout SECONDS]\n"
+    "\n"
+    "Connects [targets.TARGET] (type google or microsoft) to the account it writes into: prints\n"
+    "the URL of the provider's sign-in page, waits on 127.0.0.1 (a free port) for the browser to\n"
+    "come back from it, trades the answer for a refresh token and stores that under [storage] dir\n"
+    "(oauth/TARGET.json, mode 0600; also in the database in cluster mode). Open the URL in a\n"
+    "browser on this machine, signed in to the account. Nothing secret is printed. An answer\n"
+    "that is not this sign-in's (a different state) is refused, and the command goes on waiting.\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE      the TOML config\n"
+    "  --timeout SECONDS  how long to wait for the sign-in (default 600)\n"
+    "  -h, --help         show this text\n"
+    "\n"
+    "Exit status: 0 connected, 1 sign-in refused, timed out or not traded for a token,\n"
+    "2 usage or config error (an unknown target, a caldav target).\n";
+
 } // namespace
 
 std::string usage(Command c) {
@@ -314,6 +369,8 @@ std::string usage(Command c) {
         return tags_help;
     case Command::push:
         return push_help;
+    case Command::connect:
+        return connect_help;
     }
     return {};
 }

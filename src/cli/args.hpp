@@ -4,13 +4,14 @@
 
 #include <icsbridge/error.hpp>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace icsbridge::cli {
 
-enum class Command { none, serve, export_feed, check, categories, tags, push };
+enum class Command { none, serve, export_feed, check, categories, tags, push, connect };
 
 /** @brief A parsed command line. `help`/`version` win over everything else. */
 struct Args {
@@ -21,14 +22,17 @@ struct Args {
     std::string feed;     ///< --feed NAME (export)
     std::string output;   ///< --output PATH (export); empty or "-": stdout
     std::string source;   ///< --source NAME (categories, tags)
-    std::string target;   ///< --target NAME (push); empty: every target
+    std::string target;   ///< --target NAME (push; empty: every target), or connect's TARGET
     bool dry_run = false; ///< --dry-run (push): print the plan, write nothing
+    std::chrono::seconds timeout{600}; ///< --timeout SECONDS (connect): how long to wait for the sign-in
 };
 
 /**
  * @brief Parses the arguments after the program name. Flags take `--flag VALUE` or `--flag=VALUE`.
+ * A command may take one positional argument (connect's TARGET).
  * @return the Args, or errc::usage with a one-line message (unknown command or flag, missing value,
- * repeated flag, missing required flag, stray argument).
+ * repeated flag, missing required flag or argument, stray argument, a --timeout that is no whole number of
+ * seconds from 1 to 86400).
  */
 Result<Args> parse_args(std::vector<std::string_view> const& args);
 

@@ -4,6 +4,8 @@
 #include "cli/check_command.hpp"
 
 #include "cli/terminal_text.hpp"
+#include "oauth/provider.hpp"
+#include "oauth/token_store.hpp"
 #include "views/view.hpp"
 #include <icsbridge/duration.hpp>
 #include <icsbridge/store.hpp>
@@ -41,17 +43,63 @@ void print_push(FeedConfig const& f) {
     std::printf("  push:    %s\n", line.c_str());
 }
 
-/** One block per `[targets.NAME]`: where it writes and how politely; the password only as "set". */
+/** "connected (oauth/NAME.json)" or why not, with the command that cures it: from the token file only. */
+std::string connection_of(Config const& cfg, TargetConfig const& t) {
+    oauth::TargetRef const ref{t.name, cfg.path};
+    auto const path = oauth::token_path(cfg.storage.dir, t.name);
+    auto stored = oauth::load_token(path);
+    if (!stored)
+        return "unknown: " + stored.error().message;
+    auto usable = oauth::usable_token(*stored, t, ref);
+    // check never opens the database: in a cluster the row may hold what this file lacks.
+    std::string const row =
+        cfg.cluster ? " (this replica's file; the database row is not read by check)" : "";
+    if (!usable)
+        return usable.error().message + row;
+    return "connected (" + path + ")" + row;
+}
+
+/** The lines of an OAuth target: its calendar, client, endpoints, scope and whether it is connected. */
+void print_oauth_target(Config const& cfg, TargetConfig const& t) {
+    auto const provider = std::string(oauth::provider_name(t.type));
+    // "google:  …" lines up with "caldav:  …"; "microsoft:" is longer than the column.
+    auto const label = provider + ":";
+    if (!t.calendar.empty())
+        std::printf(
+            "  %-8s calendar \"%s\" (found by name, created if missing)\n",
+            label.c_str(),
+            t.calendar.c_str()
+        );
+    else
+        std::printf("  %-8s calendar id %s\n", label.c_str(), t.calendar_id.c_str());
+    std::printf(
+        "  client:  %s (%s)\n",
+        t.client_id.c_str(),
+        t.client_secret.empty() ? "no client secret" : "client secret set"
+    );
+    if (t.type == TargetType::microsoft)
+        std::printf("  tenant:  %s\n", t.tenant.c_str());
+    std::printf("  api:     %s\n", t.api_base.c_str());
+    std::printf("  sign-in: %s, tokens from %s\n", t.auth_url.c_str(), t.token_url.c_str());
+    std::printf("  scope:   %s\n", oauth::scope_for(t).c_str());
+    std::printf("  token:   %s\n", connection_of(cfg, t).c_str());
+}
+
+/** One block per `[targets.NAME]`: where it writes and how politely; secrets only as "set". */
 void print_targets(Config const& cfg) {
     for (auto const& [name, t] : cfg.targets) {
         std::printf("\ntarget %s\n", name.c_str());
-        std::printf("  caldav:  %s\n", t.url.c_str());
-        if (!t.calendar.empty())
-            std::printf(
-                "  calendar: \"%s\" (found by display name, created if missing)\n",
-                t.calendar.c_str()
-            );
-        std::printf("  user:    %s (password set)\n", t.username.c_str());
+        if (t.type == TargetType::caldav) {
+            std::printf("  caldav:  %s\n", t.url.c_str());
+            if (!t.calendar.empty())
+                std::printf(
+                    "  calendar: \"%s\" (found by display name, created if missing)\n",
+                    t.calendar.c_str()
+                );
+            std::printf("  user:    %s (password set)\n", t.username.c_str());
+        } else {
+            print_oauth_target(cfg, t);
+        }
         std::printf(
             "  rate:    %zu requests per %s, at most %d at once\n",
             t.rate.calls,

@@ -1,10 +1,12 @@
 // File: commands.cpp
-// The commands behind the command line: serve, export, check, categories, tags, --help, --version.
+// The commands behind the command line: serve, export, check, categories, tags, push, connect, --help,
+// --version.
 // Each prints one clear line on failure and maps the errc to the exit status in one place (exit_code()).
 #include "cli/commands.hpp"
 
 #include "cli/args.hpp"
 #include "cli/check_command.hpp"
+#include "cli/connect_command.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/output_file.hpp"
 #include "cli/push_command.hpp"
@@ -217,6 +219,8 @@ int dispatch(int argc, char** argv) {
         return list_command(*cfg, args);
     case Command::push:
         return push_command(*cfg, args);
+    case Command::connect:
+        return connect_command(*cfg, args);
     case Command::none:
         break;
     }

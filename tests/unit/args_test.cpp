@@ -78,6 +78,31 @@ BOOST_AUTO_TEST_CASE(usage_mistakes_are_explained) {
     BOOST_TEST(mistake({"tags", "--config", "a"}) == "tags: missing --source NAME");
 }
 
+BOOST_AUTO_TEST_CASE(connect_takes_its_target_without_a_flag_and_a_timeout_in_seconds) {
+    auto r = parse({"connect", "--config", "c.toml", "work"});
+    BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+    BOOST_TEST((r->command == Command::connect));
+    BOOST_TEST(r->target == "work");
+    BOOST_TEST(r->timeout.count() == 600);
+    auto t = parse({"connect", "office", "--timeout=30", "--config=c.toml"});
+    BOOST_TEST_REQUIRE(t.has_value(), (t ? "" : t.error().message));
+    BOOST_TEST(t->target == "office");
+    BOOST_TEST(t->timeout.count() == 30);
+    BOOST_TEST(mistake({"connect", "--config", "c"}) == "connect: missing TARGET");
+    BOOST_TEST(mistake({"connect", "--config", "c", "a", "b"}) == "connect: unexpected argument 'b'");
+    for (std::string_view bad : {"0", "abc", "86401", "-5", "1.5", "999999999999"})
+        BOOST_TEST(
+            mistake({"connect", "--config", "c", "a", "--timeout", bad}) ==
+                "connect: --timeout takes a whole number of seconds from 1 to 86400, not '" +
+                    std::string(bad) + "'",
+            bad
+        );
+    // Other commands still take no argument without a flag.
+    BOOST_TEST(mistake({"push", "--config", "c", "work"}) == "push: unexpected argument 'work'");
+    BOOST_TEST(mistake({"push", "--config", "c", "--timeout", "5"}) == "push: unknown option '--timeout'");
+    BOOST_TEST(usage(Command::connect).find("--timeout SECONDS") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(usage_texts_name_every_flag_of_their_command) {
     std::string const top = usage(Command::none);
     for (char const* cmd : {"serve", "export", "check", "categories", "tags", "--version", "--help"})

@@ -1,0 +1,73 @@
+// File: token_keeping.cpp
+// token_keeping() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
+#include "cli/token_keeping.hpp"
+
+#include "cluster/oauth_token_rows.hpp"
+
+#include <memory>
+#include <optional>
+
+namespace icsbridge::cli {
+
+namespace {
+
+Result<std::optional<oauth::StoredToken>> from_row(std::string const& json) {
+    auto t = oauth::token_from_json(json);
+    if (!t)
+        return fail(errc::io_error, "the database's token row: " + t.error().message);
+    return std::optional<oauth::StoredToken>{std::move(*t)};
+}
+
+} // namespace
+
+TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
+    auto const dir = cfg.storage.dir;
+    if (!cfg.cluster)
+        return [dir](std::string const& target) { return oauth::token_file(dir, target); };
+    auto rows =
+        std::make_shared<cluster::OAuthTokenRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
+    return [dir, rows, log](std::string const& target) {
+        auto file = oauth::token_file(dir, target);
+        oauth::TokenKeeping k;
+        k.load = [file, rows, target, log]() -> Result<std::optional<oauth::StoredToken>> {
+            auto row = rows->load(target);
+            if (!row) {
+                log.warn(
+                    "target " + target + ": the database is away (" + row.error().message +
+                    "); reading its sign-in from the file"
+                );
+                return file.load();
+            }
+            if (!*row)
+                return file.load();
+            return from_row(**row);
+        };
+        k.save = [file, rows, target, log](oauth::StoredToken const& t) {
+            auto written = file.save(t);
+            if (auto saved = rows->save(target, oauth::to_json(t)); !saved)
+                log.warn(
+                    "target " + target +
+                    ": its new refresh token is on this replica's disk only: " + saved.error().message
+                );
+            return written;
+        };
+        return k;
+    };
+}
+
+Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t) {
+    if (auto written = oauth::save_token(oauth::token_path(cfg.storage.dir, target), t); !written)
+        return written.error();
+    if (!cfg.cluster)
+        return {};
+    cluster::OAuthTokenRows rows(cfg.cluster->database_url, cluster_node(*cfg.cluster));
+    if (auto saved = rows.save(target, oauth::to_json(t)); !saved)
+        return fail(
+            errc::io_error,
+            "the sign-in is stored in " + oauth::token_path(cfg.storage.dir, target) +
+                " but not in the database, where the other replicas read it: " + saved.error().message
+        );
+    return {};
+}
+
+} // namespace icsbridge::cli

@@ -1,0 +1,33 @@
+// File: token_keeping.hpp
+// Where the OAuth targets' stored sign-ins live for a config: the token file under storage.dir, and in
+// cluster mode the database row (read first; the file is the copy for when the database is away), wired
+// here like the push state (service.cpp, push_keeping) because it joins the oauth and cluster rooms.
+#pragma once
+
+#include "oauth/token_store.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+
+#include <functional>
+#include <string>
+
+namespace icsbridge::cli {
+
+/** @brief A target's TokenKeeping, by target name. */
+using TokenKeepingFor = std::function<oauth::TokenKeeping(std::string const& target)>;
+
+/**
+ * @brief The keeping of `cfg`'s OAuth targets. Without [cluster]: the file. With it: load reads the row
+ * (the file when there is no row, or the database is away: logged as a warning), save writes the file and
+ * the row (a row that cannot be written is a warning: the token is still in use from memory and file).
+ * One database connection is shared by every target of the returned function.
+ */
+TokenKeepingFor token_keeping(Config const& cfg, Logger const& log);
+
+/**
+ * @brief What `connect` stores: the file, and in cluster mode the row, where either failing is an error
+ * (errc::io_error): another replica must not go on with an older sign-in unnoticed.
+ */
+Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t);
+
+} // namespace icsbridge::cli
