@@ -75,6 +75,21 @@ q = "x"
 TOML
 expect $'a\nb.c' export --config "$work/names.toml" --feed ""
 expect "job board" tags --config "$work/names.toml" --source ""
+# connect's TARGET: the google and microsoft targets, until one is given; --timeout takes a number.
+cat >"$work/targets.toml" <<'TOML'
+[targets.family]
+type = "caldav"
+[targets.work]
+type = "google"
+[targets.office]
+  type = "microsoft"
+TOML
+expect $'work\noffice' connect --config "$work/targets.toml" ""
+expect "work" connect "--config=$work/targets.toml" w
+expect $'work\noffice' connect --timeout 60 --config "$work/targets.toml" ""
+expect $'--timeout\n--help' connect --config "$work/targets.toml" work ""
+expect "" connect --config "$work/targets.toml" --timeout ""
+expect $'--timeout\n--help' connect --config "$work/targets.toml" work -
 # A config it cannot read (the service's 0600 file, as a user) offers nothing and prints nothing.
 out=$(complete_words export --config "$work/missing.toml" --feed "" 2>&1)
 [ -z "$out" ] || fail "missing config: $out"
