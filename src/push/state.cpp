@@ -25,13 +25,17 @@ std::string to_json(TargetState const& s) {
     json::object listing;
     for (auto const& [name, etag] : s.listing)
         listing[name] = etag;
+    json::object ids;
+    for (auto const& [name, id] : s.ids)
+        ids[name] = id;
     json::object root{
         {"version", 1},
         {"collection", s.collection},
         {"sync_token", s.sync_token},
         {"todos", s.todos},
         {"items", std::move(items)},
-        {"listing", std::move(listing)}};
+        {"listing", std::move(listing)},
+        {"ids", std::move(ids)}};
     return json::serialize(root);
 }
 
@@ -76,6 +80,13 @@ Result<TargetState> state_from_json(std::string_view text) {
                 throw std::invalid_argument("a listed ETag is not a string");
             s.listing[std::string(name)] = std::string(etag.get_string());
         }
+        // Written before ids existed: none to read.
+        if (root.contains("ids"))
+            for (auto const& [name, id] : object_at(root, "ids")) {
+                if (!id.is_string())
+                    throw std::invalid_argument("an id is not a string");
+                s.ids[std::string(name)] = std::string(id.get_string());
+            }
         return s;
     } catch (std::invalid_argument const& e) {
         return fail(errc::io_error, std::string("the push state is malformed: ") + e.what());

@@ -6,6 +6,7 @@
 #include "push/plan.hpp"
 #include <icsbridge/error.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,8 @@ struct TargetState {
     bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)
     Known items;            ///< uid -> what we wrote
     Listing listing;        ///< our resources as the server last listed them (name -> ETag)
+    /// name -> the server's id, where the server picks ids (Graph); CalDAV and Google derive them from names
+    std::map<std::string, std::string> ids;
     friend bool operator==(TargetState const&, TargetState const&) = default;
 };
 
