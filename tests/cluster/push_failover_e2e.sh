@@ -179,9 +179,9 @@ created_then=$(proxy_created)
     fail "the state row records ${recorded:-no} items after 60 s of pushing (row: ${row:-none}; $created_then created)"
 [ "$created_then" -lt "$events" ] ||
     fail "the push finished before the kill ($created_then created): raise PUSH_FAILOVER_EVENTS or the delay"
-[ "$(lease_holder)" = "$pusher" ] || fail "$pusher pushes, but the lease push:family is held by '$(lease_holder)'"
 [ "$(proxy_count -w "$other")" = 0 ] ||
     fail "both replicas sent requests to the target: $other sent $(proxy_count -w "$other") while $pusher pushed"
+[ "$(lease_holder)" = "$pusher" ] || fail "$pusher pushes, but the lease push:family is held by '$(lease_holder)'"
 [ "$(proxy_count -w -)" = 0 ] || fail "$(proxy_count -w -) requests from an unnamed client: $(grep ' -$' "$work/proxy.log" | head -3)"
 echo "$pusher holds push:family and pushes alone: $(proxy_count -w "$pusher") requests, $created_then created, $other sent none"
 
