@@ -21,6 +21,10 @@ class CalDavApi final : public CalendarApi {
         : target_(target)
         , dav_(std::move(ex), target, std::move(log)) {}
 
+    std::string calendar_identity() const override {
+        return "caldav\n" + target_.url + "\n" + target_.calendar;
+    }
+
     TargetClient& client() override { return dav_; }
 
     Result<std::vector<Resource>> shape(std::vector<Resource> resources) const override { return resources; }

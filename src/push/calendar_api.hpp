@@ -38,6 +38,9 @@ class CalendarApi {
   public:
     virtual ~CalendarApi() = default;
 
+    /** @brief The keys that say which calendar the config means (server, name or id), as one string. */
+    virtual std::string calendar_identity() const = 0;
+
     /** @brief The target's HTTP side: pacing, retries, counts. */
     virtual TargetClient& client() = 0;
 

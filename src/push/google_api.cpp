@@ -81,6 +81,10 @@ class GoogleApi final : public CalendarApi {
         : target_(target)
         , http_(std::move(ex), target, std::move(log), std::move(auth), google_slow_down) {}
 
+    std::string calendar_identity() const override {
+        return target_.api_base + "\n" + target_.calendar + "\n" + target_.calendar_id;
+    }
+
     TargetClient& client() override { return http_; }
 
     bool takes_todos(TargetState const&) const override { return true; }

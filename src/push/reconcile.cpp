@@ -214,6 +214,12 @@ net::awaitable<Result<Outcome>> reconcile(
             "push " + dav.name() + ": " + loaded.error().message +
             "; starting from the calendar's own listing"
         );
+    // A state from before identities were kept is taken as the same calendar's.
+    if (!run.state.identity.empty() && run.state.identity != api.calendar_identity()) {
+        dav.log().info("push " + dav.name() + ": the target names another calendar now; finding it");
+        run.state = TargetState{};
+    }
+    run.state.identity = api.calendar_identity();
     auto const requests_before = dav.requests();
     auto const conflicts_before = dav.conflicts();
     if (auto read = co_await read_calendar(run); !read)

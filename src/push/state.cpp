@@ -30,6 +30,7 @@ std::string to_json(TargetState const& s) {
         ids[name] = id;
     json::object root{
         {"version", 1},
+        {"identity", s.identity},
         {"collection", s.collection},
         {"sync_token", s.sync_token},
         {"todos", s.todos},
@@ -66,6 +67,8 @@ Result<TargetState> state_from_json(std::string_view text) {
         auto const& root = v.get_object();
         TargetState s;
         s.collection = text_at(root, "collection");
+        if (root.contains("identity"))
+            s.identity = text_at(root, "identity");
         s.sync_token = text_at(root, "sync_token");
         if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
             s.todos = todos->get_bool();

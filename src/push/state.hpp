@@ -13,6 +13,9 @@
 namespace icsbridge::push {
 
 struct TargetState {
+    /// Which calendar the config named when `collection` was found (calendar_identity()): another one
+    /// now means the config moved the target, and everything here is about the old calendar.
+    std::string identity;
     std::string collection; ///< the calendar collection's URL, once discovered
     std::string sync_token; ///< RFC 6578 token of `listing`; empty: list in full next time
     bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)

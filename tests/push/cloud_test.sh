@@ -13,6 +13,8 @@
 #   expired    the access token expired at the provider: refreshed once, the push goes on
 #   quota      a third of the requests refused for quota: absorbed by backing off, the push succeeds
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
+#   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
+#              the old one left as it was
 #   revoked    consent revoked: exit 1 with the reconnect command, in at most a handful of requests
 #   cloud_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR PROVIDER
 set -u
@@ -213,6 +215,17 @@ step_kill() {
     echo "kill: $n events before the kill, no duplicate after"
 }
 
+step_moved() {
+    # The config now names another calendar: the state of the old one must not be used for it.
+    local before
+    before=$(fake_state "len(ours(cal('Events')))")
+    sed -i 's/^calendar = "Events"/calendar = "Moved"/' "$work/push.toml"
+    expect_push_ok "push after the target was moved to another calendar"
+    check_mirror "moved to another calendar" Moved
+    [ "$(fake_state "len(ours(cal('Events')))")" = "$before" ] || fail "the old calendar changed when the target moved"
+    sed -i 's/^calendar = "Moved"/calendar = "Events"/' "$work/push.toml"
+}
+
 step_revoked() {
     fake_admin revoke >/dev/null
     fake_admin reset_counts >/dev/null
@@ -225,7 +238,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal expired quota kill revoked; do
+for step in connect initial unchanged change removal expired quota kill moved revoked; do
     "step_$step"
 done
 echo "push.cloud.$provider: ok"
