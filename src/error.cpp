@@ -48,6 +48,8 @@ std::string_view to_string(errc e) noexcept {
         return "shutdown";
     case errc::snapshot_corrupt:
         return "snapshot_corrupt";
+    case errc::not_connected:
+        return "not_connected";
     }
     return "unknown";
 }
@@ -89,6 +91,7 @@ unsigned http_status(errc e) noexcept {
     case errc::upstream_rate_limited:
     case errc::upstream_status:
     case errc::upstream_malformed:
+    case errc::not_connected:
         return 502;
     case errc::shutdown:
     case errc::snapshot_corrupt:

@@ -81,7 +81,8 @@ struct TargetConfig {
     // existing calendar ("primary": the account's main one).
     std::string calendar_id;
     std::string client_id;
-    std::string client_secret; ///< from client_secret, client_secret_env or client_secret_file. Never print it.
+    std::string
+        client_secret; ///< from client_secret, client_secret_env or client_secret_file. Never print it.
     std::string tenant = "common"; ///< microsoft: the Entra tenant in the authority URL
     std::string api_base;          ///< the API's root URL (no trailing slash); the provider's own by default
     std::string auth_url;          ///< the authorization endpoint; the provider's own by default
@@ -207,7 +208,8 @@ struct Config {
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order
     std::map<std::string, TargetConfig> targets;
-    bool secrets_in_file = false; ///< a token, api_key or admin_token is written in the file itself
+    bool secrets_in_file =
+        false; ///< a token, api_key, password, client_secret… is written in the file itself
 
     FeedConfig const* find_feed(std::string_view name) const;
     SourceConfig const* find_source(std::string_view name) const;
@@ -231,8 +233,9 @@ class LiveConfig {
 
 /**
  * @brief What is risky but valid in `cfg`, one line each for `check` and `serve` to show (never a secret):
- * a file holding secrets that group or others may read, a source whose `base_url` is plain `http://` to a
- * host other than loopback (its token or api_key crosses the network unencrypted).
+ * a file holding secrets (a client_secret too) that group or others may read, a source whose `base_url`, or
+ * an OAuth target whose `token_url` or `api_base`, is plain `http://` to a host other than loopback (its
+ * token, api_key, refresh token or client secret crosses the network unencrypted).
  */
 std::vector<std::string> config_warnings(Config const& cfg);
 

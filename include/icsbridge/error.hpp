@@ -34,6 +34,10 @@ enum class errc {
     io_error,              ///< local file system error (snapshot, export output)
     shutdown,              ///< cancelled because the process is stopping
     snapshot_corrupt,      ///< a kept snapshot (file or row) that does not check out: never served
+    /// an OAuth target (google, microsoft) has no usable stored token: never connected, connected for another
+    /// client or scope, or its consent was revoked or expired (invalid_grant). Not retried: the message names
+    /// the `icsbridge connect` command that cures it.
+    not_connected,
 };
 
 /** @brief Short stable name of an errc, e.g. "upstream_timeout" (used in /healthz and metrics). */

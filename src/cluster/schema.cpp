@@ -69,6 +69,16 @@ CREATE TABLE icsbridge_push_state (
     saved_at timestamptz NOT NULL DEFAULT now()
 );
 )sql",
+    // 6: each OAuth target's stored sign-in (oauth/token_store.hpp, as JSON: the refresh token, its client
+    // and scope), so every replica pushes with what `icsbridge connect` stored, and with a rotated token.
+    R"sql(
+CREATE TABLE icsbridge_oauth_tokens (
+    target   text PRIMARY KEY,
+    token    text NOT NULL,
+    saved_by text NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now()
+);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

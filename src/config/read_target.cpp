@@ -1,6 +1,7 @@
 // File: read_target.cpp
 // [targets.NAME] (calendars icsbridge writes into) and a feed's `push = [...]`, each mistake reported at its
-// FILE:LINE:COL. The password is resolved here (inline, environment or file) and never echoed.
+// FILE:LINE:COL; CalDAV targets here, the OAuth ones in read_oauth_target.cpp. Secrets (password,
+// client_secret) are resolved here (inline, environment or file) and never echoed.
 #include "config/reader.hpp"
 
 #include <cerrno>
@@ -20,7 +21,9 @@ namespace config_detail {
 void Reader::read_target(std::string const& name, toml::table const& t, TargetConfig& out) {
     std::string const where = "[targets." + name + "]";
     out.line = static_cast<int>(t.source().begin.line);
-    if (!check_keys(
+    if (!t.contains("type")) {
+        // A misspelt `type` is named as such before its absence is.
+        bool const keys_ok = check_keys(
             t,
             where,
             {"type",
@@ -32,16 +35,68 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
              "password_file",
              "rate",
              "ca_file",
-             "max_concurrency"}
-        ))
-        return;
-    if (!t.contains("type")) {
-        fail_at(t.source(), where + " needs type = \"caldav\"");
+             "max_concurrency",
+             "client_id",
+             "client_secret",
+             "client_secret_env",
+             "client_secret_file",
+             "calendar_id",
+             "tenant",
+             "api_base",
+             "auth_url",
+             "token_url"}
+        );
+        if (keys_ok)
+            fail_at(t.source(), where + " needs type = \"caldav\", \"google\" or \"microsoft\"");
         return;
     }
-    if (auto v = choice<TargetType>(t, "type", {{"caldav", TargetType::caldav}}))
+    if (auto v = choice<TargetType>(
+            t,
+            "type",
+            {{"caldav", TargetType::caldav},
+             {"google", TargetType::google},
+             {"microsoft", TargetType::microsoft}}
+        ))
         out.type = *v;
     if (failed())
+        return;
+    if (out.type == TargetType::caldav)
+        read_caldav_target(t, where, out);
+    else
+        read_oauth_target(t, where, out);
+    if (failed())
+        return;
+    read_target_limits(t, out);
+}
+
+void Reader::read_caldav_target(toml::table const& t, std::string const& where, TargetConfig& out) {
+    // The keys of OAuth targets are named as such, not offered as typos of CalDAV ones.
+    note_ = " (it is a key of google and microsoft targets)";
+    bool const keys_ok = check_keys(
+        t,
+        where,
+        {"type",
+         "url",
+         "calendar",
+         "username",
+         "password",
+         "password_env",
+         "password_file",
+         "rate",
+         "ca_file",
+         "max_concurrency"},
+        {"client_id",
+         "client_secret",
+         "client_secret_env",
+         "client_secret_file",
+         "calendar_id",
+         "tenant",
+         "api_base",
+         "auth_url",
+         "token_url"}
+    );
+    note_.clear();
+    if (!keys_ok)
         return;
     for (std::string_view key : {"url", "username"})
         if (!t.contains(key)) {
@@ -55,9 +110,10 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
         out.username = *v;
     if (failed())
         return;
-    read_password(t, where, out);
-    if (failed())
-        return;
+    read_secret_of(t, where, "password", true, out.password);
+}
+
+void Reader::read_target_limits(toml::table const& t, TargetConfig& out) {
     if (auto r = str(t, "rate")) {
         auto parsed = parse_budget(*r);
         if (!parsed) {
@@ -89,39 +145,44 @@ void Reader::read_target_url(toml::table const& t, TargetConfig& out) {
     out.url = *checked + "/";
 }
 
-void Reader::read_password(toml::table const& t, std::string const& where, TargetConfig& out) {
-    if (!t.contains("password_file")) {
-        if (auto pw = secret(t, "password", where))
-            out.password = std::move(*pw);
+void Reader::read_secret_of(
+    toml::table const& t, std::string const& where, std::string const& key, bool required, std::string& out
+) {
+    std::string const file_key = key + "_file";
+    if (!t.contains(file_key)) {
+        if (!required && !t.contains(key) && !t.contains(key + "_env"))
+            return;
+        if (auto value = secret(t, key, where))
+            out = std::move(*value);
         return;
     }
-    if (t.contains("password") || t.contains("password_env")) {
+    if (t.contains(key) || t.contains(key + "_env")) {
         fail_at(
-            key_pos(t, "password_file"),
-            "give one of password, password_env or password_file in " + where
+            key_pos(t, file_key),
+            "give one of " + key + ", " + key + "_env or " + file_key + " in " + where
         );
         return;
     }
-    auto file = str(t, "password_file");
+    auto file = str(t, file_key);
     if (!file)
         return;
     std::ifstream in(*file, std::ios::binary);
     if (!in) {
         fail_at(
-            t.get("password_file")->source(),
-            "password_file \"" + *file + "\" cannot be read: " + std::strerror(errno)
+            t.get(file_key)->source(),
+            file_key + " \"" + *file + "\" cannot be read: " + std::strerror(errno)
         );
         return;
     }
-    std::string pw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Files written by `echo` or an editor end with a newline that is no part of the password.
-    while (!pw.empty() && (pw.back() == '\n' || pw.back() == '\r'))
-        pw.pop_back();
-    if (pw.empty()) {
-        fail_at(t.get("password_file")->source(), "password_file \"" + *file + "\" is empty");
+    std::string value((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Files written by `echo` or an editor end with a newline that is no part of the secret.
+    while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
+        value.pop_back();
+    if (value.empty()) {
+        fail_at(t.get(file_key)->source(), file_key + " \"" + *file + "\" is empty");
         return;
     }
-    out.password = std::move(pw);
+    out = std::move(value);
 }
 
 void Reader::read_push(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f) {

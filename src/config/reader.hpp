@@ -280,8 +280,27 @@ class Reader {
     void check_merges(toml::table const& feeds, Config& cfg);
     void read_targets(toml::table const& targets, Config& cfg);
     void read_target(std::string const& name, toml::table const& t, TargetConfig& out);
+    // read_target's steps: the keys of its type (read_target.cpp: caldav; read_oauth_target.cpp: google,
+    // microsoft), then rate, max_concurrency and ca_file.
+    void read_caldav_target(toml::table const& t, std::string const& where, TargetConfig& out);
     void read_target_url(toml::table const& t, TargetConfig& out);
-    void read_password(toml::table const& t, std::string const& where, TargetConfig& out);
+    void read_oauth_target(toml::table const& t, std::string const& where, TargetConfig& out);
+    bool check_oauth_keys(toml::table const& t, std::string const& where, bool google);
+    void read_oauth_calendar(toml::table const& t, std::string const& where, TargetConfig& out);
+    /** api_base, auth_url and token_url, the provider's own where not given; the provider's default rate. */
+    void read_oauth_endpoints(toml::table const& t, TargetConfig& out);
+    void read_target_limits(toml::table const& t, TargetConfig& out);
+    /**
+     * A secret given as `key`, `key_env` or `key_file` (one of them; a file loses its trailing newline) into
+     * `out`; when not `required`, none of them is fine and leaves `out` as it was.
+     */
+    void read_secret_of(
+        toml::table const& t,
+        std::string const& where,
+        std::string const& key,
+        bool required,
+        std::string& out
+    );
     void read_push(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
     bool check_push_target(std::string const& name, Config const& cfg, toml::node const& at);
 

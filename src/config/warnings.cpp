@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <string_view>
 
 namespace icsbridge {
 
@@ -25,6 +26,32 @@ bool is_loopback(boost::urls::url_view u) {
             c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
         return host == "localhost" || host.ends_with(".localhost");
     }
+    }
+}
+
+/** A target's endpoint that is plain http:// to another machine: what crosses it in the clear. */
+void plain_http_warning(
+    std::string const& target,
+    std::string_view key,
+    std::string const& url,
+    std::string_view what,
+    std::vector<std::string>& out
+) {
+    auto u = boost::urls::parse_uri(url);
+    if (!u || u->scheme_id() != boost::urls::scheme::http || is_loopback(*u))
+        return;
+    out.push_back(
+        "[targets." + target + "] " + std::string(key) + " is plain http:// to " + std::string(u->host()) +
+        ": " + std::string(what) + " cross the network unencrypted; use https://"
+    );
+}
+
+void oauth_warnings(Config const& cfg, std::vector<std::string>& out) {
+    for (auto const& [name, t] : cfg.targets) {
+        if (t.type == TargetType::caldav)
+            continue;
+        plain_http_warning(name, "token_url", t.token_url, "the refresh token and client secret", out);
+        plain_http_warning(name, "api_base", t.api_base, "the access tokens and the calendar's events", out);
     }
 }
 
@@ -52,6 +79,7 @@ std::vector<std::string> config_warnings(Config const& cfg) {
             " crosses the network unencrypted; use https://"
         );
     }
+    oauth_warnings(cfg, out);
     return out;
 }
 

@@ -4,6 +4,7 @@
 // corrupt rows, NOTIFY, and leases that exactly one node wins and another takes over after expiry.
 #include "cluster/cluster_snapshots.hpp"
 #include "cluster/lease.hpp"
+#include "cluster/oauth_token_rows.hpp"
 #include "cluster/pg_snapshots.hpp"
 #include "cluster/push_state_rows.hpp"
 #include "cluster/schema.hpp"
@@ -472,7 +473,7 @@ BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) 
     BOOST_REQUIRE(db.save("f", *snapshot("before", 100), at(100)));
     sql(url,
         "DROP TABLE icsbridge_snapshots, icsbridge_leases, icsbridge_budget, icsbridge_subscribers, "
-        "icsbridge_push_state, "
+        "icsbridge_push_state, icsbridge_oauth_tokens, "
         "icsbridge_schema; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid()");
     // The first call meets the lost connection; the next reconnects, creates the schema, and works.
@@ -496,6 +497,24 @@ BOOST_AUTO_TEST_CASE(a_push_targets_state_row_is_what_the_last_replica_saved) {
     BOOST_REQUIRE(seen);
     BOOST_TEST(seen->value() == R"({"v":2})");
     auto other = a.load("work");
+    BOOST_REQUIRE(other);
+    BOOST_TEST(!other->has_value());
+}
+
+BOOST_AUTO_TEST_CASE(an_oauth_token_row_is_what_the_last_replica_saved_and_makes_its_own_schema) {
+    // `icsbridge connect` runs without a cluster node: the rows migrate the database themselves.
+    auto const url = shared_postgres().fresh_database("oauth_tokens");
+    OAuthTokenRows a(url, "node-a");
+    OAuthTokenRows b(url, "node-b");
+    auto none = b.load("work");
+    BOOST_REQUIRE(none);
+    BOOST_TEST(!none->has_value());
+    BOOST_REQUIRE(a.save("work", R"({"refresh_token":"r1"})"));
+    BOOST_REQUIRE(b.save("work", R"({"refresh_token":"r2"})")); // rotated on the other replica
+    auto seen = a.load("work");
+    BOOST_REQUIRE(seen);
+    BOOST_TEST(seen->value() == R"({"refresh_token":"r2"})");
+    auto other = a.load("office");
     BOOST_REQUIRE(other);
     BOOST_TEST(!other->has_value());
 }

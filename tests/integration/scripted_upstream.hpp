@@ -33,6 +33,8 @@ struct ScriptedRequest {
     std::vector<std::pair<std::string, std::string>> query; ///< decoded, in order
     std::string authorization;
     std::string content_type;
+    std::string method;
+    std::string body;
 
     std::string param(std::string const& key) const {
         for (auto const& [k, v] : query)
@@ -130,6 +132,8 @@ class ScriptedUpstream {
         r.target = std::string(req.target());
         r.authorization = std::string(req["Authorization"]);
         r.content_type = std::string(req["Content-Type"]);
+        r.method = std::string(req.method_string());
+        r.body = req.body();
         if (auto u = boost::urls::parse_origin_form(r.target)) {
             r.path = std::string(u->path());
             for (auto const& p : u->params())

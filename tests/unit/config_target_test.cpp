@@ -1,6 +1,7 @@
 // File: config_target_test.cpp
-// [targets.NAME] and a feed's `push` in the config: what is read, the password from each of its three
-// places (never in a message), and each mistake with its exact FILE:LINE:COL.
+// [targets.NAME] and a feed's `push` in the config: what is read (CalDAV, Google and Microsoft targets), the
+// password and client secret from each of their three places (never in a message), the defaults of the OAuth
+// endpoints, the warnings, and each mistake with its exact FILE:LINE:COL.
 #include "push/push_views.hpp"
 #include <icsbridge/config.hpp>
 
@@ -25,6 +26,8 @@ Result<Config> parse(std::string const& text) {
     return parse_config(text, "t.toml", [](std::string const& name) -> std::optional<std::string> {
         if (name == "DAV_PW")
             return "s3cret-env";
+        if (name == "GOOGLE_SECRET")
+            return "g-secret-env";
         return std::nullopt;
     });
 }
@@ -93,8 +96,12 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
         {base + target + "password_env = \"NOPE\"\n",
          "t.toml:12:16: environment variable NOPE (password_env of [targets.family]) is not set"},
         {base + target, "t.toml:8:1: [targets.family] needs password or password_env"},
-        {base + "[targets.family]\ntype = \"google\"\n",
-         "t.toml:9:8: type = \"google\" is not one of: caldav"},
+        {base + "[targets.family]\ntype = \"outlook\"\n",
+         "t.toml:9:8: type = \"outlook\" is not one of: caldav, google, microsoft"},
+        {base + "[targets.family]\ntyp = \"caldav\"\n",
+         "t.toml:9:1: unknown key 'typ' in [targets.family]; did you mean 'type'?"},
+        {base + "[targets.family]\nurl = \"https://dav.example.org/\"\n",
+         "t.toml:8:1: [targets.family] needs type = \"caldav\", \"google\" or \"microsoft\""},
         {base + "[targets.family]\ntype = \"caldav\"\n", "t.toml:8:1: [targets.family] needs url"},
         {base + target + "password = \"hunter2\"\npasword = \"x\"\n",
          "t.toml:13:1: unknown key 'pasword' in [targets.family]; did you mean 'password'?"},
@@ -109,6 +116,163 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
                 BOOST_TEST(r.error().message.starts_with(want), r.error().message);
             else
                 BOOST_TEST(r.error().message == want);
+            BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_google_target_gets_the_providers_endpoints_and_rate_unless_told) {
+    auto r = parse(
+        base + "push = [\"work\"]\n[targets.work]\ntype = \"google\"\nclient_id = "
+               "\"123.apps.googleusercontent.com\"\n"
+               "client_secret_env = \"GOOGLE_SECRET\"\ncalendar = \"Eventbrite\"\n"
+    );
+    BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+    auto const& t = r->targets.at("work");
+    BOOST_TEST((t.type == TargetType::google));
+    BOOST_TEST(t.client_id == "123.apps.googleusercontent.com");
+    BOOST_TEST(t.client_secret == "g-secret-env");
+    BOOST_TEST(t.calendar == "Eventbrite");
+    BOOST_TEST(t.calendar_id.empty());
+    BOOST_TEST(t.api_base == "https://www.googleapis.com/calendar/v3");
+    BOOST_TEST(t.auth_url == "https://accounts.google.com/o/oauth2/v2/auth");
+    BOOST_TEST(t.token_url == "https://oauth2.googleapis.com/token");
+    BOOST_TEST(t.rate.calls == 500u);
+    BOOST_TEST(t.rate.period.count() == 60);
+    BOOST_TEST(t.max_concurrency == 4);
+    BOOST_TEST(config_warnings(*r).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_google_calendar_that_is_an_address_or_primary_is_an_id) {
+    std::string const head = base + "[targets.work]\ntype = \"google\"\nclient_id = \"c\"\n";
+    for (std::string const id : {"primary", "abc123@group.calendar.google.com"}) {
+        auto r = parse(head + "calendar = \"" + id + "\"\n");
+        BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+        BOOST_TEST(r->targets.at("work").calendar_id == id);
+        BOOST_TEST(r->targets.at("work").calendar.empty());
+    }
+    auto by_id = parse(head + "calendar_id = \"abc\"\n");
+    BOOST_TEST_REQUIRE(by_id.has_value(), (by_id ? "" : by_id.error().message));
+    BOOST_TEST(by_id->targets.at("work").calendar_id == "abc");
+}
+
+BOOST_AUTO_TEST_CASE(a_microsoft_target_puts_its_tenant_in_the_authority_and_takes_given_urls) {
+    auto const file = std::filesystem::temp_directory_path() / "icsbridge-config-target-client-secret";
+    std::ofstream(file) << "from-file\n";
+    auto r = parse(
+        base +
+        "[targets.office]\ntype = \"microsoft\"\nclient_id = \"0b1c\"\ntenant = \"contoso.onmicrosoft.com\"\n"
+        "calendar = \"primary\"\nclient_secret_file = \"" +
+        file.string() +
+        "\"\n[targets.fake]\ntype = \"microsoft\"\nclient_id = \"x\"\ncalendar_id = \"AAMk\"\nrate = "
+        "\"20/1s\"\n"
+        "api_base = \"http://127.0.0.1:7000/v1.0/\"\nauth_url = \"http://127.0.0.1:7000/oauth/authorize\"\n"
+        "token_url = \"http://127.0.0.1:7000/oauth/token\"\n"
+    );
+    std::filesystem::remove(file);
+    BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+    auto const& t = r->targets.at("office");
+    BOOST_TEST(t.tenant == "contoso.onmicrosoft.com");
+    BOOST_TEST(t.client_secret == "from-file");
+    // For Microsoft, "primary" is a calendar's name like any other.
+    BOOST_TEST(t.calendar == "primary");
+    BOOST_TEST(t.api_base == "https://graph.microsoft.com/v1.0");
+    BOOST_TEST(
+        t.auth_url == "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize"
+    );
+    BOOST_TEST(t.token_url == "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token");
+    BOOST_TEST(t.rate.calls == 600u);
+    auto const& f = r->targets.at("fake");
+    BOOST_TEST(f.tenant == "common");
+    BOOST_TEST(f.calendar_id == "AAMk");
+    BOOST_TEST(f.api_base == "http://127.0.0.1:7000/v1.0");
+    BOOST_TEST(f.token_url == "http://127.0.0.1:7000/oauth/token");
+    BOOST_TEST(f.rate.calls == 20u);
+    // Plain http:// to loopback is the tests' fake: no warning.
+    BOOST_TEST(config_warnings(*r).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_client_secret_in_the_file_and_a_plain_http_token_url_are_warned_about) {
+    auto const path = std::filesystem::temp_directory_path() / "icsbridge-config-target-warn.toml";
+    // The source's token is in the environment here, so the client secret alone makes the file secret.
+    std::ofstream(path
+    ) << base.substr(0, base.find("token = "))
+      << "token_env = \"T\"\n"
+      << base.substr(base.find("[feeds.ev]"))
+      << "[targets.work]\ntype = \"google\"\nclient_id = \"c\"\nclient_secret = \"hunter2\"\n"
+         "calendar = \"E\"\ntoken_url = \"http://auth.example.org/token\"\n";
+    std::filesystem::permissions(path, std::filesystem::perms(0644));
+    auto r = load_config(path.string(), [](std::string const& name) -> std::optional<std::string> {
+        return name == "T" ? std::optional<std::string>("t") : std::nullopt;
+    });
+    BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
+    BOOST_TEST(r->secrets_in_file);
+    auto const w = config_warnings(*r); // reads the file's mode
+    std::filesystem::remove(path);
+    BOOST_TEST_REQUIRE(w.size() == 2u);
+    BOOST_TEST(w[0].find("holds secrets") != std::string::npos, w[0]);
+    BOOST_TEST(
+        w[1] ==
+        "[targets.work] token_url is plain http:// to auth.example.org: the refresh token and client secret "
+        "cross the network unencrypted; use https://"
+    );
+    for (auto const& line : w)
+        BOOST_TEST(line.find("hunter2") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(oauth_mistakes_point_at_the_offending_key_and_never_show_the_secret) {
+    struct Case {
+        std::string text;
+        char const* message;
+    };
+    std::string const g = base + "[targets.work]\ntype = \"google\"\n";
+    std::string const m = base + "[targets.work]\ntype = \"microsoft\"\n";
+    Case const cases[] = {
+        {g + "calendar = \"E\"\n",
+         "t.toml:8:1: [targets.work] needs client_id (the id of your OAuth client; the README's \"Connecting "
+         "Google Calendar and Microsoft 365\" says how to make one)"},
+        {g + "client_id = \"c\"\n",
+         "t.toml:8:1: [targets.work] needs calendar (a calendar's name: found, or created if missing) or "
+         "calendar_id (an existing calendar's id, or \"primary\")"},
+        {g + "client_id = \"c\"\ncalendar = \"E\"\ncalendar_id = \"primary\"\n",
+         "t.toml:12:1: give calendar or calendar_id in [targets.work], not both"},
+        {g + "client_id = \"c\"\ncalendar = \"E\"\nusername = \"alice\"\n",
+         "t.toml:12:1: 'username' is not valid in [targets.work] (a google target signs in over OAuth: "
+         "client_id, "
+         "then icsbridge connect; url, username and password are keys of caldav targets, tenant of microsoft "
+         "ones)"},
+        {g + "client_id = \"c\"\ncalendar = \"E\"\ntenant = \"common\"\n",
+         "t.toml:12:1: 'tenant' is not valid in [targets.work] (a google target signs in over OAuth: "
+         "client_id, "
+         "then icsbridge connect; url, username and password are keys of caldav targets, tenant of microsoft "
+         "ones)"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\npassword = \"hunter2\"\n",
+         "t.toml:12:1: 'password' is not valid in [targets.work] (a microsoft target signs in over OAuth: "
+         "client_id, then icsbridge connect; url, username and password are keys of caldav targets)"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\ntenant = \"../evil\"\n",
+         "t.toml:12:10: tenant = \"../evil\" is not a tenant: use common, organizations, consumers, a "
+         "directory "
+         "(tenant) id or a domain such as contoso.onmicrosoft.com"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\ntoken_url = \"ftp://x/token\"\n",
+         "t.toml:12:13: token_url must start with http:// or https://"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\nclient_secret = \"hunter2\"\nclient_secret_env = \"X\"\n",
+         "t.toml:13:1: give either client_secret or client_secret_env in [targets.work], not both"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\nclient_secret = \"hunter2\"\nclient_secret_file = "
+             "\"/x\"\n",
+         "t.toml:13:1: give one of client_secret, client_secret_env or client_secret_file in [targets.work]"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\nclient_secret_env = \"NOPE\"\n",
+         "t.toml:12:21: environment variable NOPE (client_secret_env of [targets.work]) is not set"},
+        {m + "client_id = \"c\"\ncalendar = \"E\"\nclient_scret = \"hunter2\"\n",
+         "t.toml:12:1: unknown key 'client_scret' in [targets.work]; did you mean 'client_secret'?"},
+        {base + target + "password = \"hunter2\"\nclient_id = \"c\"\n",
+         "t.toml:13:1: 'client_id' is not valid in [targets.family] (it is a key of google and microsoft "
+         "targets)"},
+    };
+    for (auto const& c : cases) {
+        BOOST_TEST_CONTEXT(c.text) {
+            auto r = parse(c.text);
+            BOOST_TEST_REQUIRE(!r.has_value());
+            BOOST_TEST(r.error().message == c.message);
             BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);
         }
     }

@@ -29,7 +29,8 @@ BOOST_AUTO_TEST_CASE(each_errc_is_answered_with_one_http_status) {
     BOOST_TEST(http_status(errc::io_error) == 500u);
     BOOST_TEST(http_status(errc::shutdown) == 503u);
     BOOST_TEST(http_status(errc::snapshot_corrupt) == 503u);
-    for (int c = 1; c <= static_cast<int>(errc::snapshot_corrupt); ++c) {
+    BOOST_TEST(http_status(errc::not_connected) == 502u);
+    for (int c = 1; c <= static_cast<int>(errc::not_connected); ++c) {
         auto const s = http_status(static_cast<errc>(c));
         BOOST_TEST((s >= 400u && s < 600u), to_string(static_cast<errc>(c)) << " -> " << s);
     }
@@ -42,6 +43,9 @@ BOOST_AUTO_TEST_CASE(every_errc_has_its_stable_name) {
     BOOST_TEST(to_string(errc::snapshot_corrupt) == "snapshot_corrupt");
     BOOST_TEST(to_string(errc::shutdown) == "shutdown");
     BOOST_TEST(exit_code(errc::snapshot_corrupt) == 1);
+    // An OAuth target nobody connected (or whose consent ended) is a runtime failure, not a config error.
+    BOOST_TEST(to_string(errc::not_connected) == "not_connected");
+    BOOST_TEST(exit_code(errc::not_connected) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(redact_url_hides_every_secret_parameter) {

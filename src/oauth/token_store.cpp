@@ -1,0 +1,151 @@
+// File: token_store.cpp
+// StoredToken <-> JSON (Boost.JSON) and its file, written by write_file_atomically: a kill at any moment
+// leaves the old token or the new one.
+#include "oauth/token_store.hpp"
+
+#include <icsbridge/files.hpp>
+
+#include <boost/json.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+namespace icsbridge::oauth {
+
+namespace json = boost::json;
+
+std::string token_path(std::string const& storage_dir, std::string_view target) {
+    return storage_dir + "/oauth/" + std::string(target) + ".json";
+}
+
+namespace {
+
+std::string rfc3339(std::chrono::sys_seconds t) {
+    std::time_t const tt = t.time_since_epoch().count();
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::optional<std::chrono::sys_seconds> parse_rfc3339(std::string const& s) {
+    std::tm tm{};
+    int consumed = 0;
+    if (std::sscanf(
+            s.c_str(),
+            "%4d-%2d-%2dT%2d:%2d:%2dZ%n",
+            &tm.tm_year,
+            &tm.tm_mon,
+            &tm.tm_mday,
+            &tm.tm_hour,
+            &tm.tm_min,
+            &tm.tm_sec,
+            &consumed
+        ) != 6 ||
+        static_cast<std::size_t>(consumed) != s.size())
+        return std::nullopt;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm)));
+}
+
+std::string text_at(json::object const& o, std::string_view key) {
+    auto const* v = o.if_contains(key);
+    if (!v || !v->is_string())
+        throw std::invalid_argument(std::string(key) + " is not a string");
+    return std::string(v->get_string());
+}
+
+} // namespace
+
+std::string to_json(StoredToken const& t) {
+    json::object root{
+        {"version", 1},
+        {"provider", t.provider},
+        {"client_id", t.client_id},
+        {"scope", t.scope},
+        {"refresh_token", t.refresh_token},
+        {"connected_at", rfc3339(t.connected_at)}};
+    return json::serialize(root);
+}
+
+Result<StoredToken> token_from_json(std::string_view text) {
+    std::error_code ec;
+    json::value const v = json::parse(text, ec);
+    if (ec || !v.is_object())
+        return fail(errc::io_error, "the stored token is not a JSON object");
+    try {
+        auto const& root = v.get_object();
+        StoredToken t;
+        t.provider = text_at(root, "provider");
+        t.client_id = text_at(root, "client_id");
+        t.scope = text_at(root, "scope");
+        t.refresh_token = text_at(root, "refresh_token");
+        auto at = parse_rfc3339(text_at(root, "connected_at"));
+        if (!at)
+            throw std::invalid_argument("connected_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+        t.connected_at = *at;
+        return t;
+    } catch (std::invalid_argument const& e) {
+        return fail(errc::io_error, std::string("the stored token is malformed: ") + e.what());
+    }
+}
+
+Result<std::optional<StoredToken>> load_token(std::string const& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return std::optional<StoredToken>{};
+    auto text = read_file(path);
+    if (!text)
+        return text.error();
+    auto t = token_from_json(*text);
+    if (!t)
+        return fail(errc::io_error, path + ": " + t.error().message);
+    return std::optional<StoredToken>{std::move(*t)};
+}
+
+Result<void> save_token(std::string const& path, StoredToken const& t) {
+    auto const dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            return fail(errc::io_error, "cannot create the directory of " + path + ": " + ec.message());
+        // Only its owner may list whose tokens are kept.
+        ::chmod(dir.c_str(), 0700);
+    }
+    return write_file_atomically(path, to_json(t), 0600);
+}
+
+TokenKeeping token_file(std::string const& storage_dir, std::string const& target) {
+    auto const path = token_path(storage_dir, target);
+    return TokenKeeping{
+        [path] { return load_token(path); },
+        [path](StoredToken const& t) { return save_token(path, t); }};
+}
+
+Result<StoredToken>
+usable_token(std::optional<StoredToken> const& stored, TargetConfig const& t, TargetRef const& ref) {
+    if (!stored || stored->refresh_token.empty())
+        return not_connected(ref);
+    if (stored->provider != provider_name(t.type))
+        return not_connected(
+            ref,
+            "its stored sign-in is for " + stored->provider + ", not " + std::string(provider_name(t.type))
+        );
+    if (stored->client_id != t.client_id)
+        return not_connected(ref, "its stored sign-in is for another client_id");
+    if (stored->scope != scope_for(t))
+        return not_connected(
+            ref,
+            "it was connected for the scope " + stored->scope + "; the config now needs " + scope_for(t)
+        );
+    return *stored;
+}
+
+} // namespace icsbridge::oauth

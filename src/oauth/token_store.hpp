@@ -1,0 +1,60 @@
+// File: token_store.hpp
+// What `icsbridge connect` keeps of a sign-in: the refresh token, for whom and what it was granted. A JSON
+// file `{storage.dir}/oauth/TARGET.json` (0600, replaced atomically), or a database row in cluster mode:
+// where it lives is a TokenKeeping, a load/save pair like push::StateKeeping. Never an access token.
+#pragma once
+
+#include "oauth/provider.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/error.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace icsbridge::oauth {
+
+/** @brief One target's stored sign-in. The refresh token is a secret: never print or log it. */
+struct StoredToken {
+    std::string provider;      ///< "google" | "microsoft"
+    std::string client_id;     ///< the client it was issued to: another client_id cannot use it
+    std::string scope;         ///< the scopes asked when connecting (scope_for() then)
+    std::string refresh_token; ///< the latest (Microsoft rotates it on refreshes)
+    std::chrono::sys_seconds connected_at{};
+    friend bool operator==(StoredToken const&, StoredToken const&) = default;
+};
+
+/** @brief storage_dir + "/oauth/" + target + ".json". */
+std::string token_path(std::string const& storage_dir, std::string_view target);
+
+/** @brief {"version":1,"provider","client_id","scope","refresh_token","connected_at" (RFC 3339 UTC)}. */
+std::string to_json(StoredToken const& t);
+/** @brief errc::io_error naming what is malformed (never the token). */
+Result<StoredToken> token_from_json(std::string_view text);
+
+/** @brief The token kept at `path`; nullopt when there is no file. */
+Result<std::optional<StoredToken>> load_token(std::string const& path);
+/** @brief Writes it atomically with mode 0600, creating the directory (0700) when missing. */
+Result<void> save_token(std::string const& path, StoredToken const& t);
+
+/** @brief Where a target's token lives: a file under storage.dir, or the database (then the file too). */
+struct TokenKeeping {
+    std::function<Result<std::optional<StoredToken>>()> load;
+    std::function<Result<void>(StoredToken const&)> save;
+};
+
+/** @brief The token file of `target` under `storage_dir`. */
+TokenKeeping token_file(std::string const& storage_dir, std::string const& target);
+
+/**
+ * @brief Whether a stored token serves the target as configured now.
+ * @return the token; else errc::not_connected with the reconnect command: none stored, or stored for
+ * another provider, client_id, or scope (the config changed since connect: a calendar by name became an
+ * existing one, say), or without a refresh token.
+ */
+Result<StoredToken>
+usable_token(std::optional<StoredToken> const& stored, TargetConfig const& t, TargetRef const& ref);
+
+} // namespace icsbridge::oauth
