@@ -129,14 +129,15 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
             }
             calendars.push_back(push::FeedCalendar{feed.name, *got, to.view});
         }
-    push::CalDavClient dav(co_await net::this_coro::executor, t, command_logger());
+    auto api = push::calendar_api(co_await net::this_coro::executor, t, command_logger(), push::Authorizer{});
     push::ReconcileOptions options;
     options.dry_run = dry_run;
     options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     auto keeping = push::state_file(cfg.storage.dir, t.name);
     if (dry_run)
         keeping.save = [](push::TargetState const&) { return Result<void>{}; };
-    auto outcome = co_await push::reconcile(dav, t, calendars, keeping, options);
+    auto reconciling = push::reconcile(*api, calendars, keeping, options);
+    auto outcome = co_await std::move(reconciling);
     if (!outcome) {
         print_err("icsbridge: push: " + outcome.error().message);
         co_return false;

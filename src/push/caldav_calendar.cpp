@@ -22,7 +22,7 @@ namespace {
 
 /** A request with a Depth header (the header list built here, never as a temporary inside co_await). */
 net::awaitable<Result<HttpResponse>>
-with_depth(CalDavClient& dav, std::string method, std::string url, std::string body, std::string depth) {
+with_depth(TargetClient& dav, std::string method, std::string url, std::string body, std::string depth) {
     Headers h;
     h.emplace_back("Depth", std::move(depth));
     auto req = dav.send(std::move(method), std::move(url), std::move(body), std::move(h));
@@ -41,7 +41,7 @@ struct Found {
 
 /** A 207 answer read as a multistatus; any other status, or a body that is none, as the error to report. */
 Result<Multistatus> multistatus_of(
-    CalDavClient const& dav, std::string_view method, std::string const& url, HttpResponse const& r
+    TargetClient const& dav, std::string_view method, std::string const& url, HttpResponse const& r
 ) {
     if (r.status != 207)
         return refusal(dav.name(), method, url, r);
@@ -54,7 +54,7 @@ Result<Multistatus> multistatus_of(
     return ms;
 }
 
-net::awaitable<Result<Found>> propfind_one(CalDavClient& dav, std::string url) {
+net::awaitable<Result<Found>> propfind_one(TargetClient& dav, std::string url) {
     for (int hops = 0;; ++hops) {
         auto r = co_await with_depth(dav, "PROPFIND", url, propfind_body(), "0");
         if (!r)
@@ -95,7 +95,7 @@ std::string slug(std::string_view name) {
 }
 
 /** Where the account's calendars live: the principal's calendar-home-set (RFC 4791 6.2.1). */
-net::awaitable<Result<std::string>> calendar_home(CalDavClient& dav, std::string const& url) {
+net::awaitable<Result<std::string>> calendar_home(TargetClient& dav, std::string const& url) {
     auto at = co_await propfind_one(dav, url);
     // A server root that does not say who we are, or answers no PROPFIND at all (a web page): RFC 6764's
     // well-known entry point may. Not after a refused password or an unreachable server: that stands.
@@ -125,7 +125,7 @@ net::awaitable<Result<std::string>> calendar_home(CalDavClient& dav, std::string
 }
 
 net::awaitable<Result<Collection>>
-create_calendar(CalDavClient& dav, std::string const& home, std::string const& name) {
+create_calendar(TargetClient& dav, std::string const& home, std::string const& name) {
     auto const url = resolve_href(home, slug(name) + "/");
     auto r = co_await dav.send("MKCALENDAR", url, mkcalendar_body(name));
     if (!r)
@@ -138,7 +138,7 @@ create_calendar(CalDavClient& dav, std::string const& home, std::string const& n
 
 } // namespace
 
-net::awaitable<Result<Collection>> find_calendar(CalDavClient& dav, TargetConfig const& target, bool create) {
+net::awaitable<Result<Collection>> find_calendar(TargetClient& dav, TargetConfig const& target, bool create) {
     if (target.calendar.empty()) {
         auto at = co_await propfind_one(dav, target.url);
         if (!at)
@@ -188,7 +188,7 @@ ListingUpdate to_update(Multistatus const& ms, bool full) {
     return u;
 }
 
-net::awaitable<Result<ListingUpdate>> propfind_listing(CalDavClient& dav, std::string const& collection) {
+net::awaitable<Result<ListingUpdate>> propfind_listing(TargetClient& dav, std::string const& collection) {
     auto r = co_await with_depth(dav, "PROPFIND", collection, propfind_body(), "1");
     if (!r)
         co_return r.error();
@@ -202,7 +202,7 @@ net::awaitable<Result<ListingUpdate>> propfind_listing(CalDavClient& dav, std::s
 } // namespace
 
 net::awaitable<Result<ListingUpdate>>
-list_ours(CalDavClient& dav, std::string const& collection, std::string const& token) {
+list_ours(TargetClient& dav, std::string const& collection, std::string const& token) {
     auto r = co_await with_depth(dav, "REPORT", collection, sync_collection_body(token), "1");
     if (!r)
         co_return r.error();
@@ -232,7 +232,7 @@ void apply_update(ListingUpdate const& update, Listing& listing) {
         listing.erase(name);
 }
 
-net::awaitable<Result<std::optional<std::string>>> etag_now(CalDavClient& dav, std::string const& url) {
+net::awaitable<Result<std::optional<std::string>>> etag_now(TargetClient& dav, std::string const& url) {
     auto r = co_await with_depth(dav, "PROPFIND", url, propfind_body(), "0");
     if (!r)
         co_return r.error();

@@ -4,8 +4,8 @@
 // it (sync-collection, RFC 6578; a Depth: 1 PROPFIND where the server has no sync).
 #pragma once
 
-#include "push/caldav_client.hpp"
 #include "push/plan.hpp"
+#include "push/target_client.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -27,7 +27,7 @@ struct Collection {
  * `create` is false (a dry run: then Collection::missing).
  */
 boost::asio::awaitable<Result<Collection>>
-find_calendar(CalDavClient& dav, TargetConfig const& target, bool create = true);
+find_calendar(TargetClient& dav, TargetConfig const& target, bool create = true);
 
 /** @brief Our resources in the collection: all of them, or what changed since a sync token. */
 struct ListingUpdate {
@@ -42,13 +42,13 @@ struct ListingUpdate {
  * full listing. errc::upstream_not_found when the collection is gone.
  */
 boost::asio::awaitable<Result<ListingUpdate>>
-list_ours(CalDavClient& dav, std::string const& collection, std::string const& token);
+list_ours(TargetClient& dav, std::string const& collection, std::string const& token);
 
 /** @brief `listing` with `update` applied. */
 void apply_update(ListingUpdate const& update, Listing& listing);
 
 /** @brief The ETag of one resource now; nullopt when it is gone. */
 boost::asio::awaitable<Result<std::optional<std::string>>>
-etag_now(CalDavClient& dav, std::string const& url);
+etag_now(TargetClient& dav, std::string const& url);
 
 } // namespace icsbridge::push

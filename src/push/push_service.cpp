@@ -60,6 +60,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
         PushService::Keeping keeping;
         Logger log;
         PushService::Turn turn;
+        Authorizers authorizers;
     };
 
     TargetLoop(
@@ -73,7 +74,13 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
         , feeds_(std::move(feeds))
         , period_(period)
         , deps_(std::move(deps))
-        , dav_(ex, target_, deps_.log)
+        , api_(calendar_api(
+              ex,
+              target_,
+              deps_.log,
+              deps_.authorizers && target_.type != TargetType::caldav ? deps_.authorizers(ex, target_)
+                                                                      : Authorizer{}
+          ))
         , timer_(ex) {
         auto const file = deps_.keeping(target_.name);
         // The state stays in memory between reconciles; the file is read once and written as writes land.
@@ -157,11 +164,12 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
                 s.queue = o.writes_planned - std::min(o.writes_planned, o.created + o.updated + o.deleted);
             });
         };
-        auto const requests_before = dav_.requests();
-        auto const conflicts_before = dav_.conflicts();
-        auto reconciling = reconcile(dav_, target_, calendars, keeping_, options);
+        auto& dav = api_->client();
+        auto const requests_before = dav.requests();
+        auto const conflicts_before = dav.conflicts();
+        auto reconciling = reconcile(*api_, calendars, keeping_, options);
         auto outcome = co_await std::move(reconciling);
-        record(outcome, dav_.requests() - requests_before, dav_.conflicts() - conflicts_before);
+        record(outcome, dav.requests() - requests_before, dav.conflicts() - conflicts_before);
     }
 
     void record(Result<Outcome> const& outcome, std::size_t requests, std::size_t conflicts) {
@@ -241,7 +249,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     std::vector<Mirrored> feeds_;
     std::chrono::seconds period_;
     Deps deps_;
-    CalDavClient dav_;
+    std::unique_ptr<CalendarApi> api_;
     net::steady_timer timer_;
     StateKeeping keeping_;
     std::optional<TargetState> cached_;
@@ -251,12 +259,20 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     steady_clock::time_point blocked_until_{};
 };
 
-PushService::PushService(FeedStore const& store, PushStatus& status, Keeping keeping, Logger log, Turn turn)
+PushService::PushService(
+    FeedStore const& store,
+    PushStatus& status,
+    Keeping keeping,
+    Logger log,
+    Turn turn,
+    Authorizers authorizers
+)
     : store_(store)
     , status_(status)
     , keeping_(std::move(keeping))
     , log_(std::move(log))
     , turn_(std::move(turn))
+    , authorizers_(std::move(authorizers))
     , keep_(ioc_.get_executor())
     , thread_([this] { ioc_.run(); }) {}
 
@@ -303,7 +319,7 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, turn_}
+            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, authorizers_}
         );
         loops_.emplace(name, loop);
         ++running_;

@@ -39,7 +39,14 @@ class PushService {
     using Keeping = std::function<StateKeeping(std::string const& target)>;
 
     /** @brief `store` (the served table) must outlive the service; its snapshots are what is pushed. */
-    PushService(FeedStore const& store, PushStatus& status, Keeping keeping, Logger log, Turn turn = {});
+    PushService(
+        FeedStore const& store,
+        PushStatus& status,
+        Keeping keeping,
+        Logger log,
+        Turn turn = {},
+        Authorizers authorizers = {}
+    );
     /** @brief stop(), then waits for the thread (a write in flight is given a few seconds). */
     ~PushService();
     PushService(PushService const&) = delete;
@@ -60,6 +67,7 @@ class PushService {
     Keeping keeping_;
     Logger log_;
     Turn turn_;
+    Authorizers authorizers_;
     boost::asio::io_context ioc_{1};
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_;
     std::map<std::string, std::shared_ptr<TargetLoop>> loops_; ///< the push thread's alone

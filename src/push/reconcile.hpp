@@ -4,7 +4,7 @@
 // each in the target's state as it lands, so a process killed at any moment resumes without a duplicate.
 #pragma once
 
-#include "push/caldav_client.hpp"
+#include "push/calendar_api.hpp"
 #include "push/state.hpp"
 #include "push/target_items.hpp"
 
@@ -56,8 +56,7 @@ struct ReconcileOptions {
  * is recorded all the same. Items the server refuses one by one are listed in Outcome::refused.
  */
 boost::asio::awaitable<Result<Outcome>> reconcile(
-    CalDavClient& dav,
-    TargetConfig const& target,
+    CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
     StateKeeping const& keeping,
     ReconcileOptions const& options

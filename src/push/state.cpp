@@ -25,13 +25,18 @@ std::string to_json(TargetState const& s) {
     json::object listing;
     for (auto const& [name, etag] : s.listing)
         listing[name] = etag;
+    json::object ids;
+    for (auto const& [name, id] : s.ids)
+        ids[name] = id;
     json::object root{
         {"version", 1},
+        {"identity", s.identity},
         {"collection", s.collection},
         {"sync_token", s.sync_token},
         {"todos", s.todos},
         {"items", std::move(items)},
-        {"listing", std::move(listing)}};
+        {"listing", std::move(listing)},
+        {"ids", std::move(ids)}};
     return json::serialize(root);
 }
 
@@ -62,6 +67,8 @@ Result<TargetState> state_from_json(std::string_view text) {
         auto const& root = v.get_object();
         TargetState s;
         s.collection = text_at(root, "collection");
+        if (root.contains("identity"))
+            s.identity = text_at(root, "identity");
         s.sync_token = text_at(root, "sync_token");
         if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
             s.todos = todos->get_bool();
@@ -76,6 +83,13 @@ Result<TargetState> state_from_json(std::string_view text) {
                 throw std::invalid_argument("a listed ETag is not a string");
             s.listing[std::string(name)] = std::string(etag.get_string());
         }
+        // Written before ids existed: none to read.
+        if (root.contains("ids"))
+            for (auto const& [name, id] : object_at(root, "ids")) {
+                if (!id.is_string())
+                    throw std::invalid_argument("an id is not a string");
+                s.ids[std::string(name)] = std::string(id.get_string());
+            }
         return s;
     } catch (std::invalid_argument const& e) {
         return fail(errc::io_error, std::string("the push state is malformed: ") + e.what());

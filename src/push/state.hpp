@@ -6,17 +6,23 @@
 #include "push/plan.hpp"
 #include <icsbridge/error.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 
 namespace icsbridge::push {
 
 struct TargetState {
+    /// Which calendar the config named when `collection` was found (calendar_identity()): another one
+    /// now means the config moved the target, and everything here is about the old calendar.
+    std::string identity;
     std::string collection; ///< the calendar collection's URL, once discovered
     std::string sync_token; ///< RFC 6578 token of `listing`; empty: list in full next time
     bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)
     Known items;            ///< uid -> what we wrote
     Listing listing;        ///< our resources as the server last listed them (name -> ETag)
+    /// name -> the server's id, where the server picks ids (Graph); CalDAV and Google derive them from names
+    std::map<std::string, std::string> ids;
     friend bool operator==(TargetState const&, TargetState const&) = default;
 };
 

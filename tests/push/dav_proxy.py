@@ -8,12 +8,16 @@ request is forwarded unchanged (method, path, body, headers such as Authorizatio
 If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
 headers. Each request forwarded or refused is appended to LOG_FILE as one line:
 
-    METHOD PATH STATUS UNIX_TIME PRECONDITION
+    METHOD PATH STATUS UNIX_TIME PRECONDITION CLIENT
 
 PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale answers 201
-to every successful PUT, so only this tells a create from a replace). Tests count requests (e.g. no PUT
-line after a reconcile that should write nothing) and measure the gap after a 429. Truncating LOG_FILE is
-fine: lines are appended.
+to every successful PUT, so only this tells a create from a replace). CLIENT is the name given to the
+process that sent it (POST /__proxy/client), "-" for any other: several `serve` replicas pushing one
+calendar send the same URLs and headers, so only the process that owns the connection tells them apart.
+Tests count requests (e.g. no PUT line after a reconcile that should write nothing) and measure the gap
+after a 429. Truncating LOG_FILE is fine: lines are appended. A request whose client is gone (killed) before
+the answer is still logged once the upstream answered it: the server did the work. One whose body did not
+arrive whole is neither forwarded nor logged, as a server would not act on it.
 
 Control requests go to /__proxy/ and are never forwarded or logged:
     POST /__proxy/fault?status=429&count=2&retry_after=2[&method=PUT][&delay_ms=N]
@@ -21,10 +25,13 @@ Control requests go to /__proxy/ and are never forwarded or logged:
         `Retry-After: RETRY_AFTER` (omitted when retry_after is absent) instead of being forwarded
     POST /__proxy/delay?ms=N      every forwarded request waits N ms first (0: off): a slow server
     POST /__proxy/clear           no fault, no delay
+    POST /__proxy/client?pid=N&name=NAME
+                                  requests on connections that process N owns are logged as CLIENT NAME
     GET  /__proxy/state           the fault in force, as JSON
 """
 import http.client
 import json
+import os
 import sys
 import threading
 import time
@@ -39,11 +46,12 @@ log_path = sys.argv[2]
 lock = threading.Lock()
 fault = {"status": 0, "count": 0, "retry_after": None, "method": None}
 delay = {"ms": 0}
+clients = {}  # pid -> name (POST /__proxy/client)
 
 
-def log(method, path, status, headers):
+def log(method, path, status, headers, client="-"):
     cond = "create" if headers.get("If-None-Match", "").strip() == "*" else "match" if headers.get("If-Match") else "-"
-    line = "%s %s %d %.3f %s\n" % (method, path, status, time.time(), cond)
+    line = "%s %s %d %.3f %s %s\n" % (method, path, status, time.time(), cond, client)
     with lock, open(log_path, "a") as f:
         f.write(line)
 
@@ -57,11 +65,58 @@ def take_fault(method):
         return dict(fault)
 
 
+def socket_inode(peer_port, our_port):
+    """The inode of the client's end of a loopback connection (its local port is peer_port), or None."""
+    want_local, want_remote = ":%04X" % peer_port, ":%04X" % our_port
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[1].endswith(want_local) and fields[2].endswith(want_remote):
+                        return fields[9]
+        except OSError:
+            continue
+    return None
+
+
+def client_of(peer_port, our_port):
+    """The registered name of the process that owns the connection from peer_port, or None."""
+    with lock:
+        known = dict(clients)
+    if not known:
+        return None
+    inode = socket_inode(peer_port, our_port)
+    if inode is None:
+        return None
+    target = "socket:[%s]" % inode
+    for pid, name in known.items():
+        try:
+            fds = os.listdir("/proc/%d/fd" % pid)
+        except OSError:
+            continue  # gone (killed): its connections are closed too
+        for fd in fds:
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == target:
+                    return name
+            except OSError:
+                continue
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive towards the client; each forward is its own connection
 
     def log_message(self, *args):
         pass
+
+    def client(self):
+        """Who sent this connection's requests: looked up until found (a process may be named after it
+        connected), then kept for the connection's life."""
+        if getattr(self, "client_name", None) is None:
+            self.client_name = client_of(self.client_address[1], self.server.server_address[1])
+        return self.client_name or "-"
 
     def read_body(self):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -75,7 +130,10 @@ class Handler(BaseHTTPRequestHandler):
                 chunks.append(self.rfile.read(size))
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise ConnectionError("the client went away in the middle of its request body")
+        return body
 
     def reply(self, status, body=b"", headers=()):
         self.send_response_only(status)
@@ -96,6 +154,8 @@ class Handler(BaseHTTPRequestHandler):
                              retry_after=q.get("retry_after"), method=q.get("method"))
             elif url.path == "/__proxy/delay":
                 delay["ms"] = int(q.get("ms", 0))
+            elif url.path == "/__proxy/client":
+                clients[int(q["pid"])] = q["name"]
             elif url.path == "/__proxy/clear":
                 fault.update(status=0, count=0, retry_after=None, method=None)
                 delay["ms"] = 0
@@ -105,16 +165,21 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, state, [("Content-Type", "application/json")])
 
     def forward(self):
-        body = self.read_body()
+        try:
+            body = self.read_body()
+        except (ConnectionError, ValueError):
+            self.close_connection = True
+            return
         if self.path.startswith("/__proxy/"):
             return self.control(body)
+        client = self.client()  # now, while the client is surely there to be found
         f = take_fault(self.command)
         if f:
             headers = [("Content-Type", "text/plain")]
             if f["retry_after"] is not None:
                 headers.append(("Retry-After", f["retry_after"]))
             self.reply(f["status"], b"injected by dav_proxy\n", headers)
-            return log(self.command, self.path, f["status"], self.headers)
+            return log(self.command, self.path, f["status"], self.headers, client)
         if delay["ms"]:
             time.sleep(delay["ms"] / 1000)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
@@ -133,8 +198,10 @@ class Handler(BaseHTTPRequestHandler):
             back, data, status = [("Content-Type", "text/plain")], ("proxy: %s\n" % e).encode(), 502
         finally:
             conn.close()
-        self.reply(status, data, back)
-        log(self.command, self.path, status, self.headers)
+        try:
+            self.reply(status, data, back)
+        finally:
+            log(self.command, self.path, status, self.headers, client)
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_OPTIONS = do_PATCH = forward
     do_PROPFIND = do_PROPPATCH = do_REPORT = do_MKCALENDAR = do_MKCOL = do_MOVE = do_COPY = forward

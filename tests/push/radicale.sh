@@ -145,16 +145,24 @@ proxy_fault() {
 }
 proxy_clear() { curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/clear"; }
 
-# proxy_count [METHOD...] [-s STATUS] [-c create|match|-]: requests in the proxy log (all, or of the
-# METHODs; with -s, only those answered STATUS; with -c, only those with that precondition: "create" is
-# If-None-Match: *, "match" If-Match).
+# proxy_client PID NAME: the proxy logs the requests process PID sends as client NAME (else "-").
+proxy_client() {
+    curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/client?pid=$1&name=$2" || fail "could not name client $2"
+}
+
+# proxy_count [METHOD...] [-s STATUS] [-c create|match|-] [-w CLIENT]: requests in the proxy log (all, or
+# of the METHODs; with -s, only those answered STATUS; with -c, only those with that precondition: "create"
+# is If-None-Match: *, "match" If-Match; with -w, only those client CLIENT sent, see proxy_client).
 proxy_count() {
-    local methods=() status= cond=
+    local methods=() status= cond= who=
     while [ $# -gt 0 ]; do
-        case "$1" in -s) status=$2; shift 2 ;; -c) cond=$2; shift 2 ;; *) methods+=("$1"); shift ;; esac
+        case "$1" in
+            -s) status=$2; shift 2 ;; -c) cond=$2; shift 2 ;; -w) who=$2; shift 2 ;;
+            *) methods+=("$1"); shift ;;
+        esac
     done
-    awk -v m=" ${methods[*]} " -v s="$status" -v c="$cond" '
-        (m == "  " || index(m, " " $1 " ")) && (s == "" || $3 == s) && (c == "" || $5 == c) { n++ }
+    awk -v m=" ${methods[*]} " -v s="$status" -v c="$cond" -v w="$who" '
+        (m == "  " || index(m, " " $1 " ")) && (s == "" || $3 == s) && (c == "" || $5 == c) && (w == "" || $6 == w) { n++ }
         END { print n + 0 }' "$work/proxy.log"
 }
 # proxy_created: PUTs with If-None-Match: * that succeeded (items created).

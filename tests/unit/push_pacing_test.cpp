@@ -2,7 +2,7 @@
 // The CalDAV target's plain pieces: when a refused or dropped request is tried again and after how long,
 // the Basic credentials, hrefs made absolute, and a sync-collection answer applied to the listing.
 #include "push/caldav_calendar.hpp"
-#include "push/caldav_client.hpp"
+#include "push/target_client.hpp"
 
 #include <boost/test/unit_test.hpp>
 

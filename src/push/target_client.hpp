@@ -1,8 +1,8 @@
-// File: caldav_client.hpp
-// The HTTP side of one CalDAV target: every request authenticated, paced and counted. Pacing is shared by
-// all of the target's requests: the `rate` window, and one pause after a 429/503/5xx or a dropped
-// connection (Retry-After, else backoff), so a throttled server sees the whole target wait, not just the
-// request it refused. Answers come back as they are; what a status means is the caller's to decide.
+// File: target_client.hpp
+// The HTTP side of one target (CalDAV, Google, Graph): every request authenticated, paced and counted. Pacing
+// is shared by all of the target's requests: the `rate` window, and one pause after a 429/503/5xx or a
+// dropped connection (Retry-After, else backoff), so a throttled server sees the whole target wait, not just
+// the request it refused. Answers come back as they are; what a status means is the caller's to decide.
 #pragma once
 
 #include "sources/rate_budget.hpp"
@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,9 +49,32 @@ std::string basic_authorization(std::string_view user, std::string_view password
 /** @brief `ref` (an href from a multistatus or a Location) made absolute against `base`. */
 std::string resolve_href(std::string const& base, std::string_view ref);
 
-class CalDavClient {
+/**
+ * @brief How a target's requests are authorized: a fixed header (CalDAV's Basic), or a bearer token that
+ * can be refused (OAuth: `authorization` refreshes when needed; `rejected` after a 401 makes it refresh).
+ */
+struct Authorizer {
+    std::function<boost::asio::awaitable<Result<std::string>>()> authorization;
+    std::function<void()> rejected; ///< empty: a 401 is final
+};
+
+/** @brief An Authorizer that always sends `header`. */
+Authorizer fixed_authorization(std::string header);
+
+/** @brief Whether an answer means "slow down" besides 429/503 (Google's 403 rateLimitExceeded). */
+using SlowDownTest = std::function<bool(HttpResponse const&)>;
+
+class TargetClient {
   public:
-    CalDavClient(boost::asio::any_io_executor ex, TargetConfig const& target, Logger log);
+    /** @brief A CalDAV target: Basic authorization from its username and password. */
+    TargetClient(boost::asio::any_io_executor ex, TargetConfig const& target, Logger log);
+    TargetClient(
+        boost::asio::any_io_executor ex,
+        TargetConfig const& target,
+        Logger log,
+        Authorizer auth,
+        SlowDownTest slow_down
+    );
 
     /**
      * @brief One request, retried after throttling or transport failures as push_retry_wait() says. Every
@@ -64,13 +88,18 @@ class CalDavClient {
     /** @brief Answers 412 so far (someone else changed an item between our read and our write). */
     std::size_t& conflicts() { return conflicts_; }
     std::string const& name() const { return name_; }
+    /** @brief The target's max_concurrency: writes in flight at once. */
+    int max_concurrency() const { return http_.options().max_concurrency; }
     Logger const& log() const { return log_; }
 
   private:
     boost::asio::awaitable<void> wait_for_turn();
+    /** @brief The status push_retry_wait() judges: a "slow down" answer counts as 429. */
+    unsigned judged_status(Result<HttpResponse> const& answer) const;
 
     std::string name_;
-    std::string authorization_; ///< never logged: built from the password
+    Authorizer auth_; ///< never logged: holds the password or tokens
+    SlowDownTest slow_down_;
     HttpClient http_;
     RateBudget rate_;
     Logger log_;
