@@ -7,6 +7,7 @@
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/terminal_text.hpp"
+#include "cli/token_keeping.hpp"
 #include "push/reconcile.hpp"
 
 #include <boost/asio/this_coro.hpp>
@@ -129,7 +130,13 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
             }
             calendars.push_back(push::FeedCalendar{feed.name, *got, to.view});
         }
-    auto api = push::calendar_api(co_await net::this_coro::executor, t, command_logger(), push::Authorizer{});
+    auto const ex = co_await net::this_coro::executor;
+    auto api = push::calendar_api(
+        ex,
+        t,
+        command_logger(),
+        t.type == TargetType::caldav ? push::Authorizer{} : oauth_authorizers(cfg, command_logger())(ex, t)
+    );
     push::ReconcileOptions options;
     options.dry_run = dry_run;
     options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());

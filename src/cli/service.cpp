@@ -4,6 +4,7 @@
 #include "cli/service.hpp"
 
 #include "cli/reload_plan.hpp"
+#include "cli/token_keeping.hpp"
 #include "cluster/push_state_rows.hpp"
 #include "push/push_views.hpp"
 
@@ -72,7 +73,14 @@ Service::Service(Config const& cfg, Logger const& log)
     , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
-    push_ = std::make_unique<push::PushService>(store_, metrics_.push, push_keeping(), log_, push_turn());
+    push_ = std::make_unique<push::PushService>(
+        store_,
+        metrics_.push,
+        push_keeping(),
+        log_,
+        push_turn(),
+        cli::oauth_authorizers(*cfg_, log_)
+    );
     push_->configure(cfg_);
     subscribe();
     if (node_) {

@@ -1,10 +1,12 @@
 // File: token_keeping.hpp
 // Where the OAuth targets' stored sign-ins live for a config: the token file under storage.dir, and in
 // cluster mode the database row (read first; the file is the copy for when the database is away), wired
-// here like the push state (service.cpp, push_keeping) because it joins the oauth and cluster rooms.
+// here like the push state (service.cpp, push_keeping) because it joins the oauth and cluster rooms; and
+// the push adapters' Authorizers made of them.
 #pragma once
 
 #include "oauth/token_store.hpp"
+#include "push/calendar_api.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 
@@ -29,5 +31,12 @@ TokenKeepingFor token_keeping(Config const& cfg, Logger const& log);
  * (errc::io_error): another replica must not go on with an older sign-in unnoticed.
  */
 Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t);
+
+/**
+ * @brief The push adapters' Authorizer of each google and microsoft target of `cfg`: an oauth::TokenSource
+ * over token_keeping(cfg, log), with an HttpClient of its own for the token endpoint (the target's ca_file),
+ * held alive by the Authorizer. Errors name `icsbridge connect --config cfg.path TARGET`.
+ */
+push::Authorizers oauth_authorizers(Config const& cfg, Logger const& log);
 
 } // namespace icsbridge::cli
