@@ -189,7 +189,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
             if (outcome.error().code != errc::shutdown)
                 note_failure(outcome.error().message);
             // No retry storm: a refusal (credentials, rights, quota, throttling) waits for the next period.
-            if (outcome.error().code == errc::upstream_auth ||
+            if (outcome.error().code == errc::upstream_auth || outcome.error().code == errc::not_connected ||
                 outcome.error().code == errc::upstream_rate_limited ||
                 outcome.error().code == errc::upstream_status)
                 blocked_until_ = steady_clock::now() + period_;
