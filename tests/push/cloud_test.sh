@@ -10,6 +10,7 @@
 #   unchanged  a second push writes nothing, in a handful of requests
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
+#   serve      `serve` with the webhook: an event renamed upstream is renamed in the calendar within seconds
 #   expired    the access token expired at the provider: refreshed once, the push goes on
 #   quota      a third of the requests refused for quota: absorbed by backing off, the push succeeds
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
@@ -27,7 +28,7 @@ provider=$5
 . "$src/tests/push/radicale.sh"
 . "$src/tests/push/fakeapi/fake_api.sh"
 test_name=push.cloud.$provider
-fail_logs="push.out push.err connect.out connect.err fake-$provider.log fake-$provider.err"
+fail_logs="push.out push.err serve.log connect.out connect.err fake-$provider.log fake-$provider.err"
 push_init
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
@@ -35,13 +36,14 @@ start_fake_upstream "$fake" "$work" "$work/data"
 secret=fake-client-secret-$RANDOM$RANDOM
 start_fake_calendar_api "$provider" --client-secret "$secret"
 export TEST_CLIENT_SECRET=$secret
+export TEST_HOOK_SECRET=hk-$RANDOM$RANDOM$RANDOM
 
 # cloud_config FILE TARGET CALENDAR: the feed pub pushed into TARGET, a calendar of that name at the fake.
 cloud_config() {
     {
         server_toml "$work/state" "127.0.0.1:0"
         echo
-        events_source_toml "$upstream" 'timeout = "5s"'
+        events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"'
         echo
         organizer_feed_toml pub "push = [\"$2\"]"
         echo
@@ -181,6 +183,29 @@ PY
     foreign_untouched "one removal"
 }
 
+step_serve() {
+    # serve pushes on its own: an event renamed upstream and its webhook reach the calendar in seconds.
+    start_icsbridge "$bin" "$work/push.toml" "$work/serve.log"
+    wait_for_feeds pub.ics
+    rm -rf "$work/served"
+    cp -r "$work/removed" "$work/served"
+    sed -i 's/Night MOVED/Night SERVED/' "$work/served/events/events.json"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/served" >/dev/null
+    local started seen=
+    started=$(date +%s%N)
+    curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
+    for _ in $(seq 1 150); do
+        fake_state "[1 for e in ours(cal('Events')) if 'SERVED' in (e.get('summary') or e.get('subject') or '')]" |
+            grep -q 1 && { seen=$(( ($(date +%s%N) - started) / 1000000 )); break; }
+        sleep 0.1
+    done
+    stop_icsbridge
+    [ -n "$seen" ] || fail "serve did not push the webhook's change within 15 s: $(tail -5 "$work/serve.log")"
+    grep -qF "$secret" "$work/serve.log" && fail "the client secret is in serve's log"
+    foreign_untouched "serve"
+    echo "serve: the webhook's change in the calendar after $seen ms"
+}
+
 step_expired() {
     fake_admin expire >/dev/null
     fake_admin reset_counts >/dev/null
@@ -249,7 +274,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal expired quota kill moved revoked; do
+for step in connect initial unchanged change removal serve expired quota kill moved revoked; do
     "step_$step"
 done
 echo "push.cloud.$provider: ok"
