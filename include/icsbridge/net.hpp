@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -113,7 +114,7 @@ class HttpClient {
     std::shared_ptr<Impl> impl_;
 };
 
-/** @brief A source's call budget as /metrics and /healthz show it (see sources' RateBudget). */
+/** @brief A source's call budget as /metrics and /healthz show it at one moment (see BudgetState). */
 struct BudgetGauge {
     std::string source;
     std::size_t limit = 0;
@@ -124,17 +125,40 @@ struct BudgetGauge {
 };
 
 /**
+ * @brief What a source's call budget holds (sources' RateBudget keeps one and pushes a copy into
+ * UpstreamMetrics on every change). Calls and waits are time points, not counts, so that what is read
+ * later is still right: calls leave the window and waits end without anyone pushing.
+ */
+struct BudgetState {
+    using clock = std::chrono::steady_clock;
+
+    std::size_t limit = 0; ///< calls that may start in any window of `period`
+    std::chrono::seconds period{0};
+    std::deque<clock::time_point> calls; ///< start of each call counted (retries included), oldest first
+    /// Cluster mode: the calls all replicas had made as of `shared_seen`; they count while that window lasts.
+    std::size_t shared_used = 0;
+    std::optional<clock::time_point> shared_seen;
+    std::optional<clock::time_point> waiting_until; ///< when the wait for room ends, if a call waits
+
+    /** @brief Calls in the window at `now`: those not `period` old yet, or the cluster's count if larger. */
+    std::size_t used(clock::time_point now) const;
+    /** @brief What /metrics and /healthz show of it at `now`. */
+    BudgetGauge gauge(std::string source, clock::time_point now) const;
+};
+
+/**
  * @brief Upstream HTTP requests (every attempt, retries included) by source and status class, as a
- * histogram of their durations. Thread-safe.
+ * histogram of their durations; and each source's call budget as its owner last pushed it. Thread-safe.
  */
 class UpstreamMetrics {
   public:
-    /**
-     * @brief Where budgets() reads from (the serve wiring hands in the Pipeline's); empty: none. Once it
-     * returns, the source it replaced is no longer called.
-     */
-    void set_budget_source(std::function<std::vector<BudgetGauge>()> source);
-    std::vector<BudgetGauge> budgets() const;
+    /** @brief The budget of `source` is now `state` (its owner calls this on every change). */
+    void set_budget(std::string const& source, BudgetState state);
+    /** @brief Forgets the budget of every source not in `sources` (a reload dropped theirs). */
+    void keep_budgets(std::vector<std::string> const& sources);
+    /** @brief Each source's budget as it stands at `now`, by source. */
+    std::vector<BudgetGauge> budgets(BudgetState::clock::time_point now) const;
+    std::vector<BudgetGauge> budgets() const { return budgets(BudgetState::clock::now()); }
 
     /** @brief One attempt; status 0 means no response arrived (network error or timeout). */
     void record(std::string_view source, unsigned status, std::chrono::duration<double> took);
@@ -162,7 +186,7 @@ class UpstreamMetrics {
     std::map<std::pair<std::string, std::string>, Histogram> series_;        ///< by (source, code)
     std::map<std::pair<std::string, std::string>, std::uint64_t> hook_work_; ///< guarded by mtx_
     mutable std::mutex budget_mtx_;
-    std::function<std::vector<BudgetGauge>()> budget_source_; ///< guarded by budget_mtx_
+    std::map<std::string, BudgetState, std::less<>> budgets_; ///< by source; guarded by budget_mtx_
 };
 
 /** @brief Parses a Retry-After value (delta seconds or HTTP-date) relative to `now`; nullopt if malformed. */

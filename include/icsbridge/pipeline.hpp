@@ -9,6 +9,7 @@
 #include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/model.hpp>
+#include <icsbridge/net.hpp>
 #include <icsbridge/sources.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -24,15 +25,6 @@
 namespace icsbridge {
 
 class SharedCalls; // sources/rate_budget.hpp: a budget counted across replicas
-
-/** @brief A source's call budget right now (for /metrics and /healthz). */
-struct BudgetStatus {
-    std::string source;
-    Budget budget;
-    std::size_t used = 0; ///< calls started in the last period (retries included)
-    std::size_t left = 0;
-    std::optional<std::chrono::seconds> waiting_for; ///< a refresh is waiting this long for room
-};
 
 class Pipeline {
   public:
@@ -79,8 +71,14 @@ class Pipeline {
     boost::asio::awaitable<std::optional<std::vector<Result<FeedOutput>>>>
     patch(FeedGroup const& group, std::string id, sys_seconds now);
 
-    /** @brief Every source's budget (sources without one are left out). Thread-safe. */
-    std::vector<BudgetStatus> budgets() const;
+    /**
+     * @brief From now on `metrics` shows this pipeline's budgets and no others: each pushes its state there
+     * now and on every change. After a reload, call stop_showing_budgets() on the replaced pipeline first,
+     * so that a budget of its that this one no longer uses cannot push over this one's.
+     */
+    void show_budgets(UpstreamMetrics& metrics);
+    /** @brief This pipeline's budgets push no more; none is under way once it returns. */
+    void stop_showing_budgets();
 
     /**
      * @brief Cluster mode: every source's budget also counts in `shared` (the database), so the replicas

@@ -70,19 +70,4 @@ resume_kept(ReloadPlan const& plan, FeedStore const& store) {
     };
 }
 
-void show_budgets(UpstreamMetrics& upstream, Pipeline const& pipeline) {
-    upstream.set_budget_source([p = &pipeline] {
-        std::vector<BudgetGauge> out;
-        for (auto const& b : p->budgets())
-            out.push_back(BudgetGauge{
-                b.source,
-                b.budget.calls,
-                static_cast<long long>(b.budget.period.count()),
-                b.used,
-                b.left,
-                b.waiting_for ? static_cast<long long>(b.waiting_for->count()) : 0});
-        return out;
-    });
-}
-
 } // namespace icsbridge

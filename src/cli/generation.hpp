@@ -49,7 +49,4 @@ std::shared_ptr<Generation> make_generation(
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
 resume_kept(ReloadPlan const& plan, FeedStore const& store);
 
-/** @brief The budget gauges of /metrics read from this generation's pipeline (see set_budget_source). */
-void show_budgets(UpstreamMetrics& upstream, Pipeline const& pipeline);
-
 } // namespace icsbridge

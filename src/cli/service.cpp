@@ -137,8 +137,9 @@ Service::Service(Config const& cfg, Logger const& log)
 }
 
 Service::~Service() {
-    // Nothing may read the pipeline's budgets once the generations are gone.
-    metrics_.upstream.set_budget_source({});
+    // A coroutine of the control context may keep the pipeline alive past metrics_: nothing may push there.
+    if (current_)
+        current_->pipeline->stop_showing_budgets();
 }
 
 void Service::restore() {
@@ -225,7 +226,11 @@ std::shared_ptr<Generation> Service::next_generation(std::shared_ptr<Config cons
     );
     if (shared_calls_)
         gen->pipeline->share_budgets(shared_calls_);
-    show_budgets(metrics_.upstream, *gen->pipeline);
+    // /metrics shows this config's budgets: the replaced one's push no more (a refresh still running
+    // there could otherwise show the old budget of a source whose budget the reload changed).
+    if (current_)
+        current_->pipeline->stop_showing_budgets();
+    gen->pipeline->show_budgets(metrics_.upstream);
     return gen;
 }
 

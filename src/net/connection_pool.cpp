@@ -43,6 +43,69 @@ resolve(tcp::resolver& r, Target const& t) {
     co_return std::pair{ec, std::move(results)};
 }
 
+/** Resolves within resolve_timeout; the resolver lives in `st` so the attempt's deadline can break it. */
+net::awaitable<Result<tcp::resolver::results_type>>
+resolve_within_deadline(ClientOptions const& opts, Target const& t, AttemptState& st) {
+    st.phase = Phase::resolving;
+    st.resolver.emplace(co_await net::this_coro::executor);
+    std::function<void()> cancel_resolve = [&st] { st.resolver->cancel(); };
+    auto resolved =
+        co_await net_detail::race_deadline(resolve(*st.resolver, t), opts.resolve_timeout, cancel_resolve);
+    co_await throw_if_cancelled();
+    if (!resolved)
+        co_return timed_out(opts.service_name, opts.resolve_timeout, Phase::resolving, t);
+    if (resolved->first)
+        co_return client_error(
+            opts.service_name,
+            errc::upstream_resolve,
+            "cannot resolve host " + t.host + " (" + resolved->first.message() + ") for " + t.method + " " +
+                t.display
+        );
+    co_return std::move(resolved->second);
+}
+
+/** Connects to the first endpoint that answers within connect_timeout, without Nagle's delay after. */
+net::awaitable<Result<void>> connect_within_deadline(
+    ClientOptions const& opts,
+    Connection& c,
+    tcp::resolver::results_type const& endpoints,
+    Target const& t,
+    AttemptState& st
+) {
+    st.phase = Phase::connecting;
+    c.lowest().expires_after(opts.connect_timeout);
+    auto [ec, ep] = co_await c.lowest().async_connect(endpoints, tuple_awaitable);
+    if (ec == beast::error::timeout)
+        co_return timed_out(opts.service_name, opts.connect_timeout, Phase::connecting, t);
+    if (ec)
+        co_return client_error(
+            opts.service_name,
+            errc::upstream_connect,
+            "cannot connect to " + t.host + ":" + t.port + " (" + ec.message() + ") for " + t.method + " " +
+                t.display
+        );
+    beast::error_code ignored;
+    c.lowest().socket().set_option(tcp::no_delay(true), ignored);
+    co_return Result<void>{};
+}
+
+/** The TLS client handshake within handshake_timeout. */
+net::awaitable<Result<void>>
+handshake_within_deadline(ClientOptions const& opts, Connection& c, Target const& t, AttemptState& st) {
+    st.phase = Phase::handshaking;
+    c.lowest().expires_after(opts.handshake_timeout);
+    auto [ec] = co_await c.tls->async_handshake(ssl::stream_base::client, tuple_awaitable);
+    if (ec == beast::error::timeout)
+        co_return timed_out(opts.service_name, opts.handshake_timeout, Phase::handshaking, t);
+    if (ec)
+        co_return client_error(
+            opts.service_name,
+            errc::upstream_tls,
+            describe_handshake_failure(*c.tls, t.host, ec) + " (" + t.method + " " + t.display + ")"
+        );
+    co_return Result<void>{};
+}
+
 /** Ends a TLS connection politely without making the caller wait for it. */
 net::awaitable<void> shutdown_tls(std::shared_ptr<Connection> c, milliseconds limit, Logger log) {
     c->lowest().expires_after(limit);
@@ -161,68 +224,46 @@ void ConnectionPool::finish(std::shared_ptr<Connection> c, bool keep_alive, net:
         c->close();
 }
 
-net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
-    auto ex = co_await net::this_coro::executor;
-    auto const& svc = opts_.service_name;
-    st.phase = Phase::resolving;
-    st.resolver.emplace(ex);
-    std::function<void()> cancel_resolve = [&st] { st.resolver->cancel(); };
-    auto resolved =
-        co_await net_detail::race_deadline(resolve(*st.resolver, t), opts_.resolve_timeout, cancel_resolve);
-    co_await throw_if_cancelled();
-    if (!resolved)
-        co_return timed_out(svc, opts_.resolve_timeout, Phase::resolving, t);
-    if (resolved->first)
-        co_return client_error(
-            svc,
-            errc::upstream_resolve,
-            "cannot resolve host " + t.host + " (" + resolved->first.message() + ") for " + t.method + " " +
-                t.display
-        );
-
+Result<std::shared_ptr<Connection>>
+ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
     auto c = std::make_shared<Connection>();
     c->key = t.key;
-    if (t.tls) {
-        if (!tls_ctx_)
-            tls_ctx_.emplace(make_client_context(opts_.service_name, opts_.ca_file));
-        if (!*tls_ctx_)
-            co_return tls_ctx_->error();
-        ssl::context& ctx = *tls_ctx_->value();
-        c->tls = std::make_unique<tls_stream>(beast::tcp_stream(ex), ctx);
-        if (!prepare_client_stream(*c->tls, t.host, t.host_is_name))
-            co_return client_error(svc, errc::upstream_tls, "cannot set the TLS server name " + t.host);
-    } else {
+    if (!t.tls) {
         c->plain = std::make_unique<beast::tcp_stream>(ex);
+        return c;
     }
-    st.conn = c;
-
-    st.phase = Phase::connecting;
-    c->lowest().expires_after(opts_.connect_timeout);
-    auto [cec, ep] = co_await c->lowest().async_connect(resolved->second, tuple_awaitable);
-    if (cec == beast::error::timeout)
-        co_return timed_out(svc, opts_.connect_timeout, Phase::connecting, t);
-    if (cec)
-        co_return client_error(
-            svc,
-            errc::upstream_connect,
-            "cannot connect to " + t.host + ":" + t.port + " (" + cec.message() + ") for " + t.method + " " +
-                t.display
+    if (!tls_ctx_)
+        tls_ctx_.emplace(make_client_context(opts_.service_name, opts_.ca_file));
+    if (!*tls_ctx_)
+        return tls_ctx_->error();
+    ssl::context& ctx = *tls_ctx_->value();
+    c->tls = std::make_unique<tls_stream>(beast::tcp_stream(ex), ctx);
+    if (!prepare_client_stream(*c->tls, t.host, t.host_is_name))
+        return client_error(
+            opts_.service_name,
+            errc::upstream_tls,
+            "cannot set the TLS server name " + t.host
         );
-    beast::error_code ignored;
-    c->lowest().socket().set_option(tcp::no_delay(true), ignored);
+    return c;
+}
 
+net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
+    auto ex = co_await net::this_coro::executor;
+    auto endpoints = co_await resolve_within_deadline(opts_, t, st);
+    if (!endpoints)
+        co_return endpoints.error();
+    auto made = make_connection(t, ex);
+    if (!made)
+        co_return made.error();
+    auto c = *made;
+    st.conn = c;
+    auto connected = co_await connect_within_deadline(opts_, *c, *endpoints, t, st);
+    if (!connected)
+        co_return connected.error();
     if (c->tls) {
-        st.phase = Phase::handshaking;
-        c->lowest().expires_after(opts_.handshake_timeout);
-        auto [hec] = co_await c->tls->async_handshake(ssl::stream_base::client, tuple_awaitable);
-        if (hec == beast::error::timeout)
-            co_return timed_out(svc, opts_.handshake_timeout, Phase::handshaking, t);
-        if (hec)
-            co_return client_error(
-                svc,
-                errc::upstream_tls,
-                describe_handshake_failure(*c->tls, t.host, hec) + " (" + t.method + " " + t.display + ")"
-            );
+        auto shaken = co_await handshake_within_deadline(opts_, *c, t, st);
+        if (!shaken)
+            co_return shaken.error();
     }
     c->lowest().expires_never();
     co_return c;

@@ -103,6 +103,9 @@ class ConnectionPool {
   private:
     void put_idle(std::shared_ptr<Connection> c);
 
+    /** @brief A new unconnected stream for `t`: plain, or TLS with SNI and certificate checks set up. */
+    Result<std::shared_ptr<Connection>> make_connection(Target const& t, boost::asio::any_io_executor ex);
+
     ClientOptions const& opts_;
     Logger const& log_;
     /** Made at the first https connection: loading the system trust store is about a third of a one-shot

@@ -1,19 +1,58 @@
 // File: upstream_metrics.cpp
-// The upstream request histogram and call-budget gauges /metrics shows (one mutex each).
+// The upstream request histogram and the call budgets their owners push, as /metrics shows them (one
+// mutex each).
 #include <icsbridge/net.hpp>
+
+#include <algorithm>
 
 namespace icsbridge {
 
-void UpstreamMetrics::set_budget_source(std::function<std::vector<BudgetGauge>()> source) {
-    std::lock_guard lock(budget_mtx_);
-    budget_source_ = std::move(source);
+std::size_t BudgetState::used(clock::time_point now) const {
+    // The calls that left the window are the oldest ones (RateBudget drops them from the front likewise).
+    auto first = calls.begin();
+    while (first != calls.end() && *first + period <= now)
+        ++first;
+    auto const ours = static_cast<std::size_t>(calls.end() - first);
+    // The cluster's count as of our last call, while that count's window still overlaps this one.
+    if (shared_seen && *shared_seen + period > now)
+        return std::max(ours, std::min(shared_used, limit));
+    return ours;
 }
 
-std::vector<BudgetGauge> UpstreamMetrics::budgets() const {
-    // Called under the lock: once set_budget_source() returns, the source it replaced is in use nowhere,
-    // so the pipeline it reads can go (a reload replaces both).
+BudgetGauge BudgetState::gauge(std::string source, clock::time_point now) const {
+    auto const u = used(now);
+    auto wait = std::chrono::seconds(0);
+    if (waiting_until && *waiting_until > now)
+        wait = std::chrono::ceil<std::chrono::seconds>(*waiting_until - now);
+    return BudgetGauge{
+        .source = std::move(source),
+        .limit = limit,
+        .period_seconds = static_cast<long long>(period.count()),
+        .used = u,
+        .left = u >= limit ? 0 : limit - u,
+        .waiting_seconds = static_cast<long long>(wait.count()),
+    };
+}
+
+void UpstreamMetrics::set_budget(std::string const& source, BudgetState state) {
     std::lock_guard lock(budget_mtx_);
-    return budget_source_ ? budget_source_() : std::vector<BudgetGauge>{};
+    budgets_.insert_or_assign(source, std::move(state));
+}
+
+void UpstreamMetrics::keep_budgets(std::vector<std::string> const& sources) {
+    std::lock_guard lock(budget_mtx_);
+    std::erase_if(budgets_, [&](auto const& b) {
+        return std::find(sources.begin(), sources.end(), b.first) == sources.end();
+    });
+}
+
+std::vector<BudgetGauge> UpstreamMetrics::budgets(BudgetState::clock::time_point now) const {
+    std::lock_guard lock(budget_mtx_);
+    std::vector<BudgetGauge> out;
+    out.reserve(budgets_.size());
+    for (auto const& [source, state] : budgets_)
+        out.push_back(state.gauge(source, now));
+    return out;
 }
 
 void UpstreamMetrics::record(std::string_view source, unsigned status, std::chrono::duration<double> took) {

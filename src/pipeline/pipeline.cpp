@@ -261,18 +261,21 @@ Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
     co_return out;
 }
 
-std::vector<BudgetStatus> Pipeline::budgets() const {
-    std::vector<BudgetStatus> out;
-    auto const now = RateBudget::clock::now();
-    for (auto const& [name, u] : impl_->upstreams) {
-        if (!u.budget)
-            continue;
-        BudgetStatus b{name, u.budget->spec(), u.budget->used(now), u.budget->left(now), std::nullopt};
-        if (auto until = u.budget->waiting_until(); until && *until > now)
-            b.waiting_for = std::chrono::ceil<std::chrono::seconds>(*until - now);
-        out.push_back(std::move(b));
-    }
-    return out;
+void Pipeline::show_budgets(UpstreamMetrics& metrics) {
+    std::vector<std::string> shown;
+    for (auto const& [name, u] : impl_->upstreams)
+        if (u.budget)
+            shown.push_back(name);
+    metrics.keep_budgets(shown);
+    for (auto& [name, u] : impl_->upstreams)
+        if (u.budget)
+            u.budget->show_in(metrics, name);
+}
+
+void Pipeline::stop_showing_budgets() {
+    for (auto& [name, u] : impl_->upstreams)
+        if (u.budget)
+            u.budget->stop_showing();
 }
 
 void Pipeline::share_budgets(std::shared_ptr<SharedCalls> const& shared) {

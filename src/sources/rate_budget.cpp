@@ -21,15 +21,38 @@ std::optional<std::size_t> number_at(std::string_view s, std::size_t pos) {
 
 } // namespace
 
+RateBudget::RateBudget(Budget spec) {
+    state_.limit = spec.calls;
+    state_.period = spec.period;
+}
+
 void RateBudget::expire(clock::time_point now) {
-    while (!calls_.empty() && calls_.front() + spec_.period <= now)
-        calls_.pop_front();
+    auto& calls = state_.calls;
+    while (!calls.empty() && calls.front() + state_.period <= now)
+        calls.pop_front();
 }
 
 void RateBudget::share(std::shared_ptr<SharedCalls> shared, std::string source) {
     std::lock_guard lock(mtx_);
     shared_ = std::move(shared);
     source_ = std::move(source);
+}
+
+void RateBudget::show_in(UpstreamMetrics& metrics, std::string source) {
+    std::lock_guard lock(mtx_);
+    shown_in_ = &metrics;
+    shown_as_ = std::move(source);
+    show_locked();
+}
+
+void RateBudget::stop_showing() {
+    std::lock_guard lock(mtx_);
+    shown_in_ = nullptr;
+}
+
+void RateBudget::show_locked() const {
+    if (shown_in_)
+        shown_in_->set_budget(shown_as_, state_);
 }
 
 net::awaitable<std::optional<SharedCalls::Taken>> SharedCalls::take(std::string source, Budget spec) {
@@ -40,10 +63,12 @@ RateBudget::clock::duration RateBudget::try_take(clock::time_point now) {
     std::unique_lock lock(mtx_);
     auto shared = shared_;
     lock.unlock();
-    // Not under the lock: the gauges read it from the HTTP threads while the database answers.
-    auto const taken = shared ? shared->try_take(source_, spec_) : std::nullopt;
+    // Not under the lock: the source's other feeds and retries need not wait while the database answers.
+    auto const taken = shared ? shared->try_take(source_, spec()) : std::nullopt;
     lock.lock();
-    return settle(taken, now);
+    auto const wait = settle(taken, now);
+    show_locked();
+    return wait;
 }
 
 net::awaitable<RateBudget::clock::duration> RateBudget::take(clock::time_point now) {
@@ -52,33 +77,36 @@ net::awaitable<RateBudget::clock::duration> RateBudget::take(clock::time_point n
     lock.unlock();
     std::optional<SharedCalls::Taken> taken;
     if (shared)
-        taken = co_await shared->take(source_, spec_);
+        taken = co_await shared->take(source_, spec());
     lock.lock();
-    co_return settle(taken, now);
+    auto const wait = settle(taken, now);
+    show_locked();
+    co_return wait;
 }
 
 RateBudget::clock::duration
 RateBudget::settle(std::optional<SharedCalls::Taken> const& taken, clock::time_point now) {
     expire(now);
+    auto& s = state_;
     if (taken) {
-        shared_used_ = taken->used;
-        shared_seen_ = now;
+        s.shared_used = taken->used;
+        s.shared_seen = now;
         if (taken->wait.count() == 0) {
-            calls_.push_back(now); // ours too: if the database goes away, the local window knows them
-            waiting_until_.reset();
+            s.calls.push_back(now); // ours too: if the database goes away, the local window knows them
+            s.waiting_until.reset();
             return clock::duration::zero();
         }
-        waiting_until_ = now + taken->wait;
+        s.waiting_until = now + taken->wait;
         return std::max<clock::duration>(taken->wait, std::chrono::milliseconds(1));
     }
-    if (calls_.size() < spec_.calls) {
-        calls_.push_back(now);
-        waiting_until_.reset();
+    if (s.calls.size() < s.limit) {
+        s.calls.push_back(now);
+        s.waiting_until.reset();
         return clock::duration::zero();
     }
     // The window is full: the next slot opens when its oldest call leaves it (never a zero wait).
-    auto const opens = calls_.front() + spec_.period;
-    waiting_until_ = opens;
+    auto const opens = s.calls.front() + s.period;
+    s.waiting_until = opens;
     return std::max<clock::duration>(opens - now, std::chrono::milliseconds(1));
 }
 
@@ -86,39 +114,38 @@ void RateBudget::record_retries(int n, clock::time_point now) {
     std::unique_lock lock(mtx_);
     auto shared = shared_;
     lock.unlock();
-    bool const counted = shared && n > 0 && shared->record(source_, spec_, n);
+    bool const counted = shared && n > 0 && shared->record(source_, spec(), n);
     lock.lock();
     if (counted)
-        shared_used_ += static_cast<std::size_t>(n);
+        state_.shared_used += static_cast<std::size_t>(n);
     for (int i = 0; i < n; ++i)
-        calls_.push_back(now);
+        state_.calls.push_back(now);
+    show_locked();
 }
 
 void RateBudget::upstream_reports(std::size_t used, clock::time_point now) {
     std::lock_guard lock(mtx_);
     expire(now);
-    used = std::min(used, spec_.calls);
-    while (calls_.size() < used)
-        calls_.push_back(now);
+    used = std::min(used, state_.limit);
+    while (state_.calls.size() < used)
+        state_.calls.push_back(now);
+    show_locked();
 }
 
 std::size_t RateBudget::used(clock::time_point now) {
     std::lock_guard lock(mtx_);
     expire(now);
-    // The cluster's count as of our last call, while that count's window still overlaps this one.
-    if (shared_seen_ && *shared_seen_ + spec_.period > now)
-        return std::max(calls_.size(), std::min(shared_used_, spec_.calls));
-    return calls_.size();
+    return state_.used(now);
 }
 
 std::size_t RateBudget::left(clock::time_point now) {
     auto const u = used(now);
-    return u >= spec_.calls ? 0 : spec_.calls - u;
+    return u >= state_.limit ? 0 : state_.limit - u;
 }
 
 std::optional<RateBudget::clock::time_point> RateBudget::waiting_until() const {
     std::lock_guard lock(mtx_);
-    return waiting_until_;
+    return state_.waiting_until;
 }
 
 std::optional<std::size_t>

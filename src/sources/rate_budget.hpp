@@ -5,12 +5,12 @@
 #pragma once
 
 #include <icsbridge/config.hpp>
+#include <icsbridge/net.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,14 +46,14 @@ class SharedCalls {
 /**
  * @brief Calls of one source in the last `period`. Thread-safe: the feeds of a source share one.
  * Every call is recorded when it starts (retries included, see record_retries); a call that would be the
- * (calls+1)-th within a period waits until the oldest one leaves the window.
+ * (calls+1)-th within a period waits until the oldest one leaves the window. Shown in /metrics and
+ * /healthz by pushing its state into UpstreamMetrics on every change (show_in).
  */
 class RateBudget {
   public:
     using clock = std::chrono::steady_clock;
 
-    explicit RateBudget(Budget spec)
-        : spec_(spec) {}
+    explicit RateBudget(Budget spec);
 
     /** @brief Records a call at `now` and returns zero, or returns how long to wait before asking again. */
     clock::duration try_take(clock::time_point now);
@@ -74,7 +74,7 @@ class RateBudget {
     std::size_t left(clock::time_point now);
     /** @brief When the current wait (if any) ends: for /healthz. */
     std::optional<clock::time_point> waiting_until() const;
-    Budget spec() const { return spec_; }
+    Budget spec() const { return Budget{state_.limit, state_.period}; }
 
     /**
      * @brief Cluster mode: counts calls in `shared` as `source` from now on; the local window goes on
@@ -82,20 +82,30 @@ class RateBudget {
      */
     void share(std::shared_ptr<SharedCalls> shared, std::string source);
 
+    /**
+     * @brief Pushes this budget's state into `metrics` as the budget of `source`: at once, and after every
+     * change from now on (the metrics never ask the budget).
+     */
+    void show_in(UpstreamMetrics& metrics, std::string source);
+    /** @brief No more pushes (a reload replaced this budget); none is under way once it returns. */
+    void stop_showing();
+
   private:
     void expire(clock::time_point now);
     /** @brief The local window's decision, given the cluster's answer (nullopt: none). mtx_ held. */
     clock::duration settle(std::optional<SharedCalls::Taken> const& taken, clock::time_point now);
+    /** @brief The state as it now is, into the metrics it is shown in (if any). mtx_ held, so that the
+     * pushes of two changes arrive in their order. */
+    void show_locked() const;
 
-    Budget spec_;
     std::shared_ptr<SharedCalls> shared_; ///< set before the refreshers start; read on their strand
     std::string source_;
     mutable std::mutex mtx_;
-    /// The cluster's count at the last shared answer, and when (the gauges show the larger count).
-    std::size_t shared_used_ = 0;
-    std::optional<clock::time_point> shared_seen_;
-    std::deque<clock::time_point> calls_;
-    std::optional<clock::time_point> waiting_until_;
+    /// The calls in the window, the cluster's count at its last answer (the gauges show the larger count)
+    /// and the current wait. Guarded by mtx_, except limit and period, which never change.
+    BudgetState state_;
+    UpstreamMetrics* shown_in_ = nullptr; ///< guarded by mtx_
+    std::string shown_as_;                ///< guarded by mtx_
 };
 
 /**

@@ -9,6 +9,8 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <deque>
+
 using namespace icsbridge;
 using namespace std::chrono;
 
@@ -496,11 +498,16 @@ BOOST_FIXTURE_TEST_CASE(metrics_count_requests_and_refreshes, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_show_each_sources_call_budget, Fixture) {
-    // No budget source: no budget series, an empty list in /healthz.
+    // No budget pushed: no budget series, an empty list in /healthz.
     BOOST_TEST(std::string(get("/metrics").body()).find("icsbridge_upstream_budget") == std::string::npos);
-    metrics.upstream.set_budget_source([] {
-        return std::vector<BudgetGauge>{{"eb", 20, 60, 20, 0, 42}, {"jobs", 100, 3600, 7, 93, 0}};
-    });
+    // eb: 20 calls a minute, all spent just now, a refresh waiting 42 s for room; jobs: 7 of 100 an hour.
+    auto const now = BudgetState::clock::now();
+    // (limit, period, calls, the cluster's count and when it was seen, the end of the wait)
+    metrics.upstream.set_budget("eb", BudgetState{20, 60s, std::deque(20, now), 0, std::nullopt, now + 42s});
+    metrics.upstream.set_budget(
+        "jobs",
+        BudgetState{100, 3600s, std::deque(7, now), 0, std::nullopt, std::nullopt}
+    );
     auto text = std::string(get("/metrics").body());
     for (auto line : {
              "# TYPE icsbridge_upstream_budget_used gauge\n",
@@ -514,7 +521,7 @@ BOOST_FIXTURE_TEST_CASE(metrics_and_healthz_show_each_sources_call_budget, Fixtu
     auto health = std::string(get("/healthz").body());
     BOOST_TEST(health.find("\"the call budget is spent: refreshes wait 42s\"") != std::string::npos, health);
     BOOST_TEST(health.find("\"source\":\"jobs\"") != std::string::npos);
-    metrics.upstream.set_budget_source({});
+    metrics.upstream.keep_budgets({});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
