@@ -73,14 +73,7 @@ Service::Service(Config const& cfg, Logger const& log)
     , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
-    push_ = std::make_unique<push::PushService>(
-        store_,
-        metrics_.push,
-        push_keeping(),
-        log_,
-        push_turn(),
-        cli::oauth_authorizers(*cfg_, log_)
-    );
+    push_ = make_push();
     push_->configure(cfg_);
     subscribe();
     if (node_) {
@@ -199,6 +192,18 @@ push::PushService::Keeping Service::push_keeping() {
         };
         return k;
     };
+}
+
+std::unique_ptr<push::PushService> Service::make_push() {
+    auto authorizers = cli::oauth_authorizers(*cfg_, log_);
+    return std::make_unique<push::PushService>(
+        store_,
+        metrics_.push,
+        push_keeping(),
+        log_,
+        push_turn(),
+        std::move(authorizers)
+    );
 }
 
 push::PushService::Turn Service::push_turn() {

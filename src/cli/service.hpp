@@ -57,6 +57,8 @@ class Service {
     void subscribe();
     push::PushService::Turn push_turn();
     push::PushService::Keeping push_keeping();
+    /** The push service with its state keeping, turns and the OAuth targets' authorizers. */
+    std::unique_ptr<push::PushService> make_push();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
     void start_generation(std::shared_ptr<Generation> gen);
     void reload();
