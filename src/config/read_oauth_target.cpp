@@ -30,7 +30,7 @@ ProviderDefaults provider_defaults(TargetType type, std::string const& tenant) {
         "https://graph.microsoft.com/v1.0",
         authority + "authorize",
         authority + "token",
-        Budget{600, std::chrono::minutes(1)}};
+        Budget{500, std::chrono::minutes(1)}};
 }
 
 /** The tenant becomes a path segment of the authority URL: a name, a domain or a GUID, nothing else. */

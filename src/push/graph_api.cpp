@@ -156,13 +156,13 @@ class GraphApi final : public CalendarApi {
 
   private:
     /** A page of a Graph list at `url` (which must stay on the API's own host). */
-    net::awaitable<Result<json::object>> get_page(std::string const& url) {
+    net::awaitable<Result<json::object>> get_page(std::string const& url, Headers headers = {}) {
         if (!same_origin(target_.api_base, url))
             co_return fail(
                 errc::upstream_malformed,
                 target_.name + ": the service sent a next link to another host"
             );
-        auto sending = http_.send("GET", url);
+        auto sending = http_.send("GET", url, std::string(), std::move(headers));
         auto r = co_await std::move(sending);
         if (!r)
             co_return r.error();
@@ -272,7 +272,11 @@ class GraphApi final : public CalendarApi {
     net::awaitable<Result<std::string>>
     delta_round(std::string url, std::function<void(json::object const&)> const& seen) {
         for (;;) {
-            auto page = co_await get_page(url);
+            // Delta pages are small unless asked for more: the round after a large upload would be a
+            // hundred requests or more.
+            Headers prefer{{"Prefer", "odata.maxpagesize=500"}};
+            auto paging = get_page(url, std::move(prefer));
+            auto page = co_await std::move(paging);
             if (!page)
                 co_return page.error();
             if (seen)

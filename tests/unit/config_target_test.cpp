@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(a_microsoft_target_puts_its_tenant_in_the_authority_and_tak
         t.auth_url == "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize"
     );
     BOOST_TEST(t.token_url == "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token");
-    BOOST_TEST(t.rate.calls == 600u);
+    BOOST_TEST(t.rate.calls == 500u);
     auto const& f = r->targets.at("fake");
     BOOST_TEST(f.tenant == "common");
     BOOST_TEST(f.calendar_id == "AAMk");
