@@ -32,21 +32,6 @@ push_init
 
 . "$src/tests/support/sh/bench_events.sh"
 
-# rename_event DIR K TRY: event 900000000000+K is renamed "... try TRY" in DIR's events.json.
-rename_event() {
-    $python - "$1/events/events.json" "$((900000000000 + $2))" "$3" <<'PY'
-import json, sys
-path, id_, t = sys.argv[1], sys.argv[2], sys.argv[3]
-d = json.load(open(path))
-for ev in d["events"]:
-    if ev["id"] == id_:
-        name = "Bench change %s of %s" % (t, id_)
-        ev["name"] = {"text": name, "html": name}
-        ev["changed"] = "2026-11-%02dT10:00:00Z" % (1 + int(t) % 28)
-json.dump(d, open(path, "w"))
-PY
-}
-
 stop_pid() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 # radicale_cpu: the CPU seconds Radicale has used so far (user + system).
 radicale_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$radicale_pid/stat"; }

@@ -20,6 +20,7 @@ fake=$2
 src=$3
 . "$src/tests/support/sh/cluster_fixtures.sh"
 . "$src/tests/push/radicale.sh"
+. "$src/tests/support/sh/bench_events.sh"
 cluster_init push_failover_e2e
 fail_logs="r1.log r2.log proxy.log radicale.log"
 radicale_store=
@@ -35,42 +36,6 @@ concurrency=4
 # records when the kill comes, so a survivor that pushed everything again fails the check by far.
 slack=$((concurrency + 2))
 t_start=$SECONDS
-
-# events_dir DIR [RENAMED_K]: the fixtures with $events generated events (ids 900000000000 + k, every
-# 37 minutes from 2027-01-01 09:00 UTC, as the fake's --generate-events makes them), event RENAMED_K
-# renamed and changed later.
-events_dir() {
-    rm -rf "$1"
-    cp -r "$src/tests/fixtures/upstream" "$1"
-    $python - "$1/events" "$events" "${2:--1}" <<'PY'
-import copy, datetime, json, sys
-folder, n, renamed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-templates = json.load(open(folder + "/events.json"))["events"]
-org = json.load(open(folder + "/organizations.json"))["organizations"][0]["id"]
-zones = [("Asia/Tokyo", 540), ("Asia/Kolkata", 330), ("Etc/UTC", 0)]
-base = datetime.datetime(2027, 1, 1, 9, 0)
-def at(t, off):
-    return {"utc": t.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "local": (t + datetime.timedelta(minutes=off)).strftime("%Y-%m-%dT%H:%M:%S")}
-out = []
-for k in range(n):
-    ev = copy.deepcopy(templates[k % len(templates)])
-    zone, off = zones[k % 3]
-    start = base + datetime.timedelta(minutes=37 * k)
-    ev["id"] = str(900000000000 + k)
-    name = "Failover event #%d %s" % (k + 1, ev["name"]["text"])
-    if k == renamed:
-        name = "Failover change of #%d" % (k + 1)
-        ev["changed"] = "2026-12-01T10:00:00Z"
-    ev["name"] = {"text": name, "html": name}
-    ev["start"] = dict(at(start, off), timezone=zone)
-    ev["end"] = dict(at(start + datetime.timedelta(hours=2), off), timezone=zone)
-    ev["status"] = "live"
-    ev["organization_id"] = org
-    out.append(ev)
-json.dump({"events": out}, open(folder + "/events.json", "w"))
-PY
-}
 
 # psql_value SQL: one value from the test database.
 psql_value() { "$pg_bin/psql" "$pg_url" -Atc "$1" 2>/dev/null; }
@@ -121,8 +86,9 @@ start_replica() {
 }
 
 start_postgres
-events_dir "$work/data"
-events_dir "$work/changed" $((events / 2))
+events_dir "$events" "$work/data"
+events_dir "$events" "$work/changed"
+rename_event "$work/changed" $((events / 2)) 1
 start_fake_upstream "$fake" "$work" "$work/data" --page-size 200
 start_radicale
 start_dav_proxy
@@ -235,7 +201,7 @@ check_calendar "after the failover" "$work/feed.ics"
 # survivor pushes it.
 changed_id=$((900000000000 + events / 2))
 resource="$radicale_url$dav_user/big/$(resource_name "event-$changed_id@127.0.0.1")"
-dav_curl -f "$resource" | grep -q '^SUMMARY:Failover event' || fail "the item to change, $resource, is not there"
+dav_curl -f "$resource" | grep -q '^SUMMARY:Bench event' || fail "the item to change, $resource, is not there"
 pushes_before=$(grep -c "push family: created" "$work/${other}.log")
 cp "$work/proxy.log" "$work/proxy.failover.log"
 proxy_reset_log
@@ -246,7 +212,7 @@ sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event
 t_hook=$SECONDS
 seen=
 for _ in $(seq 1 300); do
-    dav_curl "$resource" | grep -q '^SUMMARY:Failover change of' && { seen=1; break; }
+    dav_curl "$resource" | grep -q '^SUMMARY:Bench change 1 of' && { seen=1; break; }
     sleep 0.1
 done
 [ -n "$seen" ] || fail "the change did not reach Radicale within 30 s of its webhook: $(proxy_summary)"

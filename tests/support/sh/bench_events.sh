@@ -1,5 +1,6 @@
 # File: bench_events.sh
-# The generated upstream data the push benchmarks (deploy/bench-push.sh, deploy/bench-cloud-push.sh) push:
+# The generated upstream data the push benchmarks (deploy/bench-push.sh, deploy/bench-cloud-push.sh) and the
+# cluster push failover test push:
 # source it after run_fixtures.sh (it uses $src and $python).
 
 # events_dir N DIR: the fixture data with N generated events (ids 900000000000 + k, every 37 minutes from
@@ -30,5 +31,20 @@ for k in range(n):
     ev["organization_id"] = "207140026882"
     out.append(ev)
 json.dump({"events": out}, open(path, "w"))
+PY
+}
+
+# rename_event DIR K TRY: event 900000000000+K is renamed "... try TRY" in DIR's events.json.
+rename_event() {
+    $python - "$1/events/events.json" "$((900000000000 + $2))" "$3" <<'PY'
+import json, sys
+path, id_, t = sys.argv[1], sys.argv[2], sys.argv[3]
+d = json.load(open(path))
+for ev in d["events"]:
+    if ev["id"] == id_:
+        name = "Bench change %s of %s" % (t, id_)
+        ev["name"] = {"text": name, "html": name}
+        ev["changed"] = "2026-11-%02dT10:00:00Z" % (1 + int(t) % 28)
+json.dump(d, open(path, "w"))
 PY
 }
