@@ -12,15 +12,7 @@ OAuthTokenRows::OAuthTokenRows(std::string url, std::string node)
     , node_(std::move(node)) {}
 
 Result<void> OAuthTokenRows::prepare() {
-    if (auto ok = db_.ensure(); !ok)
-        return ok.error();
-    // As PgSnapshots does: a new connection may meet an empty database (restored, failed over).
-    if (migrated_on_ == db_.connects())
-        return {};
-    if (auto v = migrate(db_); !v)
-        return v.error();
-    migrated_on_ = db_.connects();
-    return {};
+    return connect_and_migrate(db_, migrated_on_);
 }
 
 Result<std::optional<std::string>> OAuthTokenRows::load(std::string const& target) {

@@ -74,17 +74,7 @@ std::string PgSnapshots::where() const {
 }
 
 Result<void> PgSnapshots::prepare_locked() {
-    if (auto ok = db_.ensure(); !ok)
-        return ok.error();
-    // Every new connection meets the schema again, not only the first: the database that comes back may be
-    // an empty one (restored from nothing, a failover to a fresh server). When nothing is missing this is
-    // one locked read of the version.
-    if (migrated_on_ == db_.connects())
-        return {};
-    if (auto v = migrate(db_); !v)
-        return v.error();
-    migrated_on_ = db_.connects();
-    return {};
+    return connect_and_migrate(db_, migrated_on_);
 }
 
 Result<void> PgSnapshots::prepare() {

@@ -131,4 +131,15 @@ Result<int> migrate(PgConnection& db) {
     return r;
 }
 
+Result<void> connect_and_migrate(PgConnection& db, std::uint64_t& migrated_on) {
+    if (auto ok = db.ensure(); !ok)
+        return ok.error();
+    if (migrated_on == db.connects())
+        return {};
+    if (auto v = migrate(db); !v)
+        return v.error();
+    migrated_on = db.connects();
+    return {};
+}
+
 } // namespace icsbridge::cluster

@@ -18,4 +18,11 @@ inline constexpr int schema_version = 6;
  */
 Result<int> migrate(PgConnection& db);
 
+/**
+ * @brief `db` connected, and migrated once per connection: `migrated_on` remembers the connection
+ * (PgConnection::connects()) the schema was last checked on. Every new connection checks again, not only
+ * the first: the database that comes back may be an empty one (restored, a failover to a fresh server).
+ */
+Result<void> connect_and_migrate(PgConnection& db, std::uint64_t& migrated_on);
+
 } // namespace icsbridge::cluster

@@ -82,51 +82,16 @@ void Reader::read_oauth_target(toml::table const& t, std::string const& where, T
 
 bool Reader::check_oauth_keys(toml::table const& t, std::string const& where, bool google) {
     // The keys of the other kinds are named as such, not offered as typos of this kind's.
-    if (google) {
-        note_ = " (a google target signs in over OAuth: client_id, then icsbridge connect; url, username and "
-                "password are keys of caldav targets, tenant of microsoft ones)";
-        bool const ok = check_keys(
-            t,
-            where,
-            {"type",
-             "client_id",
-             "client_secret",
-             "client_secret_env",
-             "client_secret_file",
-             "calendar",
-             "calendar_id",
-             "api_base",
-             "auth_url",
-             "token_url",
-             "rate",
-             "max_concurrency",
-             "ca_file"},
-            {"url", "username", "password", "password_env", "password_file", "tenant"}
-        );
-        note_.clear();
-        return ok;
-    }
-    note_ = " (a microsoft target signs in over OAuth: client_id, then icsbridge connect; url, username and "
-            "password are keys of caldav targets)";
-    bool const ok = check_keys(
-        t,
-        where,
-        {"type",
-         "client_id",
-         "client_secret",
-         "client_secret_env",
-         "client_secret_file",
-         "calendar",
-         "calendar_id",
-         "tenant",
-         "api_base",
-         "auth_url",
-         "token_url",
-         "rate",
-         "max_concurrency",
-         "ca_file"},
-        {"url", "username", "password", "password_env", "password_file"}
-    );
+    note_ =
+        google
+            ? " (a google target signs in over OAuth: client_id, then icsbridge connect; url, username and "
+              "password are keys of caldav targets, tenant of microsoft ones)"
+            : " (a microsoft target signs in over OAuth: client_id, then icsbridge connect; url, username "
+              "and password are keys of caldav targets)";
+    Keys const tenant{"tenant"}, none{}; // tenant: a key of microsoft targets alone
+    auto const allowed = key_list(google ? none : tenant, target_keys, oauth_target_keys);
+    auto const elsewhere = key_list(google ? tenant : none, caldav_target_keys);
+    bool const ok = check_keys(t, where, allowed, elsewhere);
     note_.clear();
     return ok;
 }

@@ -23,29 +23,8 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
     out.line = static_cast<int>(t.source().begin.line);
     if (!t.contains("type")) {
         // A misspelt `type` is named as such before its absence is.
-        bool const keys_ok = check_keys(
-            t,
-            where,
-            {"type",
-             "url",
-             "calendar",
-             "username",
-             "password",
-             "password_env",
-             "password_file",
-             "rate",
-             "ca_file",
-             "max_concurrency",
-             "client_id",
-             "client_secret",
-             "client_secret_env",
-             "client_secret_file",
-             "calendar_id",
-             "tenant",
-             "api_base",
-             "auth_url",
-             "token_url"}
-        );
+        bool const keys_ok =
+            check_keys(t, where, key_list({"tenant"}, target_keys, caldav_target_keys, oauth_target_keys));
         if (keys_ok)
             fail_at(t.source(), where + " needs type = \"caldav\", \"google\" or \"microsoft\"");
         return;
@@ -75,25 +54,8 @@ void Reader::read_caldav_target(toml::table const& t, std::string const& where, 
     bool const keys_ok = check_keys(
         t,
         where,
-        {"type",
-         "url",
-         "calendar",
-         "username",
-         "password",
-         "password_env",
-         "password_file",
-         "rate",
-         "ca_file",
-         "max_concurrency"},
-        {"client_id",
-         "client_secret",
-         "client_secret_env",
-         "client_secret_file",
-         "calendar_id",
-         "tenant",
-         "api_base",
-         "auth_url",
-         "token_url"}
+        key_list({}, target_keys, caldav_target_keys),
+        key_list({"tenant"}, oauth_target_keys)
     );
     note_.clear();
     if (!keys_ok)

@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,32 @@
 namespace icsbridge::config_detail {
 
 using Keys = std::initializer_list<std::string_view>;
+using KeyList = std::vector<std::string_view>;
+
+/** The keys of every [targets.NAME], of CalDAV ones alone, and of Google and Microsoft ones alone. */
+inline constexpr std::array<std::string_view, 5> target_keys{
+    "type", "calendar", "rate", "ca_file", "max_concurrency"};
+inline constexpr std::array<std::string_view, 5> caldav_target_keys{
+    "url", "username", "password", "password_env", "password_file"};
+inline constexpr std::array<std::string_view, 8> oauth_target_keys{
+    "client_id",
+    "client_secret",
+    "client_secret_env",
+    "client_secret_file",
+    "calendar_id",
+    "api_base",
+    "auth_url",
+    "token_url"};
+
+/** The keys of `parts`, in order, plus `more`. */
+template <std::size_t... N>
+KeyList key_list(Keys more, std::array<std::string_view, N> const&... parts) {
+    KeyList out;
+    out.reserve((N + ... + 0) + more.size());
+    (out.insert(out.end(), parts.begin(), parts.end()), ...);
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+}
 
 /** "0s", "0m", "0h0m": a well-formed duration of zero length, which only some keys (keep_past) accept. */
 bool is_zero_duration(std::string_view text);
@@ -75,8 +102,9 @@ class Reader {
         return it == t.end() ? t.source() : it->first.source();
     }
 
-    bool check_keys(toml::table const& t, std::string const& where, Keys allowed, Keys elsewhere = {}) {
-        std::vector<std::string_view> const names(allowed);
+    bool check_keys(
+        toml::table const& t, std::string const& where, KeyList const& names, KeyList const& elsewhere = {}
+    ) {
         for (auto const& [k, v] : t) {
             std::string_view const key = k.str();
             if (std::find(names.begin(), names.end(), key) != names.end())

@@ -22,13 +22,10 @@ std::string text_of(icalcomponent* c, icalproperty_kind kind) {
     icalproperty* p = icalcomponent_get_first_property(c, kind);
     if (!p)
         return {};
-    char const* v = icalproperty_get_value_as_string(p);
     icalvalue* value = icalproperty_get_value(p);
     // Text values come back escaped ("\\n", "\\,") from get_value_as_string; get_text is the plain text.
-    if (value && icalvalue_isa(value) == ICAL_TEXT_VALUE) {
-        char const* t = icalvalue_get_text(value);
-        return t ? t : "";
-    }
+    char const* v = value && icalvalue_isa(value) == ICAL_TEXT_VALUE ? icalvalue_get_text(value)
+                                                                     : icalproperty_get_value_as_string(p);
     return v ? v : "";
 }
 
