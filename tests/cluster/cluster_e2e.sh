@@ -128,7 +128,10 @@ for b in "${bases[@]}"; do
         fail "$b stopped serving the feed without its database"
 done
 
-# Meanwhile the upstream changes: each survivor refreshes on its own and serves the change.
+# Meanwhile the upstream changes: each survivor refreshes on its own and serves the change. Fetch times are
+# whole seconds and a tie goes to the row: the change waits for the second after the holder's last write,
+# or a survivor refreshing at once on going degraded could fetch it within that second, and lose to the row.
+sleep 1.1
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 for b in "${bases[@]}"; do
     [ "$b" = "${bases[$((holder - 1))]}" ] && continue
@@ -157,6 +160,7 @@ done
 # One comes back with the database and a failing upstream: it serves its own newer disk copy, and writes it
 # into the database, instead of the older row.
 pause_postgres
+sleep 1.1 # past the second of the holder's last write, as above
 curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
 survivor=
 for i in 1 2 3; do

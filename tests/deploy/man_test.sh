@@ -3,7 +3,7 @@
 # The man pages built into BUILD/man/ (docs/man/) against what they describe (issue 15), one CASE each:
 #   man_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 #   render    both pages render at 80 columns without a warning (man -l, and the stricter run lintian makes)
-#   keys      every key the config reader accepts (the check_keys() lists of src/config/*.cpp) is in
+#   keys      every key the config reader accepts (the check_keys() lists and *_keys arrays of src/config/) is in
 #             icsbridge.toml(5), and every key the page lists is accepted: neither can drift from the code
 #   synopsis  every usage line `icsbridge --help` prints is in icsbridge(1)'s SYNOPSIS
 #   readme    README.md's key table is what docs/man/config-keys.tsv generates
@@ -47,12 +47,17 @@ tables, keys = set(), set()
 for call in re.finditer(r"check_keys\(\s*(\w+)\s*,\s*([^,]+?)\s*,\s*((?:\{[^{}]*\}\s*,?\s*)+)\)", code):
     words = set(re.findall(r'"([A-Za-z0-9_.-]+)"', call.group(3)))
     (tables if "top level" in call.group(2) else keys).update(words)
+# Key lists shared by several checks: the constexpr *_keys arrays and key_list({...}, ...)'s extra keys.
+for lst in re.finditer(r"constexpr std::array<std::string_view, \d+> \w+_keys\{([^{}]*)\}", code):
+    keys.update(re.findall(r'"([A-Za-z0-9_.-]+)"', lst.group(1)))
+for lst in re.finditer(r"key_list\(\s*\{([^{}]*)\}", code):
+    keys.update(re.findall(r'"([A-Za-z0-9_.-]+)"', lst.group(1)))
 for t in sorted(tables):
     print("table", t)
 for k in sorted(keys):
     print("key", k)
 PY
-    found=$(python3 -c "$extract" "$src"/src/config/*.cpp)
+    found=$(python3 -c "$extract" "$src"/src/config/*.cpp "$src"/src/config/*.hpp)
     n_keys=$(grep -c '^key ' <<<"$found" || true)
     # A broken extraction must not pass as "nothing to check".
     [ "$n_keys" -ge 25 ] && grep -q '^key listen$' <<<"$found" && grep -q '^table feeds$' <<<"$found" ||
