@@ -87,7 +87,31 @@ struct TargetConfig {
     std::string api_base;          ///< the API's root URL (no trailing slash); the provider's own by default
     std::string auth_url;          ///< the authorization endpoint; the provider's own by default
     std::string token_url;         ///< the token endpoint; the provider's own by default
+    /// google: the revocation endpoint (RFC 7009), the provider's own by default; microsoft has none (a
+    /// person removes an app's access in their account's settings).
+    std::string revoke_url;
     friend bool operator==(TargetConfig const&, TargetConfig const&) = default;
+};
+
+/** @brief All connections' requests together, by default: Google's 600 a minute per project user, less room. */
+inline constexpr Budget default_connect_rate{500, std::chrono::minutes(1)};
+
+/**
+ * @brief `[connect]`: subscribers connect their own Google or Microsoft calendar from a feed's page (issue
+ * 27). Absent: no buttons and no /connect routes.
+ */
+struct ConnectConfig {
+    /// 32 random bytes (64 hex digits, or the raw bytes) that seal stored refresh tokens (AES-256-GCM) and
+    /// sign the sign-in `state`. Never print its content.
+    std::string key_file;
+    /// type google or microsoft, name "google" / "microsoft": client_id, client_secret, tenant, the
+    /// endpoints (the provider's own by default) as for an OAuth target; `calendar` is unused (each
+    /// connection's calendar is named after its feed).
+    std::optional<TargetConfig> google, microsoft;
+    Budget rate = default_connect_rate; ///< every connection's API requests together, served in turn
+    int max_concurrency = 4;            ///< one connection's writes in flight at once
+    int line = 0;
+    friend bool operator==(ConnectConfig const&, ConnectConfig const&) = default;
 };
 
 /** @brief One entry of a feed's `push`: mirror the feed (or a view of it) into a target. */
@@ -208,6 +232,7 @@ struct Config {
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order
     std::map<std::string, TargetConfig> targets;
+    std::optional<ConnectConfig> connect; ///< nullopt: no `[connect]`, no self-serve connections
     bool secrets_in_file =
         false; ///< a token, api_key, password, client_secret… is written in the file itself
 
