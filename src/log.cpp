@@ -58,8 +58,9 @@ std::string percent_decoded(std::string_view s) {
 bool is_secret_param(std::string_view raw_name) {
     std::string const decoded = percent_decoded(raw_name);
     std::string_view const name = decoded;
-    static constexpr std::array<std::string_view, 6> names =
-        {"api_key", "token", "access_token", "key", "client_secret", "apikey"};
+    // code and state: a sign-in's answer at /connect/callback (the code is worth a token for minutes).
+    static constexpr std::array<std::string_view, 9> names =
+        {"api_key", "token", "access_token", "key", "client_secret", "apikey", "code", "state", "refresh_token"};
     for (auto n : names) {
         if (name.size() != n.size())
             continue;

@@ -36,7 +36,7 @@ inline Logger null_logger() {
 
 /**
  * @brief Replaces the values of secret-bearing query parameters (api_key, token, access_token, key,
- * client_secret; names compared percent-decoded and case-insensitively, every occurrence) in a URL or
+ * client_secret, apikey, code, state, refresh_token; names compared percent-decoded and case-insensitively, every occurrence) in a URL or
  * request target with "***", and the whole fragment's contents with "***". Safe on malformed input.
  */
 std::string redact_url(std::string_view url_or_target);

@@ -34,11 +34,11 @@ struct ServerState;
 } // namespace server_detail
 
 /** @brief Route label used for the request counter of /metrics. */
-enum class Route { index, feed, healthz, metrics, hooks, other };
-inline constexpr std::size_t route_count = 6;
+enum class Route { index, feed, healthz, metrics, hooks, connect, other };
+inline constexpr std::size_t route_count = 7;
 /** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 12> counted_statuses = {
-    200, 202, 304, 400, 404, 405, 410, 413, 429, 500, 503, 0};
+inline constexpr std::array<unsigned, 15> counted_statuses = {
+    200, 202, 302, 303, 304, 400, 403, 404, 405, 410, 413, 429, 500, 503, 0};
 
 /** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
 enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
@@ -78,6 +78,8 @@ struct ServerRequest {
     std::string_view accept_encoding;
     std::string_view authorization; ///< the Authorization header ("Bearer T" unlocks /healthz, /metrics)
     std::string_view user_agent;    ///< Google's calendar fetcher gets the google view of a large feed
+    std::string_view origin;        ///< the Origin header (a form's POST is refused from another site)
+    std::string_view accept;        ///< the Accept header
     std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
     bool body_too_large = false;    ///< a hook body over the limit, left unread
 };
@@ -121,6 +123,22 @@ ServerResponse handle_request(
     sys_seconds now,
     RevokedTokens const* revoked = nullptr
 );
+
+/**
+ * @brief Routes answered by a coroutine, outside the pure router: the self-serve connect flow (issue 27)
+ * signs people in at a provider and reads and writes their connections. Called on the connection's
+ * executor; a handler that needs another thread hops there and back itself.
+ */
+class AsyncRoutes {
+  public:
+    virtual ~AsyncRoutes() = default;
+    /** @brief Whether `path` (decoded, no query) is one of these routes. */
+    virtual bool owns(std::string_view path) const = 0;
+    /** @brief The largest request body a POST to `path` may have (0: none is read). */
+    virtual std::size_t body_limit(std::string_view path) const = 0;
+    virtual boost::asio::awaitable<ServerResponse>
+    handle(ServerRequest const& req, std::shared_ptr<Config const> cfg, sys_seconds now) = 0;
+};
 
 /** @brief Told the source of each accepted webhook (from a connection's thread: must be thread-safe). */
 using HookSink = std::function<void(std::string const& source, std::string const& event_id)>;
@@ -176,6 +194,8 @@ class Server {
 
     /** @brief Tokens that answer 410 Gone (a reload revoked them); set before run(). */
     void set_revoked(std::shared_ptr<RevokedTokens const> revoked);
+    /** @brief The routes answered by a coroutine (the connect flow); set before run(). */
+    void set_async_routes(std::shared_ptr<AsyncRoutes> routes);
 
   private:
     std::shared_ptr<server_detail::ServerState> impl_;

@@ -3,7 +3,9 @@
 // SIGHUP and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in flight, exit 0).
 #include "cli/service.hpp"
 
+#include "cli/connect_wiring.hpp"
 #include "cli/reload_plan.hpp"
+#include "connect/connect_routes.hpp"
 #include "cli/token_keeping.hpp"
 #include "cluster/push_state_rows.hpp"
 #include "push/push_views.hpp"
@@ -127,6 +129,10 @@ Service::Service(Config const& cfg, Logger const& log)
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
     );
     server_->set_revoked(revoked_);
+    if (cfg_->connect) {
+        connections_ = cli::make_connections(cfg_, *push_, connection_status_, push_keeping(), log_);
+        server_->set_async_routes(std::make_shared<connect::ConnectRoutes>(*connections_, log_));
+    }
 }
 
 Service::~Service() {
@@ -202,7 +208,8 @@ std::unique_ptr<push::PushService> Service::make_push() {
         push_keeping(),
         log_,
         push_turn(),
-        std::move(authorizers)
+        std::move(authorizers),
+        &connection_status_
     );
 }
 
@@ -296,6 +303,10 @@ void Service::reload() {
     store_.reconfigure(*cfg);
     live_.set(cfg);
     push_->configure(cfg);
+    if (connections_)
+        connections_->configure(cfg); // without [connect] now, every connection stops; none is forgotten
+    else if (cfg->connect)
+        log_.warn("reload: [connect] was added; it takes effect only after a restart");
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
     DiskSnapshots disk(cfg_->storage.dir);

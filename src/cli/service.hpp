@@ -23,6 +23,10 @@
 #include <thread>
 #include <vector>
 
+namespace icsbridge::connect {
+class Connections;
+} // namespace icsbridge::connect
+
 namespace icsbridge {
 
 /**
@@ -92,8 +96,12 @@ class Service {
     std::shared_ptr<SharedCalls> shared_calls_; ///< cluster mode: budgets counted in the database
     std::shared_ptr<Generation> current_;       ///< the refreshing half of the config in force
     std::unique_ptr<Server> server_;
+    /// The subscribers' connections as the push service last saw them; never in /healthz or /metrics.
+    PushStatus connection_status_;
     /// The push targets, on a thread of their own; told of every changed publication.
     std::unique_ptr<push::PushService> push_;
+    /// [connect]: the subscribers' own calendars (after push_, which they are pushed by)
+    std::unique_ptr<connect::Connections> connections_;
     std::shared_ptr<RevokedTokens> revoked_; ///< tokens a reload took away (410 for a week)
     boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
     boost::asio::signal_set hangups_{control_, SIGHUP};

@@ -20,36 +20,6 @@ Result<std::optional<oauth::StoredToken>> from_row(std::string const& json) {
     return std::optional<oauth::StoredToken>{std::move(*t)};
 }
 
-/** One target's token source and the client it reaches the token endpoint with, kept together. */
-struct HeldTokens {
-    HeldTokens(
-        boost::asio::any_io_executor ex,
-        TargetConfig const& t,
-        std::string config_path,
-        oauth::TokenKeeping keeping,
-        Logger const& log
-    )
-        : http(ex, options_for(t), log)
-        , tokens(t, std::move(config_path), http, std::move(keeping), log) {}
-
-    static ClientOptions options_for(TargetConfig const& t) {
-        ClientOptions o;
-        o.service_name = "target " + t.name + " token endpoint";
-        o.ca_file = t.ca_file;
-        o.max_concurrency = 1;
-        return o;
-    }
-
-    HttpClient http;
-    oauth::TokenSource tokens;
-};
-
-/** A coroutine that owns its share of `held` (a lambda's captures would die with the std::function). */
-boost::asio::awaitable<Result<std::string>> authorize_with(std::shared_ptr<HeldTokens> held) {
-    auto asked = held->tokens.authorization();
-    co_return co_await std::move(asked);
-}
-
 } // namespace
 
 TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
@@ -90,9 +60,9 @@ TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
 push::Authorizers oauth_authorizers(Config const& cfg, Logger const& log) {
     auto keeping = token_keeping(cfg, log);
     return [keeping, path = cfg.path, log](boost::asio::any_io_executor ex, TargetConfig const& t) {
-        auto held = std::make_shared<HeldTokens>(std::move(ex), t, path, keeping(t.name), log);
+        auto held = std::make_shared<oauth::HeldTokens>(std::move(ex), t, path, keeping(t.name), log);
         push::Authorizer a;
-        a.authorization = [held] { return authorize_with(held); };
+        a.authorization = [held] { return oauth::authorize_with(held); };
         a.rejected = [held] { held->tokens.rejected(); };
         return a;
     };

@@ -32,4 +32,11 @@ boost::asio::awaitable<Result<TokenAnswer>> exchange_code(
 boost::asio::awaitable<Result<TokenAnswer>>
 refresh_access(HttpClient& http, TargetConfig t, std::string refresh_token, TargetRef ref);
 
+/**
+ * @brief Revokes `token` (a refresh token: the whole grant ends) at `t.revoke_url`, RFC 7009 as Google
+ * documents it: POST token=…; 200 is done, and so is 400 invalid_token (revoked or expired already). A
+ * provider without the endpoint (Microsoft: empty revoke_url) is done at once: nothing can be revoked there.
+ */
+boost::asio::awaitable<Result<void>> revoke_token(HttpClient& http, TargetConfig t, std::string token);
+
 } // namespace icsbridge::oauth

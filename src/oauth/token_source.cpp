@@ -133,4 +133,31 @@ net::awaitable<Result<std::string>> TokenSource::authorization() {
     co_return "Bearer " + access_->value;
 }
 
+namespace {
+
+ClientOptions token_client_options(TargetConfig const& t) {
+    ClientOptions o;
+    o.service_name = "target " + t.name + " token endpoint";
+    o.ca_file = t.ca_file;
+    o.max_concurrency = 1;
+    return o;
+}
+
+} // namespace
+
+HeldTokens::HeldTokens(
+    boost::asio::any_io_executor ex,
+    TargetConfig const& t,
+    std::string config_path,
+    TokenKeeping keeping,
+    Logger const& log
+)
+    : http(std::move(ex), token_client_options(t), log)
+    , tokens(t, std::move(config_path), http, std::move(keeping), log) {}
+
+boost::asio::awaitable<Result<std::string>> authorize_with(std::shared_ptr<HeldTokens> held) {
+    auto asked = held->tokens.authorization();
+    co_return co_await std::move(asked);
+}
+
 } // namespace icsbridge::oauth

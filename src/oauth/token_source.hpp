@@ -108,4 +108,22 @@ class TokenSource {
     std::size_t refreshes_ = 0;
 };
 
+/** @brief A TokenSource and the client it reaches the token endpoint with (the target's ca_file), kept
+ * together: an Authorizer's two functions share one. */
+struct HeldTokens {
+    HeldTokens(
+        boost::asio::any_io_executor ex,
+        TargetConfig const& t,
+        std::string config_path,
+        TokenKeeping keeping,
+        Logger const& log
+    );
+    HttpClient http;
+    TokenSource tokens;
+};
+
+/** @brief held->tokens.authorization(), owning its share of `held` (a lambda's captures would die with the
+ * std::function that made the call). */
+boost::asio::awaitable<Result<std::string>> authorize_with(std::shared_ptr<HeldTokens> held);
+
 } // namespace icsbridge::oauth

@@ -70,7 +70,17 @@ class CalendarApi {
     /** @brief The version of item `name` now; nullopt when it is gone. */
     virtual boost::asio::awaitable<Result<std::optional<std::string>>>
     version_now(TargetState const& state, std::string const& name) = 0;
+
+    /**
+     * @brief Deletes the calendar `state.collection` with everything in it: a subscriber's disconnect asked
+     * for it, and only a calendar icsbridge created is asked. Already gone counts as done. CalDAV: not
+     * offered (errc::usage).
+     */
+    virtual boost::asio::awaitable<Result<void>> delete_calendar(TargetState const& state);
 };
+
+/** @brief DELETE `url` (a calendar of Google's or Graph's): 2xx, 404 and 410 are done, else the refusal. */
+boost::asio::awaitable<Result<void>> delete_calendar_at(TargetClient& http, std::string url);
 
 /** @brief How a Google or Microsoft target is authorized (the oauth room's tokens for it). */
 using Authorizers = std::function<Authorizer(boost::asio::any_io_executor, TargetConfig const&)>;

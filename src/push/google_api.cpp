@@ -212,6 +212,12 @@ class GoogleApi final : public CalendarApi {
         co_return Collection{member_text(*made, "id"), true, true, false};
     }
 
+    net::awaitable<Result<void>> delete_calendar(TargetState const& state) override {
+        auto const url = target_.api_base + "/calendars/" + path_segment(state.collection);
+        auto deleting = delete_calendar_at(http_, url);
+        co_return co_await std::move(deleting);
+    }
+
     WriteAnswer
     answer_of(HttpResponse const& r, Op const& op, std::string_view method, std::string const& url) {
         using Kind = WriteAnswer::Kind;

@@ -195,6 +195,12 @@ class GraphApi final : public CalendarApi {
         co_return Collection{member_text(*made, "id"), true, true, false};
     }
 
+    net::awaitable<Result<void>> delete_calendar(TargetState const& state) override {
+        auto const url = target_.api_base + "/me/calendars/" + path_segment(state.collection);
+        auto deleting = delete_calendar_at(http_, url);
+        co_return co_await std::move(deleting);
+    }
+
     /** Ours by the owner property, then a delta round for the token of the next listing. */
     net::awaitable<Result<ListingUpdate>> list_in_full(TargetState& state) {
         ListingUpdate u;

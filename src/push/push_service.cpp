@@ -4,7 +4,8 @@
 // (FeedStore is thread-safe) when it reconciles, never a copy taken at publication.
 #include "push/push_service.hpp"
 
-#include "push/reconcile.hpp"
+#include "push/fair_budget.hpp"
+#include "push/target_loop.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -20,13 +21,6 @@ namespace net = boost::asio;
 using std::chrono::steady_clock;
 
 namespace {
-
-/** A feed mirrored into a target, and through which view. */
-struct Mirrored {
-    std::string feed;
-    std::string view;
-    friend bool operator==(Mirrored const&, Mirrored const&) = default;
-};
 
 std::vector<Mirrored> mirrored_into(Config const& cfg, std::string const& target) {
     std::vector<Mirrored> out;
@@ -46,218 +40,7 @@ std::chrono::seconds period_of(Config const& cfg, std::vector<Mirrored> const& f
     return std::max<std::chrono::seconds>(p, std::chrono::seconds(10));
 }
 
-sys_seconds now_seconds() {
-    return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-}
-
 } // namespace
-
-class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
-  public:
-    struct Deps {
-        FeedStore const& store;
-        PushStatus& status;
-        PushService::Keeping keeping;
-        Logger log;
-        PushService::Turn turn;
-        Authorizers authorizers;
-    };
-
-    TargetLoop(
-        net::any_io_executor ex,
-        TargetConfig target,
-        std::vector<Mirrored> feeds,
-        std::chrono::seconds period,
-        Deps deps
-    )
-        : target_(std::move(target))
-        , feeds_(std::move(feeds))
-        , period_(period)
-        , deps_(std::move(deps))
-        , api_(calendar_api(
-              ex,
-              target_,
-              deps_.log,
-              deps_.authorizers && target_.type != TargetType::caldav ? deps_.authorizers(ex, target_)
-                                                                      : Authorizer{}
-          ))
-        , timer_(ex) {
-        auto const file = deps_.keeping(target_.name);
-        // The state stays in memory between reconciles; the file is read once and written as writes land.
-        keeping_.load = [this, file]() -> Result<TargetState> {
-            if (!cached_) {
-                auto s = file.load();
-                if (!s)
-                    return s;
-                cached_ = std::move(*s);
-            }
-            return *cached_;
-        };
-        keeping_.save = [this, file](TargetState const& s) {
-            cached_ = s;
-            return file.save(s);
-        };
-    }
-
-    bool same(TargetConfig const& t, std::vector<Mirrored> const& feeds, std::chrono::seconds period) const {
-        return t == target_ && feeds == feeds_ && period == period_;
-    }
-    bool mirrors(std::string const& feed) const {
-        return std::any_of(feeds_.begin(), feeds_.end(), [&](auto const& m) { return m.feed == feed; });
-    }
-    void wake() {
-        dirty_ = true;
-        timer_.cancel();
-    }
-    void stop() {
-        stopping_ = true;
-        timer_.cancel();
-    }
-
-    net::awaitable<void> run() {
-        auto const self = shared_from_this(); // a reload may drop the table's reference meanwhile
-        dirty_ = true;                        // a first reconcile at start repairs what drifted while down
-        while (!stopping_) {
-            if (!dirty_ || steady_clock::now() < blocked_until_) {
-                timer_.expires_at(dirty_ ? blocked_until_ : steady_clock::now() + period_);
-                co_await timer_.async_wait(net::as_tuple(net::use_awaitable));
-                if (stopping_ || (dirty_ && steady_clock::now() < blocked_until_))
-                    continue;
-            }
-            dirty_ = false;
-            if (deps_.turn) {
-                auto ask = deps_.turn(target_.name);
-                auto const wait = co_await std::move(ask);
-                if (wait.count() > 0) {
-                    // Another replica holds the target: ask again when its lease may have ended.
-                    blocked_until_ = steady_clock::now() + wait;
-                    dirty_ = true;
-                    continue;
-                }
-            }
-            co_await once();
-        }
-    }
-
-  private:
-    net::awaitable<void> once() {
-        // In a cluster another replica may have pushed since: its record, not ours, is the one to go on from.
-        if (deps_.turn)
-            cached_.reset();
-        std::vector<FeedCalendar> calendars;
-        for (auto const& m : feeds_) {
-            auto snap = deps_.store.get(m.feed);
-            if (!snap) {
-                // Mirroring a feed that has no calendar yet would delete its items: wait for its first one.
-                note_waiting(m.feed);
-                co_return;
-            }
-            calendars.push_back(
-                FeedCalendar{m.feed, std::shared_ptr<std::string const>(snap, &snap->body), m.view}
-            );
-        }
-        ReconcileOptions options;
-        options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-        options.cancelled = [this] { return stopping_; };
-        options.on_write = [this](Outcome const& o) {
-            deps_.status.update(target_.name, [&](TargetStatus& s) {
-                s.queue = o.writes_planned - std::min(o.writes_planned, o.created + o.updated + o.deleted);
-            });
-        };
-        auto& dav = api_->client();
-        auto const requests_before = dav.requests();
-        auto const conflicts_before = dav.conflicts();
-        auto reconciling = reconcile(*api_, calendars, keeping_, options);
-        auto outcome = co_await std::move(reconciling);
-        record(outcome, dav.requests() - requests_before, dav.conflicts() - conflicts_before);
-    }
-
-    void record(Result<Outcome> const& outcome, std::size_t requests, std::size_t conflicts) {
-        deps_.status.update(target_.name, [&](TargetStatus& s) {
-            ++s.reconciles;
-            s.requests += requests;
-            s.conflicts += conflicts;
-            s.queue = 0;
-            if (outcome) {
-                s.created += outcome->created;
-                s.updated += outcome->updated;
-                s.deleted += outcome->deleted;
-                s.items = outcome->items;
-            }
-        });
-        if (!outcome) {
-            if (outcome.error().code != errc::shutdown)
-                note_failure(outcome.error().message);
-            // No retry storm: a refusal (credentials, rights, quota, throttling) waits for the next period.
-            if (outcome.error().code == errc::upstream_auth || outcome.error().code == errc::not_connected ||
-                outcome.error().code == errc::upstream_rate_limited ||
-                outcome.error().code == errc::upstream_status)
-                blocked_until_ = steady_clock::now() + period_;
-            return;
-        }
-        if (outcome->skipped_todos > 0 && !warned_todos_) {
-            warned_todos_ = true; // once: it stays so until the config changes
-            deps_.log.warn(
-                "push " + target_.name + ": " + std::to_string(outcome->skipped_todos) +
-                " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"vevent\" on the "
-                "feed"
-            );
-        }
-        if (!outcome->refused.empty()) {
-            note_failure(
-                "the server refused " + std::to_string(outcome->refused.size()) + " items, e.g. " +
-                outcome->refused.front()
-            );
-            return;
-        }
-        deps_.status.update(target_.name, [&](TargetStatus& s) {
-            s.last_success = now_seconds();
-            s.last_error.clear();
-        });
-        if (outcome->created + outcome->updated + outcome->deleted > 0 || outcome->created_calendar)
-            deps_.log.info(
-                "push " + target_.name + ": created " + std::to_string(outcome->created) + ", updated " +
-                std::to_string(outcome->updated) + ", deleted " + std::to_string(outcome->deleted) + ", " +
-                std::to_string(outcome->items) + " items in the calendar (" + std::to_string(requests) +
-                " requests)"
-            );
-    }
-
-    void note_waiting(std::string const& feed) {
-        std::string const why = "waiting for the first calendar of feed " + feed;
-        bool changed = false;
-        deps_.status.update(target_.name, [&](TargetStatus& s) {
-            changed = s.last_error != why;
-            s.last_error = why;
-        });
-        if (changed)
-            deps_.log.info("push " + target_.name + ": " + why);
-    }
-
-    void note_failure(std::string const& why) {
-        bool changed = false;
-        deps_.status.update(target_.name, [&](TargetStatus& s) {
-            changed = s.last_error != why;
-            s.last_failure = now_seconds();
-            s.last_error = why;
-        });
-        if (changed)
-            deps_.log.warn("push " + target_.name + ": " + why);
-    }
-
-    TargetConfig target_;
-    std::vector<Mirrored> feeds_;
-    std::chrono::seconds period_;
-    Deps deps_;
-    std::unique_ptr<CalendarApi> api_;
-    net::steady_timer timer_;
-    StateKeeping keeping_;
-    std::optional<TargetState> cached_;
-    bool dirty_ = false;
-    bool stopping_ = false;
-    bool warned_todos_ = false;
-    steady_clock::time_point blocked_until_{};
-};
 
 PushService::PushService(
     FeedStore const& store,
@@ -265,7 +48,8 @@ PushService::PushService(
     Keeping keeping,
     Logger log,
     Turn turn,
-    Authorizers authorizers
+    Authorizers authorizers,
+    PushStatus* connection_status
 )
     : store_(store)
     , status_(status)
@@ -274,6 +58,7 @@ PushService::PushService(
     , turn_(std::move(turn))
     , authorizers_(std::move(authorizers))
     , keep_(ioc_.get_executor())
+    , connection_status_(connection_status)
     , thread_([this] { ioc_.run(); }) {}
 
 PushService::~PushService() {
@@ -294,6 +79,7 @@ void PushService::configure(std::shared_ptr<Config const> cfg) {
 void PushService::apply(std::shared_ptr<Config const> const& cfg) {
     if (stopping_)
         return;
+    cfg_ = cfg;
     std::vector<std::string> names;
     for (auto const& [name, t] : cfg->targets)
         names.push_back(name);
@@ -314,29 +100,99 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             continue;
         auto feeds = mirrored_into(*cfg, name);
         auto const period = period_of(*cfg, feeds);
+        auto auth = authorizers_ && t.type != TargetType::caldav ? authorizers_(ioc_.get_executor(), t)
+                                                                 : Authorizer{};
+        start(
+            name,
+            std::make_shared<TargetLoop>(
+                ioc_.get_executor(),
+                t,
+                std::move(feeds),
+                period,
+                TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}},
+                std::move(auth)
+            )
+        );
+    }
+}
+
+void PushService::start(std::string const& name, std::shared_ptr<TargetLoop> loop) {
+    ++running_;
+    net::co_spawn(ioc_, loop->run(), [this, target = name](std::exception_ptr const& e) {
+        if (e)
+            log_.error("push " + target + ": the target's loop failed; it pushes again after a restart");
+        if (--running_ == 0 && stopping_)
+            ioc_.stop();
+    });
+}
+
+void PushService::set_connections(std::vector<ConnectionTarget> connections, Budget rate) {
+    net::post(ioc_, [this, connections = std::move(connections), rate] {
+        apply_connections(connections, rate);
+    });
+}
+
+void PushService::apply_connections(std::vector<ConnectionTarget> const& connections, Budget rate) {
+    if (stopping_ || !connection_status_)
+        return;
+    if (!shared_)
+        shared_ = std::make_shared<FairBudget>(ioc_.get_executor(), rate);
+    else
+        shared_->set_rate(rate);
+    std::vector<std::string> names;
+    for (auto const& c : connections)
+        names.push_back(c.target.name);
+    connection_status_->set_targets(names);
+    std::map<std::string, ConnectionTarget const*> wanted;
+    for (auto const& c : connections)
+        wanted.emplace(c.target.name, &c);
+    auto period_for = [this](Mirrored const& m) {
+        return cfg_ ? period_of(*cfg_, {m}) : std::chrono::seconds(std::chrono::hours(1));
+    };
+    for (auto it = connection_loops_.begin(); it != connection_loops_.end();) {
+        auto w = wanted.find(it->first);
+        if (w != wanted.end() &&
+            it->second->same(w->second->target, {w->second->feed}, period_for(w->second->feed))) {
+            ++it;
+            continue;
+        }
+        it->second->stop();
+        it = connection_loops_.erase(it);
+    }
+    for (auto const& c : connections) {
+        if (connection_loops_.contains(c.target.name))
+            continue;
+        // Each request waits its turn in the budget every connection shares, one request per connection
+        // per round: a 10,000-event upload goes on beside a 5-event one instead of ahead of it.
+        Gate gate = [budget = shared_, name = c.target.name] { return budget->take(name); };
         auto loop = std::make_shared<TargetLoop>(
             ioc_.get_executor(),
-            t,
-            std::move(feeds),
-            period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, authorizers_}
+            c.target,
+            std::vector<Mirrored>{c.feed},
+            period_for(c.feed),
+            TargetLoop::Deps{store_, *connection_status_, keeping_, log_, turn_, std::move(gate)},
+            c.authorizer ? c.authorizer(ioc_.get_executor()) : Authorizer{}
         );
-        loops_.emplace(name, loop);
-        ++running_;
-        net::co_spawn(ioc_, loop->run(), [this, target = name](std::exception_ptr const& e) {
-            if (e)
-                log_.error("push " + target + ": the target's loop failed; it pushes again after a restart");
-            if (--running_ == 0 && stopping_)
-                ioc_.stop();
-        });
+        connection_loops_.emplace(c.target.name, loop);
+        start(c.target.name, std::move(loop));
     }
+}
+
+void PushService::drop_connection(std::string const& name) {
+    net::post(ioc_, [this, name] {
+        if (auto it = connection_loops_.find(name); it != connection_loops_.end()) {
+            it->second->stop();
+            connection_loops_.erase(it);
+        }
+    });
 }
 
 void PushService::published(std::string const& feed) {
     net::post(ioc_, [this, feed] {
-        for (auto& [name, loop] : loops_)
-            if (loop->mirrors(feed))
-                loop->wake();
+        for (auto* table : {&loops_, &connection_loops_})
+            for (auto& [name, loop] : *table)
+                if (loop->mirrors(feed))
+                    loop->wake();
     });
 }
 
@@ -345,9 +201,13 @@ void PushService::stop() {
         if (stopping_)
             return;
         stopping_ = true;
-        for (auto& [name, loop] : loops_)
-            loop->stop();
-        loops_.clear();
+        for (auto* table : {&loops_, &connection_loops_}) {
+            for (auto& [name, loop] : *table)
+                loop->stop();
+            table->clear();
+        }
+        if (shared_)
+            shared_->stop();
         keep_.reset();
         if (running_ == 0) {
             ioc_.stop();

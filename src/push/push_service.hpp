@@ -26,6 +26,30 @@
 namespace icsbridge::push {
 
 class TargetLoop;
+class FairBudget;
+
+/** @brief A feed mirrored into a target, and through which view. */
+struct Mirrored {
+    std::string feed;
+    std::string view;
+    friend bool operator==(Mirrored const&, Mirrored const&) = default;
+};
+
+/** @brief Waits for a budget shared by several loops; false: stopped (the request is not sent). */
+using Gate = std::function<boost::asio::awaitable<bool>()>;
+
+/**
+ * @brief A subscriber's connection (issue 27), pushed like a target: a Google or Microsoft calendar named
+ * after its feed, authorized by the subscriber's own sign-in, paced by the connections' shared budget.
+ */
+struct ConnectionTarget {
+    TargetConfig target; ///< name "connection-ID": the push state's and the lease's name
+    Mirrored feed;
+    /// The subscriber's tokens, made for the push thread's executor when the loop starts
+    std::function<Authorizer(boost::asio::any_io_executor)> authorizer;
+    /** @brief Whether a running loop can go on as it is (the authorizer is the connection's own). */
+    bool same_as(ConnectionTarget const& o) const { return target == o.target && feed == o.feed; }
+};
 
 class PushService {
   public:
@@ -45,7 +69,8 @@ class PushService {
         Keeping keeping,
         Logger log,
         Turn turn = {},
-        Authorizers authorizers = {}
+        Authorizers authorizers = {},
+        PushStatus* connection_status = nullptr
     );
     /** @brief stop(), then waits for the thread (a write in flight is given a few seconds). */
     ~PushService();
@@ -54,6 +79,13 @@ class PushService {
 
     /** @brief The targets and feeds in force: at start and after each reload. Thread-safe. */
     void configure(std::shared_ptr<Config const> cfg);
+    /**
+     * @brief The subscribers' connections in force, sharing `rate` in turn (calls 0: no limit): new ones
+     * start (their first reconcile creates the calendar), gone ones stop. Thread-safe.
+     */
+    void set_connections(std::vector<ConnectionTarget> connections, Budget rate);
+    /** @brief Stops one connection's loop now (a disconnect), before its record goes. Thread-safe. */
+    void drop_connection(std::string const& name);
     /** @brief `feed` has a new calendar: the targets that mirror it reconcile soon. Thread-safe. */
     void published(std::string const& feed);
     /** @brief Ends every loop after the write each is making. Thread-safe. */
@@ -61,6 +93,8 @@ class PushService {
 
   private:
     void apply(std::shared_ptr<Config const> const& cfg);
+    void apply_connections(std::vector<ConnectionTarget> const& connections, Budget rate);
+    void start(std::string const& name, std::shared_ptr<TargetLoop> loop);
 
     FeedStore const& store_;
     PushStatus& status_;
@@ -70,7 +104,11 @@ class PushService {
     Authorizers authorizers_;
     boost::asio::io_context ioc_{1};
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_;
+    PushStatus* connection_status_;
     std::map<std::string, std::shared_ptr<TargetLoop>> loops_; ///< the push thread's alone
+    std::map<std::string, std::shared_ptr<TargetLoop>> connection_loops_; ///< the push thread's alone
+    std::shared_ptr<Config const> cfg_;                                   ///< the push thread's alone
+    std::shared_ptr<FairBudget> shared_; ///< the connections' budget (its waiters hold it too)
     bool stopping_ = false;                                    ///< the push thread's alone
     int running_ = 0;                                          ///< loops not yet ended (push thread)
     std::thread thread_;                                       ///< last: starts once the rest exists

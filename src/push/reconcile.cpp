@@ -174,6 +174,7 @@ net::awaitable<Result<void>> read_calendar(Run& run) {
             }
             run.state.collection = found->url;
             run.state.todos = found->todos;
+            run.state.created = found->created;
             run.state.sync_token.clear();
             run.state.listing.clear();
             run.state.ids.clear();

@@ -34,6 +34,7 @@ std::string to_json(TargetState const& s) {
         {"collection", s.collection},
         {"sync_token", s.sync_token},
         {"todos", s.todos},
+        {"created", s.created},
         {"items", std::move(items)},
         {"listing", std::move(listing)},
         {"ids", std::move(ids)}};
@@ -72,6 +73,8 @@ Result<TargetState> state_from_json(std::string_view text) {
         s.sync_token = text_at(root, "sync_token");
         if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
             s.todos = todos->get_bool();
+        if (auto const* made = root.if_contains("created"); made && made->is_bool())
+            s.created = made->get_bool();
         for (auto const& [uid, w] : object_at(root, "items")) {
             if (!w.is_object())
                 throw std::invalid_argument("an item is not an object");

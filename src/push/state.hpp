@@ -19,6 +19,8 @@ struct TargetState {
     std::string collection; ///< the calendar collection's URL, once discovered
     std::string sync_token; ///< RFC 6578 token of `listing`; empty: list in full next time
     bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)
+    /// icsbridge created `collection` (it was not there): only such a calendar is deleted on a disconnect
+    bool created = false;
     Known items;            ///< uid -> what we wrote
     Listing listing;        ///< our resources as the server last listed them (name -> ETag)
     /// name -> the server's id, where the server picks ids (Graph); CalDAV and Google derive them from names

@@ -187,7 +187,16 @@ void append_head(std::string& out, AgendaPage const& page, std::string const& tz
     out += "<h1>" + html_escape(page.title) + "</h1>\n<ul class=\"links\"><li><a class=\"primary\" href=\"" +
            html_escape(webcal) + "\">Subscribe</a></li><li><a href=\"" + html_escape(page.https_url) +
            "\">https link</a></li><li><a href=\"" + html_escape(google) +
-           "\">Add to Google Calendar</a></li></ul>\n<p class=\"muted\">";
+           "\">Add to Google Calendar</a></li></ul>\n";
+    if (!page.connect.empty()) {
+        // Pushed within seconds of a change, where a subscription waits for the app's next poll (hours).
+        out += "<ul class=\"links\">";
+        for (auto const& b : page.connect)
+            out += "<li><a id=\"" + html_escape(b.id) + "\" href=\"" + html_escape(b.href) + "\">" +
+                   html_escape(b.label) + "</a></li>";
+        out += "</ul>\n";
+    }
+    out += "<p class=\"muted\">";
     if (auto when = freshness(page.changed, page.checked, now); !when.empty())
         out += "<span class=\"fresh\">" + when + "</span>. ";
     out += "Times in " + html_escape(tz) + ". Add <code>?tz=Area/City</code> for another zone.</p>\n";

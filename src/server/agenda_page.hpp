@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace icsbridge {
@@ -21,6 +22,11 @@ struct AgendaPage {
     std::size_t limit = 300; ///< at most this many items (the soonest)
     std::optional<std::chrono::sys_seconds> changed; ///< when the calendar's data last changed upstream
     std::optional<std::chrono::sys_seconds> checked; ///< when the feed was last fetched
+    /// [connect]: "Keep my … in sync" buttons, each {element id, label, href}; empty: none
+    struct Button {
+        std::string id, label, href;
+    };
+    std::vector<Button> connect;
 };
 
 /**

@@ -10,6 +10,7 @@
 #include <icsbridge/revoked_tokens.hpp>
 
 #include <boost/url/encode.hpp>
+#include <boost/url/url.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
 namespace icsbridge::server_detail {
@@ -43,6 +44,26 @@ ServerResponse refused(Ctx const& c, std::string_view name, std::string const& t
     auto r = text_response(410, "this subscription was revoked: remove it from your calendar app\n");
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
+}
+
+/** @brief [connect]'s buttons: each starts a sign-in for this feed, with the page's token and view. */
+std::vector<AgendaPage::Button> connect_buttons(Ctx const& c, FeedConfig const& feed, std::string const& token) {
+    std::vector<AgendaPage::Button> out;
+    if (!c.cfg.connect)
+        return out;
+    boost::urls::url query;
+    query.params().append({"feed", feed.name});
+    if (!token.empty())
+        query.params().append({"token", token});
+    for (auto const& p : c.url.params())
+        if (p.key != "token" && p.key != "tz" && p.key != "feed")
+            query.params().append({p.key, p.value});
+    std::string const q = "?" + std::string(query.encoded_query());
+    if (c.cfg.connect->google)
+        out.push_back({"connect-google", "Keep my Google Calendar in sync", "/connect/google" + q});
+    if (c.cfg.connect->microsoft)
+        out.push_back({"connect-microsoft", "Keep my Outlook calendar in sync", "/connect/microsoft" + q});
+    return out;
 }
 
 ServerResponse not_fetched_yet() {
@@ -157,6 +178,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
         page.https_url += "?token=" + boost::urls::encode(token, boost::urls::unreserved_chars);
     if (auto it = c.url.params().find("tz"); it != c.url.params().end())
         page.tz = (*it).value;
+    page.connect = connect_buttons(c, *feed, token);
     page.changed = snap->last_modified;
     for (auto const& st : c.store.status())
         if (st.name == name)

@@ -291,6 +291,10 @@ std::size_t Server::connections() const {
     return impl_->active.load();
 }
 
+void Server::set_async_routes(std::shared_ptr<AsyncRoutes> routes) {
+    impl_->async_routes = std::move(routes);
+}
+
 void Server::set_revoked(std::shared_ptr<RevokedTokens const> revoked) {
     impl_->revoked = std::move(revoked);
 }

@@ -37,6 +37,8 @@ std::string_view route_name(Route r) {
         return "metrics";
     case Route::hooks:
         return "hooks";
+    case Route::connect:
+        return "connect";
     case Route::other:
         return "other";
     }

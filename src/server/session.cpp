@@ -146,6 +146,11 @@ read_head(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, Parse
     co_return Next::serve;
 }
 
+/** @brief The path of a request target, before any query: what the async routes are matched on. */
+std::string_view path_of(std::string_view target) {
+    return target.substr(0, target.find('?'));
+}
+
 struct BodyRead {
     Next next = Next::serve;
     bool too_large = false; ///< a hook's body over hook_body_limit, left unread
@@ -160,11 +165,16 @@ net::awaitable<BodyRead>
 read_allowed_body(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, Parser& parser) {
     BodyRead out;
     auto const& req = parser.get();
-    if (req.method() == http::verb::post && req.target().starts_with("/hooks/") && !parser.is_done()) {
+    std::size_t limit = 0;
+    if (req.method() == http::verb::post && req.target().starts_with("/hooks/"))
+        limit = hook_body_limit;
+    else if (req.method() == http::verb::post && impl.async_routes)
+        limit = impl.async_routes->body_limit(path_of(req.target()));
+    if (limit > 0 && !parser.is_done()) {
         auto announced = parser.content_length();
-        out.too_large = announced && *announced > hook_body_limit;
+        out.too_large = announced && *announced > limit;
         if (!out.too_large) {
-            parser.body_limit(hook_body_limit);
+            parser.body_limit(limit);
             auto bec = co_await read_body(st, buffer, parser);
             out.too_large = bec == http::error::body_limit;
             if (bec && !out.too_large) {
@@ -194,6 +204,8 @@ ServerRequest to_server_request(http::request<http::string_body> const& req, boo
     sreq.accept_encoding = req[http::field::accept_encoding];
     sreq.authorization = req[http::field::authorization];
     sreq.user_agent = req[http::field::user_agent];
+    sreq.origin = req[http::field::origin];
+    sreq.accept = req[http::field::accept];
     sreq.body = req.body();
     sreq.body_too_large = body_too_large;
     return sreq;
@@ -238,15 +250,14 @@ net::awaitable<Next> answer(
     auto now = now_seconds();
     auto sreq = to_server_request(req, body_too_large);
     // The body is a view into the immutable snapshot, which `res` keeps alive until written.
-    ServerResponse res = handle_request(
-        sreq,
-        impl.store,
-        impl.views,
-        impl.metrics,
-        *impl.live->get(),
-        now,
-        impl.revoked.get()
-    );
+    ServerResponse res;
+    if (impl.async_routes && impl.async_routes->owns(path_of(sreq.target))) {
+        auto handling = impl.async_routes->handle(sreq, impl.live->get(), now);
+        res = co_await std::move(handling);
+        res.route = Route::connect;
+        res.head = sreq.method == "HEAD";
+    } else
+        res = handle_request(sreq, impl.store, impl.views, impl.metrics, *impl.live->get(), now, impl.revoked.get());
     bool keep = req.keep_alive() && !impl.stopping && !body_unread;
     auto wec = co_await send(st, req.version(), res, date_header(now), keep);
     impl.metrics.http.count(res.route, res.status);

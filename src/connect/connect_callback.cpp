@@ -1,0 +1,122 @@
+// File: connect_callback.cpp
+// /connect/callback: the provider sends the person back with a code (or an error) and our state. The state
+// must open under our key, be under 10 minutes old and unused; the feed must still admit its token; then the
+// code is traded (PKCE) for a refresh token, sealed into a new connection, and the person lands on its page.
+#include "connect/connect_http.hpp"
+#include "connect/connect_pages.hpp"
+#include "connect/flow_state.hpp"
+#include "oauth/provider.hpp"
+#include "oauth/token_endpoint.hpp"
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+
+// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace icsbridge::connect {
+
+namespace net = boost::asio;
+namespace urls = boost::urls;
+
+namespace {
+
+ServerResponse refused_sign_in(std::string_view why) {
+    return page(400, message_page("This sign-in cannot be used", why));
+}
+
+ClientOptions token_client(TargetConfig const& t) {
+    ClientOptions o;
+    o.service_name = std::string(oauth::provider_name(t.type)) + " token endpoint";
+    o.ca_file = t.ca_file;
+    o.max_concurrency = 1;
+    return o;
+}
+
+Connection new_connection(FlowState const& flow, TargetConfig const& t, std::string const& secret, sys_seconds now) {
+    Connection c;
+    c.id = ConnectKey::random_id(16);
+    c.provider = flow.provider;
+    c.feed = flow.feed;
+    c.view = flow.view;
+    c.token_hash = flow.token.empty() ? std::string() : secret_hash(flow.token);
+    c.key_hash = secret_hash(secret);
+    c.client_id = t.client_id;
+    c.scope = oauth::scope_for(t);
+    c.calendar = t.calendar;
+    c.created_at = now;
+    return c;
+}
+
+} // namespace
+
+net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
+    auto const params = c.url.params();
+    auto const sealed = param(params, "state");
+    if (sealed.empty())
+        co_return refused_sign_in("This address is for answers from a sign-in, and this is none.");
+    auto flow = open_state(connections_.key(), sealed, c.now);
+    if (!flow)
+        co_return refused_sign_in(flow.error().message);
+    // Claimed before anything else is looked at: a replayed answer is refused whatever it holds.
+    auto claiming = connections_.claim(flow->nonce, flow->expires);
+    auto claimed = co_await std::move(claiming);
+    if (!claimed)
+        co_return page(503, message_page("Try again shortly", "The server cannot record sign-ins just now."));
+    if (!*claimed)
+        co_return refused_sign_in("This sign-in was used already: start again from the feed's page.");
+    auto const* feed = c.cfg.find_feed(flow->feed);
+    if (!feed || !feed_admits(*feed, flow->token))
+        co_return nothing_here();
+    auto const back = feed_page_url(c.cfg, *feed, flow->token);
+    auto const label = std::string(provider_label(flow->provider));
+    if (auto error = param(params, "error"); !error.empty())
+        co_return page(
+            200,
+            message_page(
+                "Nothing was connected",
+                error == "access_denied" ? "You did not allow access, so nothing changed in your " + label + "."
+                                         : label + " said \"" + error + "\": nothing was connected.",
+                back,
+                "Back to the feed"
+            )
+        );
+    auto target = provider_target(c.cfg, flow->provider, *feed);
+    auto const code = param(params, "code");
+    if (!target || code.empty())
+        co_return refused_sign_in("The answer holds no code to sign in with: start again from the feed's page.");
+    HttpClient http(co_await net::this_coro::executor, token_client(*target), log_);
+    auto trading = oauth::exchange_code(
+        http, *target, code, redirect_uri(c.cfg), flow->verifier, oauth::TargetRef{flow->provider, {}}
+    );
+    auto traded = co_await std::move(trading);
+    if (!traded || traded->refresh_token.empty()) {
+        log_.warn(
+            "connect: a " + flow->provider + " sign-in for feed " + feed->name + " failed: " +
+            (traded ? std::string("no refresh token in the answer") : traded.error().message)
+        );
+        co_return page(
+            502,
+            message_page("The sign-in did not finish", label + " did not give access: start again.", back, "Back to the feed")
+        );
+    }
+    auto const secret = ConnectKey::random_id(32);
+    auto connection = new_connection(*flow, *target, secret, c.now);
+    auto const id = connection.id;
+    auto adding = connections_.add(std::move(connection), traded->refresh_token);
+    if (auto added = co_await std::move(adding); !added) {
+        log_.warn("connect: a new connection could not be stored: " + added.error().message);
+        co_return page(503, message_page("Try again shortly", "The server cannot store connections just now."));
+    }
+    // Counts only: who connected is the person's business.
+    log_.info("connect: a " + flow->provider + " calendar was connected to feed " + feed->name);
+    co_return redirect(
+        303,
+        c.cfg.server.public_url + std::string(manage_prefix) + id + "?key=" + urls::encode(secret, urls::unreserved_chars)
+    );
+}
+
+} // namespace icsbridge::connect

@@ -1,0 +1,47 @@
+// File: connect_routes.hpp
+// The self-serve connect routes (issue 27): /connect/google and /connect/microsoft start a sign-in from a
+// feed's page, /connect/callback finishes it (the code traded, the connection stored and pushed), and
+// /connections/ID?key=SECRET is the person's own page, with its Disconnect form.
+#pragma once
+
+#include "connect/connections.hpp"
+#include <icsbridge/server.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace icsbridge::connect {
+
+/** @brief Whether `token` opens `feed` (public, its `token`, or one of its `tokens`), in constant time. */
+bool feed_admits(FeedConfig const& feed, std::string_view token);
+
+/** @brief The page's query without `token`, `tz` and `feed`: the view the calendar mirrors. */
+std::string view_of(boost::urls::params_view params);
+
+/** @brief public_url + "/connect/callback": the redirect URI registered with the providers. */
+std::string redirect_uri(Config const& cfg);
+
+class ConnectRoutes final : public AsyncRoutes {
+  public:
+    /** @param connections must outlive this */
+    explicit ConnectRoutes(Connections& connections, Logger log);
+
+    bool owns(std::string_view path) const override;
+    std::size_t body_limit(std::string_view path) const override;
+    boost::asio::awaitable<ServerResponse>
+    handle(ServerRequest const& req, std::shared_ptr<Config const> cfg, sys_seconds now) override;
+
+  private:
+    struct Call;
+    ServerResponse start(Call const& c, std::string_view provider) const;
+    boost::asio::awaitable<ServerResponse> finish(Call const& c);
+    boost::asio::awaitable<ServerResponse> manage(Call const& c, std::string_view id);
+    boost::asio::awaitable<ServerResponse> disconnect(Call const& c, std::string_view id);
+    boost::asio::awaitable<Result<void>> undo_at_provider(Connection const& c, bool delete_calendar);
+
+    Connections& connections_;
+    Logger log_;
+};
+
+} // namespace icsbridge::connect

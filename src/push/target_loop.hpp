@@ -1,0 +1,69 @@
+// File: target_loop.hpp
+// One push target's loop (a configured target, or a subscriber's connection): woken by publications of the
+// feeds it mirrors and once per period, it waits for its turn (a cluster lease), reconciles the calendar with
+// the served snapshots, and records how that went. Runs on the push thread alone.
+#pragma once
+
+#include "push/calendar_api.hpp"
+#include "push/push_service.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace icsbridge::push {
+
+class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
+  public:
+    struct Deps {
+        FeedStore const& store;
+        PushStatus& status; ///< the targets' registry, or the connections' (never shown per connection)
+        PushService::Keeping keeping;
+        Logger log;
+        PushService::Turn turn;
+        Gate gate; ///< a budget shared with other loops (the connections'); empty: the target's own only
+    };
+
+    TargetLoop(
+        boost::asio::any_io_executor ex,
+        TargetConfig target,
+        std::vector<Mirrored> feeds,
+        std::chrono::seconds period,
+        Deps deps,
+        Authorizer auth
+    );
+
+    bool same(TargetConfig const& t, std::vector<Mirrored> const& feeds, std::chrono::seconds period) const {
+        return t == target_ && feeds == feeds_ && period == period_;
+    }
+    bool mirrors(std::string const& feed) const;
+    void wake();
+    void stop();
+    /** @brief Until stop(): wait for a reason, then for the turn, then reconcile. */
+    boost::asio::awaitable<void> run();
+
+  private:
+    boost::asio::awaitable<void> once();
+    void record(Result<Outcome> const& outcome, std::size_t requests, std::size_t conflicts);
+    void note_waiting(std::string const& feed);
+    void note_failure(std::string const& why);
+
+    TargetConfig target_;
+    std::vector<Mirrored> feeds_;
+    std::chrono::seconds period_;
+    Deps deps_;
+    std::unique_ptr<CalendarApi> api_;
+    boost::asio::steady_timer timer_;
+    StateKeeping keeping_;
+    std::optional<TargetState> cached_;
+    bool dirty_ = false;
+    bool stopping_ = false;
+    bool warned_todos_ = false;
+    std::chrono::steady_clock::time_point blocked_until_{};
+};
+
+} // namespace icsbridge::push
