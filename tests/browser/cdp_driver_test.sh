@@ -18,7 +18,7 @@ need_chromium
 init_work
 mkdir -p "$out"
 
-timeout 150 /usr/bin/python3 - "$src/tests/support" "$work" "$out" "$chromium" <<'PY' || fail "the flow failed (see above)"
+timeout 150 /usr/bin/python3 - "$src/tests/support" "$work" "$out" "$chromium" <<'PY' || fail "the flow failed (above)"
 import html, http.server, socket, struct, sys, threading, urllib.parse
 sys.path.insert(0, sys.argv[1])
 from cdp import Browser, CdpError, CdpTimeout

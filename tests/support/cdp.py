@@ -75,8 +75,7 @@ class Browser:
         self._id = 0
         self._nav_seq = 0        # main-frame navigations requested or started so far
         self._loading = False    # between Page.frameStartedLoading and frameStoppedLoading of the main frame
-        self._url = "about:blank"
-        self._frame_id = None
+        self._url, self._frame_id = "about:blank", None
         self._loader_id = None   # the main frame's current document
         self._doc_status = {}    # loaderId -> HTTP status of that document's (final) response
         atexit.register(self.close)
@@ -103,7 +102,7 @@ class Browser:
         self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                       start_new_session=True, preexec_fn=_die_with_parent)
         if log_path:
-            log.close()
+            log.close()  # the child has its own copy
         port = self._poll(lambda: self._read_port(port_file), 20, f"Chromium to write {port_file}")
         page = self._poll(lambda: self._page_target(port), 10, f"a page target at http://127.0.0.1:{port}/json")
         # websocket-client sends an Origin header, which Chromium 111+ refuses (403) unless allowed: send none.
@@ -113,7 +112,6 @@ class Browser:
         threading.Thread(target=self._read_loop, name="cdp-reader", daemon=True).start()
         for domain in ("Page", "Network", "Runtime"):
             self._call(f"{domain}.enable")
-        self._call("Page.setLifecycleEventsEnabled", {"enabled": True})
         frame = self._call("Page.getFrameTree")["frameTree"]["frame"]
         self._frame_id, self._url, self._loader_id = frame["id"], frame["url"], frame.get("loaderId")
 
@@ -266,11 +264,10 @@ class Browser:
     # --- navigation --------------------------------------------------------------------------------------
 
     def _ready(self):
-        """The document's readyState, or None while no document can answer (mid-navigation)."""
+        """The document's readyState, or None while no document can answer (a navigation is committing)."""
         try:
-            return self._call("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True},
-                              timeout=5)["result"].get("value")
-        except CdpError:  # a timeout, or "Execution context was destroyed" and the like: a navigation is committing
+            return self.evaluate("document.readyState", timeout=5)
+        except CdpError:  # a timeout, or "Execution context was destroyed" and the like
             return None
 
     def _settled(self):
@@ -283,9 +280,8 @@ class Browser:
     def _settle(self, seq, timeout, what):
         """Waits for the navigation `what` started (if any: none began within SETTLE_SECONDS) to finish."""
         self._drain(SETTLE_SECONDS)
-        if self._nav_seq == seq and not self._loading:
-            return
-        self._wait(self._settled, timeout, f"the navigation started by {what} to finish loading")
+        if self._nav_seq != seq or self._loading:
+            self._wait(self._settled, timeout, f"the navigation started by {what} to finish loading")
 
     def goto(self, url, timeout=None):
         """Loads url and waits until its document (after any redirects) is complete."""
@@ -320,7 +316,8 @@ class Browser:
             prefix = predicate_or_prefix
             pred, what = (lambda u: u.startswith(prefix)), f"a URL starting with {prefix}"
         else:
-            pred, what = predicate_or_prefix, f"a URL for which {getattr(predicate_or_prefix, '__name__', 'the predicate')} holds"
+            pred = predicate_or_prefix
+            what = f"a URL for which {getattr(pred, '__name__', 'the predicate')} holds"
         self._wait(lambda: pred(self._url) and self._settled(), timeout, what)
         return self._url
 
