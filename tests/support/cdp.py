@@ -105,7 +105,7 @@ class Browser:
             log.close()  # the child has its own copy
         port = self._poll(lambda: self._read_port(port_file), 20, f"Chromium to write {port_file}")
         page = self._poll(lambda: self._page_target(port), 10, f"a page target at http://127.0.0.1:{port}/json")
-        # websocket-client sends an Origin header, which Chromium 111+ refuses (403) unless allowed: send none.
+        # No Origin header: some Chromium versions refuse (403) origins not in --remote-allow-origins.
         self._ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=self.timeout,
                                                suppress_origin=True, enable_multithread=True)
         self._ws.settimeout(None)  # the reader thread blocks; waits time out on the queue instead
