@@ -70,9 +70,8 @@ void Reader::read_connect(toml::table const& t, ConnectConfig& out) {
     if (!t.contains("google") && !t.contains("microsoft")) {
         fail_at(
             t.source(),
-            "[connect] needs google or microsoft: the OAuth client subscribers sign in through, e.g. google "
-            "= "
-            "{ client_id = \"...\", client_secret_env = \"GOOGLE_CLIENT_SECRET\" }"
+            "[connect] needs google or microsoft: the OAuth client subscribers sign in through, e.g. "
+            "google = { client_id = \"...\", client_secret_env = \"GOOGLE_CLIENT_SECRET\" }"
         );
         return;
     }
