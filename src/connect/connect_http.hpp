@@ -22,7 +22,6 @@ struct ConnectRoutes::Call {
 
 inline constexpr std::string_view callback_path = "/connect/callback";
 inline constexpr std::string_view manage_prefix = "/connections/";
-inline constexpr std::string_view disconnect_suffix = "/disconnect";
 
 /** @brief A page of the flow: never cached, framed, sniffed or named in a Referer (its URL may hold the
  * key); its form posts only to this origin. */

@@ -82,8 +82,7 @@ std::string connection_page(ConnectionPage const& p) {
            "page's address: it is the only way to manage the connection.</p>\n";
     out += "<form class=\"card\" method=\"post\" action=\"" + html_escape(p.action) +
            "\"><h2>Disconnect</h2><p>Stops the updates and withdraws icsbridge's access to your " +
-           std::string(label) + ".</p><input type=\"hidden\" name=\"key\" value=\"" + html_escape(p.key) +
-           "\"><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(p.csrf) +
+           std::string(label) + ".</p><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(p.csrf) +
            "\"><label><input type=\"checkbox\" id=\"delete_calendar\" name=\"delete_calendar\" value=\"1\"> "
            "Also delete the calendar \"" +
            html_escape(c.calendar) + "\" it made</label><button id=\"disconnect\" type=\"submit\">Disconnect</button></form>\n";

@@ -23,9 +23,8 @@ std::string message_page(
 struct ConnectionPage {
     Connection connection;
     std::string feed_title;
-    std::string key;  ///< the management key (it is in the page's URL already): the form posts it back
     std::string csrf; ///< the form's CSRF token
-    std::string action; ///< the Disconnect form's URL
+    std::string action; ///< the Disconnect form's URL: the page's own, key included
     std::chrono::sys_seconds now{};
 };
 

@@ -62,7 +62,7 @@ bool ConnectRoutes::owns(std::string_view path) const {
 }
 
 std::size_t ConnectRoutes::body_limit(std::string_view path) const {
-    return path.starts_with(manage_prefix) && path.ends_with(disconnect_suffix) ? 4096 : 0;
+    return path.starts_with(manage_prefix) ? 4096 : 0; // the Disconnect form: a CSRF token and a tick box
 }
 
 net::awaitable<ServerResponse>
@@ -72,10 +72,12 @@ ConnectRoutes::handle(ServerRequest const& req, std::shared_ptr<Config const> cf
         co_return nothing_here();
     Call const c{req, *cfg, *url, now};
     std::string const path = url->path();
-    bool const post = path.starts_with(manage_prefix) && path.ends_with(disconnect_suffix);
-    if (req.method != (post ? "POST" : "GET") && (post || req.method != "HEAD")) {
+    bool const manage_path = path.starts_with(manage_prefix);
+    bool const allowed =
+        req.method == "GET" || req.method == "HEAD" || (manage_path && req.method == "POST");
+    if (!allowed) {
         auto r = page(405, message_page("Method not allowed", "This address does not take that method."));
-        r.headers.emplace_back("Allow", post ? "POST" : "GET, HEAD");
+        r.headers.emplace_back("Allow", manage_path ? "GET, HEAD, POST" : "GET, HEAD");
         co_return r;
     }
     if (path == "/connect/google" || path == "/connect/microsoft")
@@ -84,9 +86,8 @@ ConnectRoutes::handle(ServerRequest const& req, std::shared_ptr<Config const> cf
         auto finishing = finish(c);
         co_return co_await std::move(finishing);
     }
-    std::string_view id = std::string_view(path).substr(manage_prefix.size());
-    if (post) {
-        id.remove_suffix(disconnect_suffix.size());
+    std::string_view const id = std::string_view(path).substr(manage_prefix.size());
+    if (req.method == "POST") {
         auto disconnecting = disconnect(c, id);
         co_return co_await std::move(disconnecting);
     }

@@ -58,9 +58,9 @@ net::awaitable<ServerResponse> ConnectRoutes::manage(Call const& c, std::string_
     ConnectionPage p;
     p.connection = **found;
     p.feed_title = feed ? title_of(*feed) : (*found)->feed;
-    p.key = key;
     p.csrf = csrf_token(connections_.key(), (*found)->id);
-    p.action = std::string(manage_prefix) + (*found)->id + std::string(disconnect_suffix);
+    // The form posts to this very address (key included): POST /connections/ID?key=K.
+    p.action = std::string(manage_prefix) + (*found)->id + "?key=" + urls::encode(key, urls::unreserved_chars);
     p.now = c.now;
     co_return page(200, connection_page(p));
 }
@@ -68,7 +68,7 @@ net::awaitable<ServerResponse> ConnectRoutes::manage(Call const& c, std::string_
 net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::string_view id) {
     std::string holder;
     auto const form = form_of(c.req.body, holder);
-    auto const key = param(form, "key");
+    auto const key = param(c.url.params(), "key");
     auto finding = connections_.find(std::string(id), key);
     auto found = co_await std::move(finding);
     if (!found)
