@@ -23,7 +23,8 @@ WORDS = {
                   "offline_access": "Maintain access to data you have given it access to",
                   "User.Read": "Sign you in and read your profile"},
 }
-LOOK = {"google": ("Sign in with Google", "#1a73e8"), "microsoft": ("Microsoft", "#0067b8")}
+LOOK = {"google": ("Sign in with Google", "#1a73e8", "Google Account"),
+        "microsoft": ("Microsoft", "#0067b8", "Microsoft account")}
 STYLE = """
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #202124;
        background: #f1f3f4; }
@@ -39,7 +40,7 @@ label { display: block; font-size: 0.95rem; margin-bottom: 0.25rem; }
 input[type=email] { box-sizing: border-box; width: 100%; font-size: 1rem; padding: 0.7rem 0.75rem;
                     border: 1px solid #dadce0; border-radius: 4px; }
 .problem { color: #c5221f; }
-.note { font-size: 0.85rem; color: #5f6368; margin: 1rem 0; word-break: break-all; }
+.note { font-size: 0.85rem; color: #5f6368; margin: 1rem 0; overflow-wrap: anywhere; }
 .buttons { display: flex; gap: 0.75rem; justify-content: flex-end; margin-top: 1.5rem; }
 button { min-height: 44px; min-width: 6rem; font-size: 1rem; border-radius: 4px; padding: 0 1.25rem;
          cursor: pointer; }
@@ -57,7 +58,7 @@ def document(title, accent, body):
 
 def page(provider, params, account, problem=None):
     """200: the consent page for this authorization request (params), the e-mail field holding account."""
-    brand, accent = LOOK[provider]
+    brand, accent, kind = LOOK[provider]
     e = html.escape
     scopes = (params.get("scope") or "").split()
     asks = [WORDS[provider].get(s.rsplit("/", 1)[-1] if s.startswith("https://graph.microsoft.com/") else s)
@@ -65,7 +66,7 @@ def page(provider, params, account, problem=None):
     items = "".join("<li>%s</li>" % e(a) for a in asks if a) or "<li>Access your calendars</li>"
     hidden = "".join('<input type="hidden" name="%s" value="%s">' % (e(k), e(v)) for k, v in params.items()
                      if k not in ("action", "account"))
-    body = ('<p class="brand">%s</p><h1>%s wants to access your account</h1>'
+    body = ('<p class="brand">%s</p><h1>%s wants to access your %s</h1>'
             '<form method="post" action="/oauth/authorize">%s'
             '<label for="account">Account (e-mail)</label>'
             '<input type="email" id="account" name="account" value="%s" autocomplete="email" required>%s'
@@ -73,7 +74,7 @@ def page(provider, params, account, problem=None):
             '<p class="note">You will be sent back to %s</p>'
             '<div class="buttons"><button type="submit" id="cancel" name="action" value="cancel" formnovalidate>'
             'Cancel</button><button type="submit" id="allow" name="action" value="allow">Allow</button></div>'
-            '</form>') % (e(brand), APP, hidden, e(account or ""),
+            '</form>') % (e(brand), APP, kind, hidden, e(account or ""),
                           '<p class="problem">%s</p>' % e(problem) if problem else "", APP, items,
                           e(params.get("redirect_uri", "").split("?")[0]))
     return Answer(200, document("%s: %s" % (brand, APP), accent, body),
