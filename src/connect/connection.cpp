@@ -43,11 +43,15 @@ std::optional<sys_seconds> parse_rfc3339(std::string const& s) {
             &tm.tm_sec,
             &consumed
         ) != 6 ||
-        static_cast<std::size_t>(consumed) != s.size() || s.size() != 20)
+        static_cast<std::size_t>(consumed) != s.size())
         return std::nullopt;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
-    return sys_seconds(std::chrono::seconds(timegm(&tm)));
+    auto const t = sys_seconds(std::chrono::seconds(timegm(&tm)));
+    // timegm() carries a month 13 or a minute 61 over; only the time to_json() would write is one.
+    if (rfc3339(t) != s)
+        return std::nullopt;
+    return t;
 }
 
 json::value optional_time(std::optional<sys_seconds> const& t) {
@@ -84,19 +88,17 @@ struct FieldReader {
             wrong(key, "a string");
         return v && v->is_string() ? std::string(v->get_string()) : std::string();
     }
-    sys_seconds time(std::string_view key) {
-        auto t = optional(key);
-        if (!t && bad.empty())
-            wrong(key, "a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
-        return t.value_or(sys_seconds{});
-    }
-    std::optional<sys_seconds> optional(std::string_view key) {
+    sys_seconds time(std::string_view key) { return optional(key, false).value_or(sys_seconds{}); }
+    std::optional<sys_seconds> optional(std::string_view key, bool nullable = true) {
         auto const* v = at(key);
-        if (!v || v->is_null())
+        if (!v || (nullable && v->is_null()))
             return std::nullopt;
         auto t = v->is_string() ? parse_rfc3339(std::string(v->get_string())) : std::nullopt;
         if (!t)
-            wrong(key, "a UTC time (YYYY-MM-DDTHH:MM:SSZ) or null");
+            wrong(
+                key,
+                nullable ? "a UTC time (YYYY-MM-DDTHH:MM:SSZ) or null" : "a UTC time (YYYY-MM-DDTHH:MM:SSZ)"
+            );
         return t;
     }
     std::uint64_t count(std::string_view key) {
