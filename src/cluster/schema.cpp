@@ -79,6 +79,27 @@ CREATE TABLE icsbridge_oauth_tokens (
     saved_at timestamptz NOT NULL DEFAULT now()
 );
 )sql",
+    // 7: the subscribers' own connections (issue 27; connect/connection.hpp's JSON, with no secret in the
+    // clear), a generation bumped by every statement that writes or deletes one (replicas re-list only when
+    // it moved), and the sign-in states already used (the nonce's SHA-256, expiry in Unix seconds).
+    R"sql(
+CREATE TABLE icsbridge_connections (
+    id         text PRIMARY KEY,
+    body       text NOT NULL,
+    saved_by   text NOT NULL DEFAULT '',
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE icsbridge_connections_generation (
+    one        boolean PRIMARY KEY DEFAULT true CHECK (one),
+    generation bigint NOT NULL
+);
+INSERT INTO icsbridge_connections_generation (generation) VALUES (1);
+CREATE TABLE icsbridge_connect_claims (
+    nonce      text PRIMARY KEY,
+    expires_at bigint NOT NULL
+);
+CREATE INDEX icsbridge_connect_claims_expiry ON icsbridge_connect_claims (expires_at);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

@@ -473,7 +473,9 @@ BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) 
     BOOST_REQUIRE(db.save("f", *snapshot("before", 100), at(100)));
     sql(url,
         "DROP TABLE icsbridge_snapshots, icsbridge_leases, icsbridge_budget, icsbridge_subscribers, "
-        "icsbridge_push_state, icsbridge_oauth_tokens, "
+        "icsbridge_push_state, icsbridge_oauth_tokens, icsbridge_connections, "
+        "icsbridge_connections_generation, "
+        "icsbridge_connect_claims, "
         "icsbridge_schema; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid()");
     // The first call meets the lost connection; the next reconnects, creates the schema, and works.

@@ -1,0 +1,225 @@
+// File: connection.cpp
+// Connection <-> JSON (Boost.JSON). A parse error names the field, never its value: the record holds
+// hashes and a sealed token, and a message may reach a log.
+#include "connect/connection.hpp"
+
+#include <icsbridge/digest.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <limits>
+
+namespace icsbridge::connect {
+
+namespace json = boost::json;
+using std::chrono::sys_seconds;
+
+namespace {
+
+constexpr std::int64_t record_version = 1;
+
+std::string rfc3339(sys_seconds t) {
+    std::time_t const tt = t.time_since_epoch().count();
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::optional<sys_seconds> parse_rfc3339(std::string const& s) {
+    std::tm tm{};
+    int consumed = 0;
+    if (std::sscanf(
+            s.c_str(),
+            "%4d-%2d-%2dT%2d:%2d:%2dZ%n",
+            &tm.tm_year,
+            &tm.tm_mon,
+            &tm.tm_mday,
+            &tm.tm_hour,
+            &tm.tm_min,
+            &tm.tm_sec,
+            &consumed
+        ) != 6 ||
+        static_cast<std::size_t>(consumed) != s.size())
+        return std::nullopt;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    auto const t = sys_seconds(std::chrono::seconds(timegm(&tm)));
+    // timegm() carries a month 13 or a minute 61 over; only the time to_json() would write is one.
+    if (rfc3339(t) != s)
+        return std::nullopt;
+    return t;
+}
+
+json::value optional_time(std::optional<sys_seconds> const& t) {
+    if (!t)
+        return nullptr;
+    return json::value(rfc3339(*t));
+}
+
+bool is_hash(std::string_view s) {
+    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+/** Reads the fields of one record; the first wrong one is kept in `bad` and the rest read as empty. */
+struct FieldReader {
+    json::object const& root;
+    std::string bad;
+
+    /** The field, or nullptr once a field was found wrong (its error is the one reported). */
+    json::value const* at(std::string_view key) {
+        if (!bad.empty())
+            return nullptr;
+        auto const* v = root.if_contains(key);
+        if (!v)
+            bad = std::string(key) + " is missing";
+        return v;
+    }
+    void wrong(std::string_view key, std::string_view what) {
+        if (bad.empty())
+            bad = std::string(key) + " is not " + std::string(what);
+    }
+    std::string text(std::string_view key) {
+        auto const* v = at(key);
+        if (v && !v->is_string())
+            wrong(key, "a string");
+        return v && v->is_string() ? std::string(v->get_string()) : std::string();
+    }
+    sys_seconds time(std::string_view key) { return optional(key, false).value_or(sys_seconds{}); }
+    std::optional<sys_seconds> optional(std::string_view key, bool nullable = true) {
+        auto const* v = at(key);
+        if (!v || (nullable && v->is_null()))
+            return std::nullopt;
+        auto t = v->is_string() ? parse_rfc3339(std::string(v->get_string())) : std::nullopt;
+        if (!t)
+            wrong(
+                key,
+                nullable ? "a UTC time (YYYY-MM-DDTHH:MM:SSZ) or null" : "a UTC time (YYYY-MM-DDTHH:MM:SSZ)"
+            );
+        return t;
+    }
+    std::uint64_t count(std::string_view key) {
+        auto const* v = at(key);
+        if (v && v->is_uint64())
+            return v->get_uint64();
+        if (v && v->is_int64() && v->get_int64() >= 0)
+            return static_cast<std::uint64_t>(v->get_int64());
+        if (v)
+            wrong(key, "a count (an integer from 0)");
+        return 0;
+    }
+    bool flag(std::string_view key) {
+        auto const* v = at(key);
+        if (v && !v->is_bool())
+            wrong(key, "true or false");
+        return v && v->is_bool() && v->get_bool();
+    }
+};
+
+void read_identity(FieldReader& r, Connection& c) {
+    c.id = r.text("id");
+    if (r.bad.empty() && !valid_connection_id(c.id))
+        r.wrong("id", "a connection id (22 base64url characters)");
+    c.provider = r.text("provider");
+    if (r.bad.empty() && c.provider != "google" && c.provider != "microsoft")
+        r.wrong("provider", "google or microsoft");
+    c.feed = r.text("feed");
+    c.view = r.text("view");
+    c.token_hash = r.text("token_hash");
+    if (r.bad.empty() && !c.token_hash.empty() && !is_hash(c.token_hash))
+        r.wrong("token_hash", "empty or a SHA-256 in hex");
+    c.key_hash = r.text("key_hash");
+    if (r.bad.empty() && !is_hash(c.key_hash))
+        r.wrong("key_hash", "a SHA-256 in hex");
+    c.client_id = r.text("client_id");
+    c.scope = r.text("scope");
+    c.sealed_token = r.text("sealed_token");
+    c.calendar = r.text("calendar");
+    c.created_at = r.time("created_at");
+}
+
+void read_status(FieldReader& r, Connection& c) {
+    c.last_success = r.optional("last_success");
+    c.last_failure = r.optional("last_failure");
+    c.last_error = r.text("last_error");
+    auto const items = r.count("items");
+    if (items > std::numeric_limits<std::size_t>::max())
+        r.wrong("items", "a count that fits");
+    c.items = static_cast<std::size_t>(items);
+    c.stopped = r.flag("stopped");
+}
+
+} // namespace
+
+bool valid_connection_id(std::string_view id) {
+    constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    return id.size() == 22 && id.find_first_not_of(alphabet) == std::string_view::npos;
+}
+
+std::string connection_hash(std::string_view secret) {
+    static constexpr char hex[] = "0123456789abcdef";
+    auto const d = sha256(secret);
+    std::string out;
+    out.reserve(2 * d.size());
+    for (unsigned char b : d) {
+        out += hex[b >> 4];
+        out += hex[b & 15];
+    }
+    return out;
+}
+
+void copy_status(Connection const& from, Connection& to) {
+    to.last_success = from.last_success;
+    to.last_failure = from.last_failure;
+    to.last_error = from.last_error;
+    to.items = from.items;
+    to.stopped = from.stopped;
+}
+
+std::string to_json(Connection const& c) {
+    json::object root{
+        {"version", record_version},
+        {"id", c.id},
+        {"provider", c.provider},
+        {"feed", c.feed},
+        {"view", c.view},
+        {"token_hash", c.token_hash},
+        {"key_hash", c.key_hash},
+        {"client_id", c.client_id},
+        {"scope", c.scope},
+        {"sealed_token", c.sealed_token},
+        {"calendar", c.calendar},
+        {"created_at", rfc3339(c.created_at)},
+        {"last_success", optional_time(c.last_success)},
+        {"last_failure", optional_time(c.last_failure)},
+        {"last_error", c.last_error},
+        {"items", static_cast<std::uint64_t>(c.items)},
+        {"stopped", c.stopped}};
+    return json::serialize(root);
+}
+
+Result<Connection> connection_from_json(std::string_view text) {
+    std::error_code ec;
+    json::value const v = json::parse(text, ec);
+    if (ec || !v.is_object())
+        return fail(errc::io_error, "the connection record is not a JSON object");
+    auto const& root = v.get_object();
+    auto const* version = root.if_contains("version");
+    if (!version || !version->is_int64() || version->get_int64() != record_version)
+        return fail(
+            errc::io_error,
+            "the connection record is not version 1 (written by a newer icsbridge, or damaged)"
+        );
+    FieldReader r{root, {}};
+    Connection c;
+    read_identity(r, c);
+    read_status(r, c);
+    if (!r.bad.empty())
+        return fail(errc::io_error, "the connection record is malformed: " + r.bad);
+    return c;
+}
+
+} // namespace icsbridge::connect
