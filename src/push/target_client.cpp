@@ -165,6 +165,15 @@ TargetClient::send(std::string method, std::string url, std::string body, Header
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
         co_await wait_for_turn();
+        if (gate_) {
+            auto passing = gate_();
+            bool const open = co_await std::move(passing);
+            if (!open)
+                co_return fail(
+                    errc::shutdown,
+                    name_ + ": stopped while waiting for the shared request budget"
+                );
+        }
         auto authorizing = auth_.authorization();
         auto authorization = co_await std::move(authorizing);
         if (!authorization)
