@@ -103,7 +103,8 @@ class TargetClient {
     Logger const& log() const { return log_; }
 
   private:
-    boost::asio::awaitable<void> wait_for_turn();
+    /** @brief The target's pause and `rate`, then the gate (if any); false: the gate is closed. */
+    boost::asio::awaitable<bool> wait_for_turn();
     /** @brief The status push_retry_wait() judges: a "slow down" answer counts as 429. */
     unsigned judged_status(Result<HttpResponse> const& answer) const;
 
