@@ -132,7 +132,7 @@ unsigned TargetClient::judged_status(Result<HttpResponse> const& answer) const {
     return answer->status;
 }
 
-net::awaitable<void> TargetClient::wait_for_turn() {
+net::awaitable<bool> TargetClient::wait_for_turn() {
     net::steady_timer timer(co_await net::this_coro::executor);
     for (;;) {
         auto const now = steady_clock::now();
@@ -143,10 +143,14 @@ net::awaitable<void> TargetClient::wait_for_turn() {
         }
         auto const wait = rate_.try_take(now);
         if (wait <= steady_clock::duration::zero())
-            co_return;
+            break;
         timer.expires_after(wait);
         co_await timer.async_wait(net::use_awaitable);
     }
+    if (!gate_)
+        co_return true;
+    auto passing = gate_();
+    co_return co_await std::move(passing);
 }
 
 net::awaitable<Result<HttpResponse>>
@@ -164,7 +168,9 @@ TargetClient::send(std::string method, std::string url, std::string body, Header
         co_return fail(errc::upstream_auth, name_ + ": the target has no credentials to send");
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
-        co_await wait_for_turn();
+        auto waiting = wait_for_turn();
+        if (!co_await std::move(waiting))
+            co_return fail(errc::shutdown, name_ + ": stopped while waiting for the shared request budget");
         auto authorizing = auth_.authorization();
         auto authorization = co_await std::move(authorizing);
         if (!authorization)

@@ -66,6 +66,13 @@ using SlowDownTest = std::function<bool(HttpResponse const&)>;
 
 class TargetClient {
   public:
+    /**
+     * @brief A budget the target shares with others, passed before every try (after the target's own
+     * `rate`): a subscriber's connection waits for its turn of `[connect] rate` (connect::gate_of). False:
+     * the service is stopping, and the request ends as errc::shutdown without being sent.
+     */
+    using Gate = std::function<boost::asio::awaitable<bool>()>;
+
     /** @brief A CalDAV target: Basic authorization from its username and password. */
     TargetClient(boost::asio::any_io_executor ex, TargetConfig const& target, Logger log);
     TargetClient(
@@ -83,6 +90,9 @@ class TargetClient {
     boost::asio::awaitable<Result<HttpResponse>>
     send(std::string method, std::string url, std::string body = {}, Headers headers = {});
 
+    /** @brief Every try passes `gate` from now on (none by default: configured targets pace alone). */
+    void set_gate(Gate gate) { gate_ = std::move(gate); }
+
     /** @brief Requests sent so far (every try). */
     std::size_t requests() const { return requests_; }
     /** @brief Answers 412 so far (someone else changed an item between our read and our write). */
@@ -93,13 +103,15 @@ class TargetClient {
     Logger const& log() const { return log_; }
 
   private:
-    boost::asio::awaitable<void> wait_for_turn();
+    /** @brief The target's pause and `rate`, then the gate (if any); false: the gate is closed. */
+    boost::asio::awaitable<bool> wait_for_turn();
     /** @brief The status push_retry_wait() judges: a "slow down" answer counts as 429. */
     unsigned judged_status(Result<HttpResponse> const& answer) const;
 
     std::string name_;
     Authorizer auth_; ///< never logged: holds the password or tokens
     SlowDownTest slow_down_;
+    Gate gate_; ///< empty: no shared budget
     HttpClient http_;
     RateBudget rate_;
     Logger log_;
