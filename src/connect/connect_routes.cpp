@@ -11,6 +11,7 @@
 #include "oauth/provider.hpp"
 #include "oauth/token_endpoint.hpp"
 #include "views/view.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/url/encode.hpp>
@@ -109,7 +110,7 @@ ServerResponse ConnectRoutes::start(Call const& c, std::string_view provider) co
             503,
             message_page("Not available just now", "The server cannot take new connections: ask its operator.")
         );
-    auto const view = view_of(c.url.params());
+    auto const view = connect::view_of(c.url.params());
     auto const today = std::chrono::floor<std::chrono::days>(c.now);
     std::string const query = "?" + view;
     if (auto checked = views::parse_view_params(urls::url_view(query).params(), today); !checked)

@@ -7,6 +7,8 @@
 #include "connect/connections.hpp"
 #include <icsbridge/server.hpp>
 
+#include <boost/url/params_view.hpp>
+
 #include <memory>
 #include <string>
 #include <string_view>

@@ -91,8 +91,8 @@ BOOST_AUTO_TEST_CASE(connections_sharing_a_fair_budget_each_take_their_turns) {
         push::FairBudget budget(ex, Budget{0, std::chrono::seconds(0)});
         push::TargetClient a(ex, target("connection-a"), Logger{});
         push::TargetClient b(ex, target("connection-b"), Logger{});
-        a.set_gate(connect::gate_of(budget, "a"));
-        b.set_gate(connect::gate_of(budget, "b"));
+        a.set_gate(push::gate_of(budget, "a"));
+        b.set_gate(push::gate_of(budget, "b"));
         // Run
         for (auto* c : {&a, &a, &b}) {
             auto sending = c->send("GET", up.base_url() + "/cal/");

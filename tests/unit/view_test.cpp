@@ -243,7 +243,7 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     org.replace(at, 16, "STATUS:CANCELLED");
     auto idx = views::index_calendar(org);
     BOOST_REQUIRE(idx);
-    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}};
+    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}, {}};
     auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
     BOOST_REQUIRE(html);
     // The first event runs until 2027-01-06, so all 34 are still coming on 2026-12-01.
@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked)
 
     auto idx = views::index_calendar(golden("organizer.ics"));
     BOOST_REQUIRE(idx);
-    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, now - 3min, now - 20s};
+    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, now - 3min, now - 20s, {}};
     auto html = agenda_page(*idx, page, now);
     BOOST_REQUIRE(html);
     BOOST_TEST(html->find(">changed 3 min ago, checked 20 s ago</span>") != std::string::npos);
