@@ -99,6 +99,8 @@ RateBudget::settle(std::optional<SharedCalls::Taken> const& taken, clock::time_p
         s.waiting_until = now + taken->wait;
         return std::max<clock::duration>(taken->wait, std::chrono::milliseconds(1));
     }
+    if (s.limit == 0) // Budget's "no budget": every call goes at once
+        return clock::duration::zero();
     if (s.calls.size() < s.limit) {
         s.calls.push_back(now);
         s.waiting_until.reset();

@@ -31,6 +31,7 @@ python=/usr/bin/python3
 . "$src/tests/push/fakeapi/fake_api.sh"
 test_name=push.connect_flow.$provider
 fail_logs="serve.log fake-$provider.log fake-$provider.err"
+fail_skip="info GET \|info POST "
 init_work
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"

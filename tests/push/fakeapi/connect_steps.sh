@@ -30,9 +30,13 @@ connect_as() {
     local loc
     loc=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$public/connect/$provider?feed=club&token=$2${3:+&$3}")
     case "$loc" in "302 $auth_url?"*) loc=${loc#302 } ;; *) fail "the button's address answered $loc" ;; esac
-    for want in state= code_challenge= code_challenge_method=S256 "redirect_uri=http%3A%2F%2F127.0.0.1%3A$port%2Fconnect%2Fcallback"; do
-        case "$loc" in *"$want"*) ;; *) fail "the authorization URL lacks $want: $loc" ;; esac
-    done
+    $python -c '
+import sys, urllib.parse as u
+q = dict(u.parse_qsl(u.urlsplit(sys.argv[1]).query))
+assert q["redirect_uri"] == sys.argv[2] + "/connect/callback", q["redirect_uri"]
+assert q["code_challenge_method"] == "S256" and len(q["code_challenge"]) == 43 and q["state"]
+assert q["response_type"] == "code" and q["client_id"] == "test-client"' "$loc" "$public" ||
+        fail "the authorization URL is not the sign-in asked: $loc"
     callback=$(curl -s -o /dev/null -w '%{redirect_url}' "$loc&login_hint=$1")
     case "$callback" in "$public/connect/callback?"*) ;; *) fail "the provider did not send back to our callback: $callback" ;; esac
     loc=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$callback")
