@@ -23,7 +23,9 @@ ServerResponse page(unsigned status, std::string html) {
         "frame-ancestors 'none'"
     );
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-    r.headers.emplace_back("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: with no-referrer a browser sends the Disconnect form's Origin as "null",
+    // and the Origin check could not tell our page from a sandboxed frame; other sites still get nothing.
+    r.headers.emplace_back("Referrer-Policy", "same-origin");
     r.text = std::move(html);
     return r;
 }

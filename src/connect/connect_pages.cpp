@@ -22,7 +22,7 @@ constexpr std::string_view extra_style =
 std::string head(std::string_view title) {
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                      "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
+                      "<meta name=\"referrer\" content=\"same-origin\"><title>" +
                       html_escape(title) + "</title><style>";
     out.append(page_style);
     out.append(extra_style);
