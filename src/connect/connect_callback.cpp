@@ -28,6 +28,11 @@ ServerResponse refused_sign_in(std::string_view why) {
     return page(400, message_page("This sign-in cannot be used", why));
 }
 
+/** A token endpoint's refusal without the advice for `icsbridge connect`, which is not how this one was made. */
+std::string operator_part(std::string const& message) {
+    return message.substr(0, message.find("; run icsbridge connect"));
+}
+
 ClientOptions token_client(TargetConfig const& t) {
     ClientOptions o;
     o.service_name = std::string(oauth::provider_name(t.type)) + " token endpoint";
@@ -96,7 +101,7 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
     if (!traded || traded->refresh_token.empty()) {
         log_.warn(
             "connect: a " + flow->provider + " sign-in for feed " + feed->name + " failed: " +
-            (traded ? std::string("no refresh token in the answer") : traded.error().message)
+            (traded ? std::string("no refresh token in the answer") : operator_part(traded.error().message))
         );
         co_return page(
             502,
