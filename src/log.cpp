@@ -59,8 +59,16 @@ bool is_secret_param(std::string_view raw_name) {
     std::string const decoded = percent_decoded(raw_name);
     std::string_view const name = decoded;
     // code and state: a sign-in's answer at /connect/callback (the code is worth a token for minutes).
-    static constexpr std::array<std::string_view, 9> names =
-        {"api_key", "token", "access_token", "key", "client_secret", "apikey", "code", "state", "refresh_token"};
+    static constexpr std::array<std::string_view, 9> names = {
+        "api_key",
+        "token",
+        "access_token",
+        "key",
+        "client_secret",
+        "apikey",
+        "code",
+        "state",
+        "refresh_token"};
     for (auto n : names) {
         if (name.size() != n.size())
             continue;

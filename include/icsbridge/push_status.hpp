@@ -3,6 +3,7 @@
 // write, read by the server. A base-layer registry, so neither of those rooms includes the other.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,19 @@ class PushStatus {
   private:
     mutable std::mutex mtx_;
     std::map<std::string, TargetStatus> targets_;
+};
+
+/**
+ * @brief The subscribers' connections ([connect]) as counts only: /healthz and /metrics never name a
+ * connection, its feed link or its account. Written by the connect room every few seconds.
+ */
+struct ConnectionCounts {
+    std::atomic<std::size_t> total{0};
+    std::atomic<std::size_t> in_sync{0}; ///< their last push succeeded
+    std::atomic<std::size_t> failing{0}; ///< their last push failed (reconnect needed, refused, quota)
+    std::atomic<std::size_t> stopped{0}; ///< not pushed: their link revoked, the key changed, the feed gone
+    std::atomic<std::uint64_t> requests{0}; ///< API requests of every connection since start
+    std::atomic<bool> enabled{false};       ///< [connect] is configured: the counts are shown
 };
 
 } // namespace icsbridge

@@ -66,7 +66,8 @@ class HttpMetrics {
 struct Metrics {
     HttpMetrics http;
     UpstreamMetrics upstream;
-    PushStatus push; ///< the push targets (shown to the admin only)
+    PushStatus push;              ///< the push targets (shown to the admin only)
+    ConnectionCounts connections; ///< the subscribers' connections, counted (shown to the admin only)
 };
 
 /** @brief The parts of a request the server looks at; views into the caller's request. */

@@ -5,9 +5,9 @@
 
 #include "cli/connect_wiring.hpp"
 #include "cli/reload_plan.hpp"
-#include "connect/connect_routes.hpp"
 #include "cli/token_keeping.hpp"
 #include "cluster/push_state_rows.hpp"
+#include "connect/connect_routes.hpp"
 #include "push/push_views.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -129,16 +129,21 @@ Service::Service(Config const& cfg, Logger const& log)
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
     );
     server_->set_revoked(revoked_);
-    if (cfg_->connect) {
-        connections_ = cli::make_connections(cfg_, *push_, connection_status_, push_keeping(), log_);
-        server_->set_async_routes(std::make_shared<connect::ConnectRoutes>(*connections_, log_));
-    }
+    wire_connections();
 }
 
 Service::~Service() {
     // A coroutine of the control context may keep the pipeline alive past metrics_: nothing may push there.
     if (current_)
         current_->pipeline->stop_showing_budgets();
+}
+
+void Service::wire_connections() {
+    if (!cfg_->connect)
+        return;
+    connections_ = cli::make_connections(cfg_, *push_, connection_status_, push_keeping(), log_);
+    connections_->count_into(metrics_.connections);
+    server_->set_async_routes(std::make_shared<connect::ConnectRoutes>(*connections_, log_));
 }
 
 void Service::restore() {

@@ -58,6 +58,8 @@ class Service {
 
   private:
     void restore();
+    /** [connect]: the subscribers' connections, and their routes in the server. */
+    void wire_connections();
     void subscribe();
     push::PushService::Turn push_turn();
     push::PushService::Keeping push_keeping();

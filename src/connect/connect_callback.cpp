@@ -28,7 +28,8 @@ ServerResponse refused_sign_in(std::string_view why) {
     return page(400, message_page("This sign-in cannot be used", why));
 }
 
-/** A token endpoint's refusal without the advice for `icsbridge connect`, which is not how this one was made. */
+/** A token endpoint's refusal without the advice for `icsbridge connect`, which is not how this one was made.
+ */
 std::string operator_part(std::string const& message) {
     return message.substr(0, message.find("; run icsbridge connect"));
 }
@@ -41,7 +42,8 @@ ClientOptions token_client(TargetConfig const& t) {
     return o;
 }
 
-Connection new_connection(FlowState const& flow, TargetConfig const& t, std::string const& secret, sys_seconds now) {
+Connection
+new_connection(FlowState const& flow, TargetConfig const& t, std::string const& secret, sys_seconds now) {
     Connection c;
     c.id = ConnectKey::random_id(16);
     c.provider = flow.provider;
@@ -83,8 +85,9 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
             200,
             message_page(
                 "Nothing was connected",
-                error == "access_denied" ? "You did not allow access, so nothing changed in your " + label + "."
-                                         : label + " said \"" + error + "\": nothing was connected.",
+                error == "access_denied"
+                    ? "You did not allow access, so nothing changed in your " + label + "."
+                    : label + " said \"" + error + "\": nothing was connected.",
                 back,
                 "Back to the feed"
             )
@@ -92,35 +95,59 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
     auto target = provider_target(c.cfg, flow->provider, *feed);
     auto const code = param(params, "code");
     if (!target || code.empty())
-        co_return refused_sign_in("The answer holds no code to sign in with: start again from the feed's page.");
-    HttpClient http(co_await net::this_coro::executor, token_client(*target), log_);
+        co_return refused_sign_in(
+            "The answer holds no code to sign in with: start again from the feed's page."
+        );
+    auto connecting = connect_with(c, *flow, *target, code, back);
+    co_return co_await std::move(connecting);
+}
+
+net::awaitable<ServerResponse> ConnectRoutes::connect_with(
+    Call const& c, FlowState const& flow, TargetConfig const& target, std::string code, std::string back
+) {
+    auto const label = std::string(provider_label(flow.provider));
+    HttpClient http(co_await net::this_coro::executor, token_client(target), log_);
     auto trading = oauth::exchange_code(
-        http, *target, code, redirect_uri(c.cfg), flow->verifier, oauth::TargetRef{flow->provider, {}}
+        http,
+        target,
+        code,
+        redirect_uri(c.cfg),
+        flow.verifier,
+        oauth::TargetRef{flow.provider, {}}
     );
     auto traded = co_await std::move(trading);
     if (!traded || traded->refresh_token.empty()) {
         log_.warn(
-            "connect: a " + flow->provider + " sign-in for feed " + feed->name + " failed: " +
+            "connect: a " + flow.provider + " sign-in for feed " + flow.feed + " failed: " +
             (traded ? std::string("no refresh token in the answer") : operator_part(traded.error().message))
         );
         co_return page(
             502,
-            message_page("The sign-in did not finish", label + " did not give access: start again.", back, "Back to the feed")
+            message_page(
+                "The sign-in did not finish",
+                label + " did not give access: start again.",
+                back,
+                "Back to the feed"
+            )
         );
     }
     auto const secret = ConnectKey::random_id(32);
-    auto connection = new_connection(*flow, *target, secret, c.now);
+    auto connection = new_connection(flow, target, secret, c.now);
     auto const id = connection.id;
     auto adding = connections_.add(std::move(connection), traded->refresh_token);
     if (auto added = co_await std::move(adding); !added) {
         log_.warn("connect: a new connection could not be stored: " + added.error().message);
-        co_return page(503, message_page("Try again shortly", "The server cannot store connections just now."));
+        co_return page(
+            503,
+            message_page("Try again shortly", "The server cannot store connections just now.")
+        );
     }
     // Counts only: who connected is the person's business.
-    log_.info("connect: a " + flow->provider + " calendar was connected to feed " + feed->name);
+    log_.info("connect: a " + flow.provider + " calendar was connected to feed " + flow.feed);
     co_return redirect(
         303,
-        c.cfg.server.public_url + std::string(manage_prefix) + id + "?key=" + urls::encode(secret, urls::unreserved_chars)
+        c.cfg.server.public_url + std::string(manage_prefix) + id +
+            "?key=" + urls::encode(secret, urls::unreserved_chars)
     );
 }
 

@@ -56,7 +56,8 @@ std::string title_of(FeedConfig const& feed) {
     return feed.title.empty() ? feed.name : feed.title;
 }
 
-std::optional<TargetConfig> provider_target(Config const& cfg, std::string_view provider, FeedConfig const& f) {
+std::optional<TargetConfig>
+provider_target(Config const& cfg, std::string_view provider, FeedConfig const& f) {
     if (!cfg.connect)
         return std::nullopt;
     auto const& p = provider == "google" ? cfg.connect->google : cfg.connect->microsoft;

@@ -38,7 +38,8 @@ std::string feed_page_url(Config const& cfg, FeedConfig const& feed, std::string
 std::string title_of(FeedConfig const& feed);
 /** @brief The provider's settings under [connect], the calendar named after the feed (Google then asks
  * only for calendars it creates); nullopt when [connect] does not offer the provider. */
-std::optional<TargetConfig> provider_target(Config const& cfg, std::string_view provider, FeedConfig const& f);
+std::optional<TargetConfig>
+provider_target(Config const& cfg, std::string_view provider, FeedConfig const& f);
 /** @brief scheme://host[:port] of an absolute URL; empty when it is not one. */
 std::string origin_of(std::string_view url);
 

@@ -48,8 +48,10 @@ std::string_view provider_label(std::string_view provider) {
     return provider == "google" ? "Google Calendar" : "Outlook";
 }
 
-std::string message_page(std::string_view heading, std::string_view text, std::string_view href, std::string_view link) {
-    std::string out = head(heading) + "<h1>" + html_escape(heading) + "</h1>\n<p>" + html_escape(text) + "</p>\n";
+std::string
+message_page(std::string_view heading, std::string_view text, std::string_view href, std::string_view link) {
+    std::string out =
+        head(heading) + "<h1>" + html_escape(heading) + "</h1>\n<p>" + html_escape(text) + "</p>\n";
     if (!href.empty())
         out += "<p><a href=\"" + html_escape(href) + "\">" + html_escape(link) + "</a></p>\n";
     return out + "</main></body></html>\n";
@@ -70,22 +72,28 @@ std::string connection_page(ConnectionPage const& p) {
     std::string out = head("Keeping " + p.feed_title + " in sync");
     out += "<h1>" + html_escape(p.feed_title) + " in your " + std::string(label) + "</h1>\n";
     out += "<div class=\"card\"><dl>\n<dt>Status</dt><dd id=\"status\" class=\"" +
-           std::string(status == "In sync" ? "ok" : status == "Setting up" ? "muted" : "bad") + "\">" + status +
-           "</dd>\n<dt>Calendar</dt><dd>" + html_escape(c.calendar) + " in your " + std::string(label) +
-           "</dd>\n<dt>Feed</dt><dd>" + html_escape(c.feed) +
-           (c.view.empty() ? std::string() : " (" + html_escape(c.view) + ")") + "</dd>\n<dt>Last update</dt><dd id=\"last-push\">" +
-           when(c.last_success, p.now) + "</dd>\n<dt>Events</dt><dd id=\"items\">" + std::to_string(c.items) +
-           "</dd>\n";
+           std::string(
+               status == "In sync"      ? "ok"
+               : status == "Setting up" ? "muted"
+                                        : "bad"
+           ) +
+           "\">" + status + "</dd>\n<dt>Calendar</dt><dd>" + html_escape(c.calendar) + " in your " +
+           std::string(label) + "</dd>\n<dt>Feed</dt><dd>" + html_escape(c.feed) +
+           (c.view.empty() ? std::string() : " (" + html_escape(c.view) + ")") +
+           "</dd>\n<dt>Last update</dt><dd id=\"last-push\">" + when(c.last_success, p.now) +
+           "</dd>\n<dt>Events</dt><dd id=\"items\">" + std::to_string(c.items) + "</dd>\n";
     if (!c.last_error.empty())
         out += "<dt>Problem</dt><dd id=\"error\">" + html_escape(c.last_error) + "</dd>\n";
-    out += "</dl></div>\n<p class=\"muted\">Changes to the feed reach this calendar within seconds. Keep this "
-           "page's address: it is the only way to manage the connection.</p>\n";
+    out +=
+        "</dl></div>\n<p class=\"muted\">Changes to the feed reach this calendar within seconds. Keep this "
+        "page's address: it is the only way to manage the connection.</p>\n";
     out += "<form class=\"card\" method=\"post\" action=\"" + html_escape(p.action) +
            "\"><h2>Disconnect</h2><p>Stops the updates and withdraws icsbridge's access to your " +
            std::string(label) + ".</p><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(p.csrf) +
            "\"><label><input type=\"checkbox\" id=\"delete_calendar\" name=\"delete_calendar\" value=\"1\"> "
            "Also delete the calendar \"" +
-           html_escape(c.calendar) + "\" it made</label><button id=\"disconnect\" type=\"submit\">Disconnect</button></form>\n";
+           html_escape(c.calendar) +
+           "\" it made</label><button id=\"disconnect\" type=\"submit\">Disconnect</button></form>\n";
     return out + "</main></body></html>\n";
 }
 

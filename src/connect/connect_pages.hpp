@@ -23,7 +23,7 @@ std::string message_page(
 struct ConnectionPage {
     Connection connection;
     std::string feed_title;
-    std::string csrf; ///< the form's CSRF token
+    std::string csrf;   ///< the form's CSRF token
     std::string action; ///< the Disconnect form's URL: the page's own, key included
     std::chrono::sys_seconds now{};
 };

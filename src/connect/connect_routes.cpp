@@ -74,8 +74,7 @@ ConnectRoutes::handle(ServerRequest const& req, std::shared_ptr<Config const> cf
     Call const c{req, *cfg, *url, now};
     std::string const path = url->path();
     bool const manage_path = path.starts_with(manage_prefix);
-    bool const allowed =
-        req.method == "GET" || req.method == "HEAD" || (manage_path && req.method == "POST");
+    bool const allowed = req.method == "GET" || req.method == "HEAD" || (manage_path && req.method == "POST");
     if (!allowed) {
         auto r = page(405, message_page("Method not allowed", "This address does not take that method."));
         r.headers.emplace_back("Allow", manage_path ? "GET, HEAD, POST" : "GET, HEAD");
@@ -108,7 +107,10 @@ ServerResponse ConnectRoutes::start(Call const& c, std::string_view provider) co
     if (!connections_.accepting())
         return page(
             503,
-            message_page("Not available just now", "The server cannot take new connections: ask its operator.")
+            message_page(
+                "Not available just now",
+                "The server cannot take new connections: ask its operator."
+            )
         );
     auto const view = connect::view_of(c.url.params());
     auto const today = std::chrono::floor<std::chrono::days>(c.now);

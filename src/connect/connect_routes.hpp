@@ -5,6 +5,7 @@
 #pragma once
 
 #include "connect/connections.hpp"
+#include "connect/flow_state.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/url/params_view.hpp>
@@ -38,6 +39,10 @@ class ConnectRoutes final : public AsyncRoutes {
     struct Call;
     ServerResponse start(Call const& c, std::string_view provider) const;
     boost::asio::awaitable<ServerResponse> finish(Call const& c);
+    /** The code traded for the person's refresh token, the connection stored; their page, or why not. */
+    boost::asio::awaitable<ServerResponse> connect_with(
+        Call const& c, FlowState const& flow, TargetConfig const& target, std::string code, std::string back
+    );
     boost::asio::awaitable<ServerResponse> manage(Call const& c, std::string_view id);
     boost::asio::awaitable<ServerResponse> disconnect(Call const& c, std::string_view id);
     boost::asio::awaitable<Result<void>> undo_at_provider(Connection const& c, bool delete_calendar);

@@ -51,7 +51,10 @@ net::awaitable<ServerResponse> ConnectRoutes::manage(Call const& c, std::string_
     auto finding = connections_.find(std::string(id), key);
     auto found = co_await std::move(finding);
     if (!found)
-        co_return page(503, message_page("Try again shortly", "The server cannot read connections just now."));
+        co_return page(
+            503,
+            message_page("Try again shortly", "The server cannot read connections just now.")
+        );
     if (!*found)
         co_return nothing_here();
     auto const* feed = c.cfg.find_feed((*found)->feed);
@@ -60,7 +63,8 @@ net::awaitable<ServerResponse> ConnectRoutes::manage(Call const& c, std::string_
     p.feed_title = feed ? title_of(*feed) : (*found)->feed;
     p.csrf = csrf_token(connections_.key(), (*found)->id);
     // The form posts to this very address (key included): POST /connections/ID?key=K.
-    p.action = std::string(manage_prefix) + (*found)->id + "?key=" + urls::encode(key, urls::unreserved_chars);
+    p.action =
+        std::string(manage_prefix) + (*found)->id + "?key=" + urls::encode(key, urls::unreserved_chars);
     p.now = c.now;
     co_return page(200, connection_page(p));
 }
@@ -72,7 +76,10 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     auto finding = connections_.find(std::string(id), key);
     auto found = co_await std::move(finding);
     if (!found)
-        co_return page(503, message_page("Try again shortly", "The server cannot read connections just now."));
+        co_return page(
+            503,
+            message_page("Try again shortly", "The server cannot read connections just now.")
+        );
     if (!*found)
         co_return nothing_here();
     // A form another site made the browser send carries neither our CSRF token nor our Origin.
@@ -86,16 +93,25 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     if (!undone && undone.error().code == errc::usage)
         co_return page(
             502,
-            message_page("The calendar could not be deleted", undone.error().message + " Nothing else was changed.")
+            message_page(
+                "The calendar could not be deleted",
+                undone.error().message + " Nothing else was changed."
+            )
         );
     auto removing = connections_.remove(**found);
     if (auto removed = co_await std::move(removing); !removed)
-        co_return page(503, message_page("Try again shortly", "The server cannot change connections just now."));
-    log_.info("connect: a " + (*found)->provider + " calendar of feed " + (*found)->feed + " was disconnected");
+        co_return page(
+            503,
+            message_page("Try again shortly", "The server cannot change connections just now.")
+        );
+    log_.info(
+        "connect: a " + (*found)->provider + " calendar of feed " + (*found)->feed + " was disconnected"
+    );
     auto const label = std::string(provider_label((*found)->provider));
     std::string text = "Updates have stopped. ";
-    text += delete_calendar ? "The calendar \"" + (*found)->calendar + "\" was deleted from your " + label + ". "
-                            : "The calendar \"" + (*found)->calendar + "\" stays in your " + label + " as it is. ";
+    text += delete_calendar
+                ? "The calendar \"" + (*found)->calendar + "\" was deleted from your " + label + ". "
+                : "The calendar \"" + (*found)->calendar + "\" stays in your " + label + " as it is. ";
     if (!undone)
         text += "icsbridge could not withdraw its access itself (" + undone.error().message + ").";
     else if ((*found)->provider == "microsoft")

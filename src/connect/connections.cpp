@@ -213,7 +213,11 @@ push::Authorizer make_authorizer(
         if (!refresh)
             return refresh.error();
         return std::optional<oauth::StoredToken>{oauth::StoredToken{
-            (*rec)->provider, (*rec)->client_id, (*rec)->scope, std::move(*refresh), (*rec)->created_at}};
+            (*rec)->provider,
+            (*rec)->client_id,
+            (*rec)->scope,
+            std::move(*refresh),
+            (*rec)->created_at}};
     };
     keeping.save = [store, key, id](oauth::StoredToken const& t) -> Result<void> {
         auto rec = store->get(id);
@@ -241,8 +245,10 @@ push::Authorizer Connections::authorizer(net::any_io_executor ex, Connection con
 void Connections::tick() {
     sync();
     write_back();
-    timer_.expires_after(poll_.count() > 0 ? std::min<std::chrono::seconds>(poll_, std::chrono::seconds(5))
-                                           : std::chrono::seconds(5));
+    timer_.expires_after(
+        poll_.count() > 0 ? std::min<std::chrono::seconds>(poll_, std::chrono::seconds(5))
+                          : std::chrono::seconds(5)
+    );
     timer_.async_wait([this](boost::system::error_code const& ec) {
         if (!ec)
             tick();
@@ -306,7 +312,8 @@ void Connections::offer() {
 
 void Connections::write_back() {
     // What the person's page shows lives with the record, so any replica can show it.
-    for (auto const& s : status_.snapshot()) {
+    auto const statuses = status_.snapshot();
+    for (auto const& s : statuses) {
         if (s.reconciles == 0)
             continue;
         auto w = written_.find(s.name);
@@ -323,6 +330,35 @@ void Connections::write_back() {
         if (auto put = store_->put_status(k->second); put)
             written_[s.name] = s;
     }
+    count(statuses);
+}
+
+void Connections::count(std::vector<TargetStatus> const& statuses) {
+    auto* counts = counts_.load();
+    if (!counts)
+        return;
+    std::size_t in_sync = 0, failing = 0, stopped = 0;
+    for (auto const& [id, c] : known_) {
+        if (c.stopped)
+            ++stopped;
+        else if (!c.last_error.empty())
+            ++failing;
+        else if (c.last_success)
+            ++in_sync;
+    }
+    // A counter never goes back: each loop's new requests are added, a loop gone takes nothing away.
+    std::uint64_t added = 0;
+    for (auto const& s : statuses) {
+        auto& seen = requests_[s.name];
+        added += s.requests >= seen ? s.requests - seen : s.requests;
+        seen = s.requests;
+    }
+    counts->enabled = true;
+    counts->total = known_.size();
+    counts->in_sync = in_sync;
+    counts->failing = failing;
+    counts->stopped = stopped;
+    counts->requests += added;
 }
 
 } // namespace icsbridge::connect

@@ -19,8 +19,8 @@
 
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -101,6 +101,8 @@ class Connections {
     void stop_pushing(Connection const& c) { push_.drop_connection(target_name(c.id)); }
     /** @brief Stops pushing `c` and forgets it (its record, push state). */
     boost::asio::awaitable<Result<void>> remove(Connection c);
+    /** @brief Where the counts /metrics and /healthz show are kept (must outlive this). */
+    void count_into(ConnectionCounts& counts) { counts_ = &counts; }
     /** @brief The executor store calls run on (tests). */
     boost::asio::any_io_executor executor() { return ioc_.get_executor(); }
 
@@ -109,6 +111,7 @@ class Connections {
     boost::asio::awaitable<T> on_own_thread(Fn fn);
     void sync();
     void write_back();
+    void count(std::vector<TargetStatus> const& statuses);
     void tick();
     void offer();
 
@@ -125,6 +128,8 @@ class Connections {
     std::optional<std::uint64_t> generation_;        ///< own thread's: the store's when last listed
     std::map<std::string, Connection> known_;        ///< own thread's: the records as last listed
     std::map<std::string, TargetStatus> written_;    ///< own thread's: the status last written back
+    std::map<std::string, std::uint64_t> requests_;  ///< own thread's: each loop's request count last seen
+    std::atomic<ConnectionCounts*> counts_{nullptr}; ///< set once, read by the own thread
     boost::asio::io_context ioc_{1};
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_;
     boost::asio::steady_timer timer_{ioc_};

@@ -1,8 +1,7 @@
 // File: calendar_apis.cpp
 // The adapter for a target's type.
-#include "push/calendar_api.hpp"
-
 #include "push/api_json.hpp"
+#include "push/calendar_api.hpp"
 
 // GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
 #if defined(__GNUC__) && !defined(__clang__)

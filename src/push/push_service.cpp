@@ -102,17 +102,16 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
         auto const period = period_of(*cfg, feeds);
         auto auth = authorizers_ && t.type != TargetType::caldav ? authorizers_(ioc_.get_executor(), t)
                                                                  : Authorizer{};
-        start(
-            name,
-            std::make_shared<TargetLoop>(
-                ioc_.get_executor(),
-                t,
-                std::move(feeds),
-                period,
-                TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}},
-                std::move(auth)
-            )
+        auto loop = std::make_shared<TargetLoop>(
+            ioc_.get_executor(),
+            t,
+            std::move(feeds),
+            period,
+            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}},
+            std::move(auth)
         );
+        loops_.emplace(name, loop);
+        start(name, std::move(loop));
     }
 }
 

@@ -105,13 +105,13 @@ class PushService {
     boost::asio::io_context ioc_{1};
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_;
     PushStatus* connection_status_;
-    std::map<std::string, std::shared_ptr<TargetLoop>> loops_; ///< the push thread's alone
+    std::map<std::string, std::shared_ptr<TargetLoop>> loops_;            ///< the push thread's alone
     std::map<std::string, std::shared_ptr<TargetLoop>> connection_loops_; ///< the push thread's alone
     std::shared_ptr<Config const> cfg_;                                   ///< the push thread's alone
     std::shared_ptr<FairBudget> shared_; ///< the connections' budget (its waiters hold it too)
-    bool stopping_ = false;                                    ///< the push thread's alone
-    int running_ = 0;                                          ///< loops not yet ended (push thread)
-    std::thread thread_;                                       ///< last: starts once the rest exists
+    bool stopping_ = false;              ///< the push thread's alone
+    int running_ = 0;                    ///< loops not yet ended (push thread)
+    std::thread thread_;                 ///< last: starts once the rest exists
 };
 
 } // namespace icsbridge::push

@@ -36,7 +36,7 @@ TargetLoop::TargetLoop(
     Deps deps,
     Authorizer auth
 )
-        : target_(std::move(target))
+    : target_(std::move(target))
     , feeds_(std::move(feeds))
     , period_(period)
     , deps_(std::move(deps))

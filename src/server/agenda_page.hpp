@@ -9,8 +9,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace icsbridge {
 

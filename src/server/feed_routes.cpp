@@ -10,8 +10,8 @@
 #include <icsbridge/revoked_tokens.hpp>
 
 #include <boost/url/encode.hpp>
-#include <boost/url/url.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
+#include <boost/url/url.hpp>
 
 namespace icsbridge::server_detail {
 
@@ -47,7 +47,8 @@ ServerResponse refused(Ctx const& c, std::string_view name, std::string const& t
 }
 
 /** @brief [connect]'s buttons: each starts a sign-in for this feed, with the page's token and view. */
-std::vector<AgendaPage::Button> connect_buttons(Ctx const& c, FeedConfig const& feed, std::string const& token) {
+std::vector<AgendaPage::Button>
+connect_buttons(Ctx const& c, FeedConfig const& feed, std::string const& token) {
     std::vector<AgendaPage::Button> out;
     if (!c.cfg.connect)
         return out;

@@ -215,8 +215,10 @@ metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const&
     append_budgets(out, metrics.upstream.budgets());
     if (auto c = store.cluster_connected())
         append_cluster(out, *c, statuses);
-    if (details) // a target names a person's calendar: the admin's to see
+    if (details) { // a target names a person's calendar: the admin's to see
         append_push_metrics(out, metrics.push);
+        append_connection_metrics(out, metrics.connections);
+    }
     return out;
 }
 

@@ -95,8 +95,11 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
     }
     root["ok"] = all_ok;
     root["details"] = details;
-    if (details) // a target names a person's calendar: the admin's to see
+    if (details) { // a target names a person's calendar: the admin's to see; connections only as counts
         root["targets"] = targets_json(metrics.push);
+        if (auto c = connections_json(metrics.connections); !c.is_null())
+            root["connections"] = std::move(c);
+    }
     root["budgets"] = budgets_json(metrics);
     // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)
     // only to the admin.

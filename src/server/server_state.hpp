@@ -70,7 +70,7 @@ struct ServerState {
     std::size_t max_connections = 0;
     ClientLimit clients; ///< connections per client address ([server] max_connections_per_client)
     std::shared_ptr<RevokedTokens const> revoked; ///< set before run(); null: no token answers 410
-    std::shared_ptr<AsyncRoutes> async_routes;   ///< set before run(); null: no connect routes
+    std::shared_ptr<AsyncRoutes> async_routes;    ///< set before run(); null: no connect routes
     std::atomic<bool> stopping{false};
     /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
     int spare_fd = -1;

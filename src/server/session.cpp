@@ -257,7 +257,15 @@ net::awaitable<Next> answer(
         res.route = Route::connect;
         res.head = sreq.method == "HEAD";
     } else
-        res = handle_request(sreq, impl.store, impl.views, impl.metrics, *impl.live->get(), now, impl.revoked.get());
+        res = handle_request(
+            sreq,
+            impl.store,
+            impl.views,
+            impl.metrics,
+            *impl.live->get(),
+            now,
+            impl.revoked.get()
+        );
     bool keep = req.keep_alive() && !impl.stopping && !body_unread;
     auto wec = co_await send(st, req.version(), res, date_header(now), keep);
     impl.metrics.http.count(res.route, res.status);

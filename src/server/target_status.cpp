@@ -101,4 +101,30 @@ void append_push_metrics(std::string& out, PushStatus const& push) {
     );
 }
 
+void append_connection_metrics(std::string& out, ConnectionCounts const& c) {
+    if (!c.enabled)
+        return;
+    out += "# HELP icsbridge_connections Subscribers' connected calendars ([connect]), by state.\n"
+           "# TYPE icsbridge_connections gauge\n";
+    out += "icsbridge_connections{state=\"in_sync\"} " + std::to_string(c.in_sync.load()) + "\n";
+    out += "icsbridge_connections{state=\"failing\"} " + std::to_string(c.failing.load()) + "\n";
+    out += "icsbridge_connections{state=\"stopped\"} " + std::to_string(c.stopped.load()) + "\n";
+    auto const waiting = c.total - std::min<std::size_t>(c.total, c.in_sync + c.failing + c.stopped);
+    out += "icsbridge_connections{state=\"setting_up\"} " + std::to_string(waiting) + "\n";
+    out += "# HELP icsbridge_connection_requests_total API requests of every connection since start.\n"
+           "# TYPE icsbridge_connection_requests_total counter\n"
+           "icsbridge_connection_requests_total " +
+           std::to_string(c.requests.load()) + "\n";
+}
+
+json::value connections_json(ConnectionCounts const& c) {
+    if (!c.enabled)
+        return nullptr;
+    return json::object{
+        {"total", c.total.load()},
+        {"in_sync", c.in_sync.load()},
+        {"failing", c.failing.load()},
+        {"stopped", c.stopped.load()}};
+}
+
 } // namespace icsbridge

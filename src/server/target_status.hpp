@@ -5,6 +5,7 @@
 #include <icsbridge/push_status.hpp>
 
 #include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
 
 #include <string>
 
@@ -17,5 +18,11 @@ boost::json::array targets_json(PushStatus const& push);
 
 /** @brief The icsbridge_push_* series. */
 void append_push_metrics(std::string& out, PushStatus const& push);
+
+/** @brief icsbridge_connections{state} and icsbridge_connection_requests_total: counts, nothing more. */
+void append_connection_metrics(std::string& out, ConnectionCounts const& c);
+
+/** @brief {"total", "in_sync", "failing", "stopped"}; null without [connect]. */
+boost::json::value connections_json(ConnectionCounts const& c);
 
 } // namespace icsbridge
