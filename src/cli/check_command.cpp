@@ -4,6 +4,7 @@
 #include "cli/check_command.hpp"
 
 #include "cli/terminal_text.hpp"
+#include "connect/connect_key.hpp"
 #include "oauth/provider.hpp"
 #include "oauth/token_store.hpp"
 #include "views/view.hpp"
@@ -111,7 +112,7 @@ void print_targets(Config const& cfg) {
     }
 }
 
-/** "readable", or what is wrong with [connect]'s key file and how to make one (its content is never read). */
+/** "readable", or what is wrong with [connect]'s key file and how to make one (its content never shown). */
 std::string key_file_state(std::string const& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -123,6 +124,8 @@ std::string key_file_state(std::string const& path) {
         return "not a regular file" + make;
     if (!std::ifstream(path, std::ios::binary).is_open())
         return "not readable by this user";
+    if (!connect::ConnectKey::from_file(path)) // what is wrong with its content is never printed
+        return "not a key: it must hold 64 hex digits or 32 raw bytes" + make;
     if ((st.permissions() & (fs::perms::group_read | fs::perms::others_read)) != fs::perms::none)
         return "readable by others: chmod 600 " + path;
     return "readable";

@@ -36,6 +36,13 @@ grep -qF "key file:  $work/connect.key (missing; make one with: openssl rand -he
     "$work/out" || fail "a missing key file is not said to be missing"
 grep -qF "warning: [connect] key_file $work/connect.key: missing" "$work/err" || fail "no warning for a missing key file"
 
+echo "not a key at all" >"$work/connect.key"
+chmod 600 "$work/connect.key"
+check
+grep -qF "key file:  $work/connect.key (not a key: it must hold 64 hex digits or 32 raw bytes; make one with" "$work/out" ||
+    fail "a key file that holds no key is not said to be"
+grep -qF "not a key at all" "$work/out" "$work/err" && fail "check printed the key file's content"
+
 openssl rand -hex 32 >"$work/connect.key"
 chmod 644 "$work/connect.key"
 check

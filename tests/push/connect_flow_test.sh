@@ -17,7 +17,8 @@
 #              upstream change reaches ana's calendar but not his
 #   disconnect ana disconnects (CSRF token from her page) without deleting: updates stop, the calendar stays,
 #              the grant is revoked (Google; Microsoft has no revocation endpoint), the page is 404
-#   rekey      bob's token back, a restart with another key file: his page says "Reconnect needed"
+#   rekey      bob's token back and a restart: his connection goes on ("In sync"); a restart with another
+#              key file: his page says "Reconnect needed", nothing crashes
 # No secret (tokens, keys, the client secret) and no account name in the log.
 #   connect_flow_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR PROVIDER
 set -u

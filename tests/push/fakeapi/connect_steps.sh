@@ -153,7 +153,12 @@ step_disconnect() {
 }
 
 step_rekey() {
+    # His token back and a restart with the same key: his connection is still there, and goes on.
     write_config ", bob = \"$bob\""
+    stop_icsbridge
+    start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log.1"
+    page_says "$bob_page" "In sync" 15
+    cat "$work/serve.log.1" >>"$work/serve.log"
     stop_icsbridge
     openssl rand -hex 32 >"$work/connect.key"
     start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log.2"
