@@ -1,6 +1,6 @@
 // File: check_command.cpp
-// `icsbridge check`: what the config sets up, feed by feed, with the warnings of a config that is valid but
-// risky (on stderr; the exit status stays 0).
+// `icsbridge check`: what the config sets up, feed by feed, then the targets and [connect], with the warnings
+// of a config that is valid but risky (on stderr; the exit status stays 0).
 #include "cli/check_command.hpp"
 
 #include "cli/terminal_text.hpp"
@@ -11,6 +11,8 @@
 #include <icsbridge/store.hpp>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 namespace icsbridge::cli {
 
@@ -109,6 +111,55 @@ void print_targets(Config const& cfg) {
     }
 }
 
+/** "readable", or what is wrong with [connect]'s key file and how to make one (its content is never read). */
+std::string key_file_state(std::string const& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto const st = fs::status(path, ec);
+    std::string const make = "; make one with: openssl rand -hex 32 > " + path + " && chmod 600 " + path;
+    if (!fs::exists(st))
+        return "missing" + make;
+    if (!fs::is_regular_file(st))
+        return "not a regular file" + make;
+    if (!std::ifstream(path, std::ios::binary).is_open())
+        return "not readable by this user";
+    if ((st.permissions() & (fs::perms::group_read | fs::perms::others_read)) != fs::perms::none)
+        return "readable by others: chmod 600 " + path;
+    return "readable";
+}
+
+/** [connect]: the providers subscribers may connect, the key file and the shared rate; secrets as "set". */
+void print_connect(Config const& cfg) {
+    if (!cfg.connect)
+        return;
+    auto const& c = *cfg.connect;
+    std::printf("\nconnect (subscribers connect their own calendars from a feed's page)\n");
+    for (auto const* provider : {&c.google, &c.microsoft}) {
+        if (!*provider)
+            continue;
+        auto const& t = **provider;
+        std::string const label = t.name + ":";
+        std::string const tenant = t.type == TargetType::microsoft ? ", tenant " + t.tenant : "";
+        std::printf(
+            "  %-10s client %s (%s)%s\n",
+            label.c_str(),
+            t.client_id.c_str(),
+            t.client_secret.empty() ? "no client secret" : "client secret set",
+            tenant.c_str()
+        );
+    }
+    auto const state = key_file_state(c.key_file);
+    std::printf("  key file:  %s (%s)\n", c.key_file.c_str(), state.c_str());
+    if (state != "readable")
+        print_err("icsbridge: warning: [connect] key_file " + c.key_file + ": " + state);
+    std::printf(
+        "  rate:      %zu requests per %s for all connections, at most %d at once per connection\n",
+        c.rate.calls,
+        format_duration(c.rate.period).c_str(),
+        c.max_concurrency
+    );
+}
+
 /** The counts, where the server listens, the cluster and the webhook URLs (without their secrets). */
 void print_service(Config const& cfg) {
     std::printf(
@@ -198,6 +249,7 @@ int check_command(Config const& cfg) {
     for (auto const& f : cfg.feeds)
         print_feed(cfg, f);
     print_targets(cfg);
+    print_connect(cfg);
     if (cfg.feeds.empty())
         std::printf("\nno feeds defined: add a [feeds.NAME] table\n");
     return 0;

@@ -48,9 +48,13 @@ std::string feed_url(Config const& cfg, FeedConfig const& feed) {
 namespace config_detail {
 
 void Reader::read(toml::table const& root, Config& cfg) {
-    if (!check_keys(root, "the top level", {"server", "storage", "cluster", "sources", "targets", "feeds"}))
+    if (!check_keys(
+            root,
+            "the top level",
+            {"server", "storage", "cluster", "sources", "targets", "connect", "feeds"}
+        ))
         return;
-    for (std::string_view key : {"server", "storage", "cluster", "sources", "targets", "feeds"})
+    for (std::string_view key : {"server", "storage", "cluster", "sources", "targets", "connect", "feeds"})
         if (auto const* n = root.get(key); n && !n->is_table()) {
             fail_at(n->source(), std::string(key) + " must be a table ([" + std::string(key) + "])");
             return;
@@ -81,6 +85,11 @@ void Reader::read(toml::table const& root, Config& cfg) {
         read_targets(*targets, cfg);
     if (failed())
         return;
+    if (auto const* t = root.get_as<toml::table>("connect")) {
+        read_connect(*t, cfg.connect.emplace());
+        if (failed())
+            return;
+    }
     if (auto const* feeds = root.get_as<toml::table>("feeds"))
         read_feeds(*feeds, cfg);
 }

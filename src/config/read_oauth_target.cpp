@@ -1,6 +1,7 @@
 // File: read_oauth_target.cpp
 // [targets.NAME] of type google or microsoft: the OAuth client (client_id, client_secret*), the calendar by
 // name or id, the Entra tenant, and the endpoints, which default to the provider's own (tenant filled in).
+// The client, tenant and endpoint readers serve [connect]'s providers too (read_connect.cpp).
 #include "config/reader.hpp"
 
 #include <string_view>
@@ -44,13 +45,28 @@ void Reader::read_oauth_target(toml::table const& t, std::string const& where, T
     bool const google = out.type == TargetType::google;
     if (!check_oauth_keys(t, where, google))
         return;
+    read_oauth_client(
+        t,
+        where,
+        "the id of your OAuth client; the README's \"Connecting Google Calendar and Microsoft 365\" says how "
+        "to make one",
+        out
+    );
+    if (failed())
+        return;
+    read_oauth_calendar(t, where, out);
+    if (!google)
+        read_tenant(t, out);
+    if (failed())
+        return;
+    read_oauth_endpoints(t, out);
+}
+
+void Reader::read_oauth_client(
+    toml::table const& t, std::string const& where, std::string const& hint, TargetConfig& out
+) {
     if (!t.contains("client_id")) {
-        fail_at(
-            t.source(),
-            where +
-                " needs client_id (the id of your OAuth client; the README's \"Connecting Google Calendar "
-                "and Microsoft 365\" says how to make one)"
-        );
+        fail_at(t.source(), where + " needs client_id (" + hint + ")");
         return;
     }
     if (auto v = str(t, "client_id"))
@@ -58,26 +74,22 @@ void Reader::read_oauth_target(toml::table const& t, std::string const& where, T
     if (failed())
         return;
     read_secret_of(t, where, "client_secret", false, out.client_secret);
-    if (failed())
+}
+
+void Reader::read_tenant(toml::table const& t, TargetConfig& out) {
+    auto v = str(t, "tenant");
+    if (!v)
         return;
-    read_oauth_calendar(t, where, out);
-    if (!google)
-        if (auto v = str(t, "tenant")) {
-            if (!valid_tenant(*v)) {
-                fail_at(
-                    t.get("tenant")->source(),
-                    "tenant = \"" + *v +
-                        "\" is not a tenant: use common, organizations, consumers, a directory (tenant) id "
-                        "or "
-                        "a domain such as contoso.onmicrosoft.com"
-                );
-                return;
-            }
-            out.tenant = *v;
-        }
-    if (failed())
+    if (!valid_tenant(*v)) {
+        fail_at(
+            t.get("tenant")->source(),
+            "tenant = \"" + *v +
+                "\" is not a tenant: use common, organizations, consumers, a directory (tenant) id or a "
+                "domain such as contoso.onmicrosoft.com"
+        );
         return;
-    read_oauth_endpoints(t, out);
+    }
+    out.tenant = *v;
 }
 
 bool Reader::check_oauth_keys(toml::table const& t, std::string const& where, bool google) {
@@ -89,7 +101,7 @@ bool Reader::check_oauth_keys(toml::table const& t, std::string const& where, bo
             : " (a microsoft target signs in over OAuth: client_id, then icsbridge connect; url, username "
               "and password are keys of caldav targets)";
     Keys const tenant{"tenant"}, none{}; // tenant: a key of microsoft targets alone
-    auto const allowed = key_list(google ? none : tenant, target_keys, oauth_target_keys);
+    auto const allowed = key_list(google ? none : tenant, target_keys, oauth_client_keys, oauth_target_keys);
     auto const elsewhere = key_list(google ? tenant : none, caldav_target_keys);
     bool const ok = check_keys(t, where, allowed, elsewhere);
     note_.clear();

@@ -23,8 +23,11 @@ void Reader::read_target(std::string const& name, toml::table const& t, TargetCo
     out.line = static_cast<int>(t.source().begin.line);
     if (!t.contains("type")) {
         // A misspelt `type` is named as such before its absence is.
-        bool const keys_ok =
-            check_keys(t, where, key_list({"tenant"}, target_keys, caldav_target_keys, oauth_target_keys));
+        bool const keys_ok = check_keys(
+            t,
+            where,
+            key_list({"tenant"}, target_keys, caldav_target_keys, oauth_client_keys, oauth_target_keys)
+        );
         if (keys_ok)
             fail_at(t.source(), where + " needs type = \"caldav\", \"google\" or \"microsoft\"");
         return;
@@ -55,7 +58,7 @@ void Reader::read_caldav_target(toml::table const& t, std::string const& where, 
         t,
         where,
         key_list({}, target_keys, caldav_target_keys),
-        key_list({"tenant"}, oauth_target_keys)
+        key_list({"tenant"}, oauth_client_keys, oauth_target_keys)
     );
     note_.clear();
     if (!keys_ok)
@@ -76,22 +79,26 @@ void Reader::read_caldav_target(toml::table const& t, std::string const& where, 
 }
 
 void Reader::read_target_limits(toml::table const& t, TargetConfig& out) {
-    if (auto r = str(t, "rate")) {
-        auto parsed = parse_budget(*r);
-        if (!parsed) {
-            fail_at(
-                t.get("rate")->source(),
-                "rate = \"" + *r +
-                    "\" is not a request rate: use requests/period, e.g. \"300/m\" or \"20/1s\""
-            );
-            return;
-        }
-        out.rate = *parsed;
-    }
+    if (!read_rate(t, out.rate))
+        return;
     if (auto c = integer(t, "max_concurrency", 1, 64))
         out.max_concurrency = static_cast<int>(*c);
     if (auto ca = ca_file(t))
         out.ca_file = *ca;
+}
+
+bool Reader::read_rate(toml::table const& t, Budget& out) {
+    auto r = str(t, "rate");
+    if (!r)
+        return !failed();
+    auto parsed = parse_budget(*r);
+    if (!parsed)
+        return fail_at(
+            t.get("rate")->source(),
+            "rate = \"" + *r + "\" is not a request rate: use requests/period, e.g. \"300/m\" or \"20/1s\""
+        );
+    out = *parsed;
+    return true;
 }
 
 void Reader::read_target_url(toml::table const& t, TargetConfig& out) {

@@ -2,7 +2,8 @@
 // The config loader's insides, shared by its files: the TOML helpers that turn every mistake into
 // `FILE:LINE:COL: what is wrong`, and the Reader that fills a Config (load_config.cpp: the document,
 // [server], [storage]; read_source.cpp: [sources.NAME]; read_feed.cpp: [feeds.NAME]; read_merge.cpp: merged
-// feeds; read_cluster.cpp: [cluster]; read_target.cpp: [targets.NAME], push). Private to src/config/.
+// feeds; read_cluster.cpp: [cluster]; read_target.cpp: [targets.NAME], push; read_connect.cpp: [connect]).
+// Private to src/config/.
 #pragma once
 
 #include "config/suggest.hpp"
@@ -28,20 +29,23 @@ namespace icsbridge::config_detail {
 using Keys = std::initializer_list<std::string_view>;
 using KeyList = std::vector<std::string_view>;
 
-/** The keys of every [targets.NAME], of CalDAV ones alone, and of Google and Microsoft ones alone. */
+/**
+ * The keys of every [targets.NAME], of CalDAV ones alone, of an OAuth client (Google and Microsoft targets,
+ * and [connect.google] / [connect.microsoft]), and of Google and Microsoft targets alone.
+ */
 inline constexpr std::array<std::string_view, 5> target_keys{
     "type", "calendar", "rate", "ca_file", "max_concurrency"};
 inline constexpr std::array<std::string_view, 5> caldav_target_keys{
     "url", "username", "password", "password_env", "password_file"};
-inline constexpr std::array<std::string_view, 8> oauth_target_keys{
+inline constexpr std::array<std::string_view, 7> oauth_client_keys{
     "client_id",
     "client_secret",
     "client_secret_env",
     "client_secret_file",
-    "calendar_id",
     "api_base",
     "auth_url",
     "token_url"};
+inline constexpr std::array<std::string_view, 1> oauth_target_keys{"calendar_id"};
 
 /** The keys of `parts`, in order, plus `more`. */
 template <std::size_t... N>
@@ -314,10 +318,23 @@ class Reader {
     void read_target_url(toml::table const& t, TargetConfig& out);
     void read_oauth_target(toml::table const& t, std::string const& where, TargetConfig& out);
     bool check_oauth_keys(toml::table const& t, std::string const& where, bool google);
+    /** client_id (required: else "WHERE needs client_id (`hint`)") and client_secret / _env / _file. */
+    void read_oauth_client(
+        toml::table const& t, std::string const& where, std::string const& hint, TargetConfig& out
+    );
+    /** microsoft: `tenant`, a name, domain or id that becomes a path segment of the authority URL. */
+    void read_tenant(toml::table const& t, TargetConfig& out);
     void read_oauth_calendar(toml::table const& t, std::string const& where, TargetConfig& out);
     /** api_base, auth_url and token_url, the provider's own where not given; the provider's default rate. */
     void read_oauth_endpoints(toml::table const& t, TargetConfig& out);
     void read_target_limits(toml::table const& t, TargetConfig& out);
+    /** `rate` ("300/m") into `out` when given; false: one that does not parse (reported). */
+    bool read_rate(toml::table const& t, Budget& out);
+    // [connect] (read_connect.cpp): its own keys, then each provider's client as a TargetConfig.
+    void read_connect(toml::table const& t, ConnectConfig& out);
+    void read_connect_provider(toml::table const& connect, TargetType type, ConnectConfig& out);
+    bool check_connect_provider_keys(toml::table const& t, std::string const& where, bool google);
+    void read_revoke_url(toml::table const& t, TargetConfig& out);
     /**
      * A secret given as `key`, `key_env` or `key_file` (one of them; a file loses its trailing newline) into
      * `out`; when not `required`, none of them is fine and leaves `out` as it was.

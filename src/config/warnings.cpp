@@ -29,30 +29,70 @@ bool is_loopback(boost::urls::url_view u) {
     }
 }
 
-/** A target's endpoint that is plain http:// to another machine: what crosses it in the clear. */
+/** The host of a plain http:// URL to another machine; empty for https://, loopback or an unparsable URL. */
+std::string plain_http_host(std::string const& url) {
+    auto u = boost::urls::parse_uri(url);
+    if (!u || u->scheme_id() != boost::urls::scheme::http || is_loopback(*u))
+        return {};
+    return u->host();
+}
+
+/** An OAuth endpoint of `table` that is plain http:// to another machine: what crosses it in the clear. */
 void plain_http_warning(
-    std::string const& target,
+    std::string const& table,
     std::string_view key,
     std::string const& url,
     std::string_view what,
     std::vector<std::string>& out
 ) {
-    auto u = boost::urls::parse_uri(url);
-    if (!u || u->scheme_id() != boost::urls::scheme::http || is_loopback(*u))
+    auto const host = plain_http_host(url);
+    if (host.empty())
         return;
     out.push_back(
-        "[targets." + target + "] " + std::string(key) + " is plain http:// to " + std::string(u->host()) +
-        ": " + std::string(what) + " cross the network unencrypted; use https://"
+        table + " " + std::string(key) + " is plain http:// to " + host + ": " + std::string(what) +
+        " cross the network unencrypted; use https://"
     );
 }
 
+void oauth_endpoint_warnings(std::string const& table, TargetConfig const& t, std::vector<std::string>& out) {
+    plain_http_warning(table, "token_url", t.token_url, "the refresh token and client secret", out);
+    plain_http_warning(table, "api_base", t.api_base, "the access tokens and the calendar's events", out);
+    if (!t.revoke_url.empty())
+        plain_http_warning(table, "revoke_url", t.revoke_url, "the refresh tokens", out);
+}
+
 void oauth_warnings(Config const& cfg, std::vector<std::string>& out) {
-    for (auto const& [name, t] : cfg.targets) {
-        if (t.type == TargetType::caldav)
-            continue;
-        plain_http_warning(name, "token_url", t.token_url, "the refresh token and client secret", out);
-        plain_http_warning(name, "api_base", t.api_base, "the access tokens and the calendar's events", out);
-    }
+    for (auto const& [name, t] : cfg.targets)
+        if (t.type != TargetType::caldav)
+            oauth_endpoint_warnings("[targets." + name + "]", t, out);
+}
+
+/**
+ * [connect]: its endpoints as a target's, and public_url, which the sign-in redirect URI is built on: Google
+ * and Microsoft accept a plain http:// one for localhost only, and a loopback one reaches no subscriber.
+ */
+void connect_warnings(Config const& cfg, std::vector<std::string>& out) {
+    if (!cfg.connect)
+        return;
+    for (auto const* provider : {&cfg.connect->google, &cfg.connect->microsoft})
+        if (*provider)
+            oauth_endpoint_warnings("[connect." + (*provider)->name + "]", **provider, out);
+    auto u = boost::urls::parse_uri(cfg.server.public_url);
+    if (!u || (u->scheme_id() == boost::urls::scheme::https && !is_loopback(*u)))
+        return;
+    std::string const redirect = cfg.server.public_url + "/connect/callback";
+    out.push_back(
+        is_loopback(*u)
+            ? "[connect]: [server] public_url " + cfg.server.public_url +
+                  " is this machine: subscribers' browsers are sent back to " + redirect +
+                  ", which only reaches their own computer; set public_url to the server's public https:// "
+                  "address"
+            : "[connect]: [server] public_url is plain http://: Google and Microsoft refuse the sign-in "
+              "redirect " +
+                  redirect +
+                  " (plain http:// is allowed for localhost only); serve icsbridge behind TLS and set "
+                  "public_url to its https:// address"
+    );
 }
 
 } // namespace
@@ -80,6 +120,7 @@ std::vector<std::string> config_warnings(Config const& cfg) {
         );
     }
     oauth_warnings(cfg, out);
+    connect_warnings(cfg, out);
     return out;
 }
 

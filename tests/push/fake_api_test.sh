@@ -15,6 +15,12 @@
 #              changes and @removed, 410 SyncStateNotFound), If-Match 412, delete then 404
 #   both       quota per minute and injected refusals in the provider's shape, latency, counters, a log
 #              without secrets
+#   accounts   (issue 27, both providers) a registered web redirect_uri accepted exactly, others 400; login_hint
+#              picks the account; accounts' calendars and events apart (another's calendar 404), admin account=;
+#              the consent page for Accept: text/html (prefilled account, scope in words), its form's Allow -> a
+#              code for the typed account, Cancel -> access_denied; calendar DELETE (primary/default refused);
+#              the per-user quota refuses one account, not another; requests_per_second; revoke per account
+#              (google: /oauth/revoke with a form body; microsoft has no revoke endpoint)
 #   fake_api_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
@@ -65,7 +71,9 @@ check() { [ "$(j "bool($1)")" = True ] || fail "$2: not $1 in: $(head -c 600 "$w
 qparam() { $python -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[2]).query).get(sys.argv[1], [""])[0])' "$1" "$2"; }
 
 # authorize [KEY=VALUE...]: GET /oauth/authorize with a new PKCE pair (verifier, challenge) and state; KEY=VALUE
-# replaces a default parameter (KEY= drops it). Sets status, location, code and back_state (from the redirect).
+# replaces a default parameter (KEY= drops it); curl arguments in authorize_headers (e.g. an Accept header) are
+# added. Sets status, location, code and back_state (from the redirect).
+authorize_headers=()
 authorize() {
     verifier=$(head -c 48 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
     challenge=$(printf %s "$verifier" | $python -c 'import base64, hashlib, sys
@@ -76,7 +84,7 @@ print(base64.urlsafe_b64encode(hashlib.sha256(sys.stdin.buffer.read()).digest())
     local kv args=()
     for kv in "$@"; do p[${kv%%=*}]=${kv#*=}; done
     for kv in "${!p[@]}"; do [ -n "${p[$kv]}" ] && args+=(--data-urlencode "$kv=${p[$kv]}"); done
-    call GET "$auth_url" --get "${args[@]}"
+    call GET "$auth_url" --get "${args[@]}" "${authorize_headers[@]}"
     location=$(j 'h.get("location", "")')
     code=$(qparam code "$location")
     back_state=$(qparam state "$location")
@@ -206,6 +214,9 @@ revoked() {
 
 . "$src/tests/push/fakeapi/google_checks.sh"
 . "$src/tests/push/fakeapi/graph_checks.sh"
+. "$src/tests/push/fakeapi/accounts_checks.sh"
 google_checks
+accounts_checks google
 graph_checks
+accounts_checks microsoft
 echo "PASS [$test_name]"

@@ -2,20 +2,30 @@
 """A fake Google Calendar API v3 or Microsoft Graph v1.0 (the subset of docs push-apis.md) with its OAuth server.
 
     fake_calendar_api.py --provider google|microsoft [--port 0] [--port-file FILE] [--client-id test-client]
-        [--client-secret S] [--latency-ms 0] [--quota-per-minute 0] [--error-rate 0] [--seed 0]
-        [--token-lifetime 3600] [--log FILE]
+        [--client-secret S] [--redirect-uri URI]... [--latency-ms 0] [--quota-per-minute 0]
+        [--user-quota-per-minute 0] [--error-rate 0] [--seed 0] [--token-lifetime 3600] [--log FILE]
 
-One account, in memory, on 127.0.0.1. Prints "listening on http://127.0.0.1:PORT" once it accepts (and
-writes PORT to --port-file, atomically). Paths:
-    /calendar/v3/...   google (api_base http://127.0.0.1:PORT/calendar/v3), the primary calendar exists
-    /v1.0/...          microsoft (api_base http://127.0.0.1:PORT/v1.0), the default calendar exists
-    /oauth/authorize, /oauth/token, /oauth/revoke   the authorization server (fakeapi/oauth.py)
-    /_fake/...         the admin endpoints for tests (fakeapi/admin.py)
-API requests need a live access token (else 401 in the provider's shape); then the quota: over
---quota-per-minute requests let through in the last 60 s, or at random with --error-rate, a request is refused
-as the provider does (google: 403 rateLimitExceeded / userRateLimitExceeded in turn, one in four 429; microsoft:
-429 ApplicationThrottled with Retry-After 1..3). --latency-ms delays every API answer. --log appends one line
-per request: METHOD PATH STATUS UNIX_TIME KIND, with no secret (OAuth paths without their query).
+In memory, on 127.0.0.1. Prints "listening on http://127.0.0.1:PORT" once it accepts (and writes PORT to
+--port-file, atomically). Accounts (fakeapi/accounts.py): every grant belongs to the account (an e-mail) that
+signed in: login_hint, or the consent page's field, default default@example.org (which exists from the start);
+an account has its own calendars, events, sync tokens, and API requests act on the access token's account.
+Paths:
+    /calendar/v3/...   google (api_base http://127.0.0.1:PORT/calendar/v3); an account's primary calendar exists
+                       (its id is the account's e-mail)
+    /v1.0/...          microsoft (api_base http://127.0.0.1:PORT/v1.0); an account's default calendar exists
+    /oauth/authorize   GET (and POST from its consent page), /oauth/token, /oauth/revoke (google only): the
+                       authorization server (fakeapi/oauth.py). redirect_uri: loopback (http://127.0.0.1:PORT/) or
+                       one of the --redirect-uri (exact match). A browser (Accept: text/html) gets a consent page
+                       (#account, #allow, #cancel); other clients are approved at once (302 with the code).
+    /_fake/...         the admin endpoints for tests (fakeapi/admin.py), account=E-MAIL to pick an account
+API requests need a live access token (else 401 in the provider's shape); then the quotas: over
+--quota-per-minute requests of the whole fake (the project's quota) let through in the last 60 s, or at random
+with --error-rate, a request is refused as the provider does (google: 403 rateLimitExceeded /
+userRateLimitExceeded in turn, one in four 429; microsoft: 429 ApplicationThrottled with Retry-After 1..3); over
+--user-quota-per-minute requests of its account (per user / per mailbox) let through in the last 60 s: google
+403 userRateLimitExceeded, microsoft 429 ApplicationThrottled with Retry-After 2. --latency-ms delays every API
+answer. --log appends one line per request: METHOD PATH STATUS UNIX_TIME KIND, with no secret (OAuth paths
+without their query).
 """
 import argparse
 import os
@@ -27,6 +37,7 @@ import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fakeapi.accounts import DEFAULT  # noqa: E402
 from fakeapi.admin import Admin  # noqa: E402
 from fakeapi.common import Answer, Request, State, match_route, secret_free  # noqa: E402
 from fakeapi.google import Google  # noqa: E402
@@ -34,8 +45,8 @@ from fakeapi.graph import Graph  # noqa: E402
 from fakeapi.oauth import OAuth  # noqa: E402
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
-OAUTH = {("GET", "authorize"): ("authorize", "authorize"), ("POST", "token"): ("token", "token"),
-         ("POST", "revoke"): ("token", "revoke")}
+OAUTH = {("GET", "authorize"): ("authorize", "authorize"), ("POST", "authorize"): ("authorize", "consent"),
+         ("POST", "token"): ("token", "token"), ("POST", "revoke"): ("token", "revoke")}
 
 
 class Fake:
@@ -44,6 +55,8 @@ class Fake:
         self.oauth = OAuth(self.state, args)
         self.api = Google(self.state) if args.provider == "google" else Graph(self.state)
         self.admin = Admin(self.state, self.api, self.oauth)
+        self.default = self.state.get_account(DEFAULT, create=True)
+        self.oauth_paths = {k: v for k, v in OAUTH.items() if k[1] != "revoke" or args.provider == "google"}
         self.log_path = args.log
         self.log_lock = threading.Lock()
         self.base_url = None
@@ -52,11 +65,12 @@ class Fake:
         """(answer, milliseconds to wait before sending it)."""
         segs, latency, kind = req.segments, 0, "other"
         with self.state.lock:
+            self.state.account = self.default  # until the request says whose it is
             try:
                 if segs[:1] == ["_fake"]:
                     answer, kind = self.admin.handle(req), "admin"
-                elif segs[:1] == ["oauth"] and len(segs) == 2 and (req.method, segs[1]) in OAUTH:
-                    kind, name = OAUTH[(req.method, segs[1])]
+                elif segs[:1] == ["oauth"] and len(segs) == 2 and (req.method, segs[1]) in self.oauth_paths:
+                    kind, name = self.oauth_paths[(req.method, segs[1])]
                     answer = getattr(self.oauth, name)(req)
                 elif tuple(segs[:len(self.api.prefix)]) == self.api.prefix:
                     answer, kind = self.api_call(req)
@@ -77,11 +91,13 @@ class Fake:
         if route is None:
             return self.api.not_found(), "other"
         kind, name, args = route
-        why, scopes = self.oauth.check(req.bearer())
+        why, scopes, account = self.oauth.check(req.bearer())
         if why:
             return self.api.unauthorized(why), kind
-        if self.state.quota_verdict():
-            return self.api.throttled(), kind
+        self.state.account = account
+        verdict = self.state.quota_verdict()
+        if verdict:
+            return self.api.throttled(verdict), kind
         req.scopes = scopes
         try:
             return getattr(self.api, name)(req, *args), kind
@@ -150,8 +166,11 @@ def arguments(argv):
     p.add_argument("--port-file", help="written (atomically) with the port once listening")
     p.add_argument("--client-id", default="test-client")
     p.add_argument("--client-secret", help="when given, the token endpoint requires it")
+    p.add_argument("--redirect-uri", action="append", default=[], metavar="URI",
+                   help="a registered web redirect URI (repeatable); loopback ones are always accepted")
     p.add_argument("--latency-ms", type=int, default=0)
     p.add_argument("--quota-per-minute", type=int, default=0, help="0: no quota")
+    p.add_argument("--user-quota-per-minute", type=int, default=0, help="per account; 0: no quota")
     p.add_argument("--error-rate", type=float, default=0.0, help="fraction of API requests refused for quota")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--token-lifetime", type=int, default=3600, help="seconds an access token lives")

@@ -1,8 +1,11 @@
-"""What both fake providers share: the one account's state, the answer type, ids, times, quota and counters.
+"""What both fake providers share: the accounts' state, the answer type, ids, times, quota and counters.
 
 Every handler runs with State.lock held (the server takes it around each request), so nothing here locks
-on its own. Events live in calendars; each modification takes the next number of one global sequence (`seq`),
-which sync tokens and delta links remember: "changed since token" is "seq greater than the token's".
+on its own. The state holds accounts (fakeapi/accounts.py); a request acts on one, State.account, set by the
+server before the handler runs (the account of the access token's grant, or the admin endpoint's account=),
+and State.calendars, sync and pages are that account's. Events live in calendars; each modification takes
+the next number of one global sequence (`seq`), which sync tokens and delta links remember: "changed since
+token" is "seq greater than the token's".
 """
 import base64
 import collections
@@ -15,6 +18,8 @@ import threading
 import time
 import urllib.parse
 import zoneinfo
+
+from .accounts import Account, PerSecond
 
 
 class Answer(Exception):
@@ -85,15 +90,17 @@ class Config:
         self.quota_per_minute = args.quota_per_minute
         self.error_rate = args.error_rate
         self.token_lifetime = args.token_lifetime
+        self.user_quota_per_minute = args.user_quota_per_minute
 
     def update(self, values):
         for key, kind in (("latency_ms", int), ("quota_per_minute", int), ("error_rate", float),
-                          ("token_lifetime", int)):
+                          ("token_lifetime", int), ("user_quota_per_minute", int)):
             if key in values:
                 setattr(self, key, kind(values[key]))
 
     def as_json(self):
-        return {k: getattr(self, k) for k in ("latency_ms", "quota_per_minute", "error_rate", "token_lifetime")}
+        return {k: getattr(self, k) for k in ("latency_ms", "quota_per_minute", "error_rate", "token_lifetime",
+                                              "user_quota_per_minute")}
 
 
 KINDS = ("list", "insert", "update", "delete", "get", "calendar", "token", "authorize", "delta")
@@ -111,6 +118,8 @@ class Counters:
         self.injected = 0
         self.writes = 0
         self.writes_ok = 0
+        self.user_quota_refused = 0
+        self.per_second = PerSecond()  # API requests (served or refused) by wall-clock second
 
     def count(self, kind, status, write):
         self.total += 1
@@ -123,11 +132,11 @@ class Counters:
     def as_json(self):
         return {"total": self.total, "by_kind": dict(self.by_kind), "by_status": dict(self.by_status),
                 "quota_refused": self.quota_refused, "injected": self.injected, "writes": self.writes,
-                "writes_ok": self.writes_ok}
+                "writes_ok": self.writes_ok, "user_quota_refused": self.user_quota_refused}
 
 
 class State:
-    """The account: calendars and events, sync state, config, counters, the quota window, the dice."""
+    """The accounts (calendars and events, sync state), config, counters, the project's quota window, the dice."""
 
     def __init__(self, args):
         self.provider = args.provider
@@ -136,11 +145,35 @@ class State:
         self.counters = Counters()
         self.rng = random.Random(args.seed)
         self.seq = 0
-        self.calendars = {}  # id -> Calendar, in creation order
-        self.sync = {}  # google sync token / graph delta token -> (calendar id, seq, extra)
-        self.pages = {}  # page token / skip token -> dict of what the next page needs
-        self.window = collections.deque()  # times of the API requests the quota let through
+        self.accounts = {}  # e-mail -> Account, in creation order
+        self.account = None  # the one the request being served acts on
+        self.seed_account = None  # the provider's: gives a new account its primary/default calendar
+        self.window = collections.deque()  # times of the API requests the project's quota let through
         self.refusals = 0
+
+    # --- accounts
+
+    def get_account(self, email, create=False):
+        """The account of this login (case-insensitive), made (with its main calendar) when create; else None."""
+        email = email.strip().lower()
+        if email not in self.accounts and create:
+            self.accounts[email] = Account(email)
+            saved, self.account = self.account, self.accounts[email]
+            self.seed_account(self.account)
+            self.account = saved or self.account
+        return self.accounts.get(email)
+
+    @property
+    def calendars(self):
+        return self.account.calendars  # id -> Calendar, in creation order
+
+    @property
+    def sync(self):
+        return self.account.sync  # google sync token / graph delta token -> (calendar id, seq, extra)
+
+    @property
+    def pages(self):
+        return self.account.pages  # page token / skip token -> dict of what the next page needs
 
     def next_seq(self):
         self.seq += 1
@@ -168,22 +201,35 @@ class State:
                 return cal, cal.events[eid]
         return None, None
 
+    # --- quota
+
     def quota_verdict(self):
-        """None to serve an API request; "quota" or "injected" to refuse it for quota."""
-        now = time.monotonic()
-        while self.window and now - self.window[0] >= 60:
-            self.window.popleft()
+        """None to serve an API request of State.account; "quota" (the project's per minute), "user" (the
+        account's per minute) or "injected" (--error-rate) to refuse it for quota. Only requests let through
+        fill the windows."""
+        now, account = time.monotonic(), self.account
+        for window in (self.window, account.window):
+            while window and now - window[0] >= 60:
+                window.popleft()
+        self.counters.per_second.count()
+        account.per_second.count()
+        account.requests += 1
         verdict = None
         if self.config.quota_per_minute and len(self.window) >= self.config.quota_per_minute:
             verdict = "quota"
+        elif self.config.user_quota_per_minute and len(account.window) >= self.config.user_quota_per_minute:
+            verdict = "user"
         elif self.config.error_rate and self.rng.random() < self.config.error_rate:
             verdict = "injected"
         if verdict:
             self.counters.quota_refused += 1
             self.counters.injected += verdict == "injected"
-            self.refusals += 1
+            self.counters.user_quota_refused += verdict == "user"
+            account.user_quota_refused += verdict == "user"
+            self.refusals += verdict != "user"
         else:
             self.window.append(now)
+            account.window.append(now)
         return verdict
 
 

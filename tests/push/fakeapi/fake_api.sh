@@ -30,18 +30,19 @@ start_fake_calendar_api() {
     token_url=$fake_api_url/oauth/token
 }
 
-# fake_admin NAME [JSON]: POST /_fake/NAME with the JSON body (default {}); prints the answer, fails unless 200.
+# fake_admin NAME [JSON] [ACCOUNT]: POST /_fake/NAME with the JSON body (default {}), for ACCOUNT (an e-mail; default
+# the fake's default account; revoke, expire and forget_sync: every account); prints the answer, fails unless 200.
 fake_admin() {
-    local body=${2:-} out
+    local body=${2:-} account=${3:-} out
     [ -n "$body" ] || body='{}'
-    out=$(curl -s -f -X POST -H 'Content-Type: application/json' --data-binary "$body" "$fake_api_url/_fake/$1") ||
-        fail "the fake's /_fake/$1 refused $body"
+    out=$(curl -s -f -X POST -H 'Content-Type: application/json' --data-binary "$body" \
+        "$fake_api_url/_fake/$1${account:+?account=$account}") || fail "the fake's /_fake/$1 refused $body${account:+ for $account}"
     printf '%s\n' "$out"
 }
 
-# fake_state EXPR [QUERY]: a Python expression over GET /_fake/state[?QUERY] (as `d`), printed. Helpers in
-# scope: cal(NAME_OR_ID) is that calendar, ours(c) its live events carrying our extended property, live(c)
-# its events not deleted.
+# fake_state EXPR [QUERY]: a Python expression over GET /_fake/state[?QUERY] (as `d`), printed; QUERY may name
+# the account (account=E-MAIL; default the default account). Helpers in scope: cal(NAME_OR_ID) is that calendar,
+# ours(c) its live events carrying our extended property, live(c) its events not deleted.
 fake_state() {
     curl -s -f "$fake_api_url/_fake/state${2:+?$2}" >"$work/fake-state.json" || fail "GET /_fake/state failed"
     $fake_api_python - "$work/fake-state.json" "$1" <<'PY'
@@ -66,4 +67,28 @@ fake_requests() {
     local expr="d['requests']" k
     for k in "$@"; do expr="${expr}['$k']"; done
     fake_state "$expr"
+}
+
+# fake_accounts EXPR: a Python expression over GET /_fake/accounts (as `d`), printed. In scope: account(E) is that
+# account's entry ({"account", "calendars": [{"id", "name", "main", "app_created", "events", "deleted"}], "grants",
+# "requests", "user_quota_refused", "max_per_second"}), cal(E, NAME_OR_ID) one of its calendars.
+fake_accounts() {
+    curl -s -f "$fake_api_url/_fake/accounts" >"$work/fake-accounts.json" || fail "GET /_fake/accounts failed"
+    $fake_api_python - "$work/fake-accounts.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def account(email):
+    return next(a for a in d["accounts"] if a["account"] == email)
+def cal(email, key):
+    return next(c for c in account(email)["calendars"] if key in (c["id"], c["name"]))
+print(eval(sys.argv[2]))
+PY
+}
+
+# fake_requests_per_second [ACCOUNT]: the most API requests the fake saw in one wall-clock second since the last
+# reset_counts (of every account, or of ACCOUNT).
+fake_requests_per_second() {
+    curl -s -f "$fake_api_url/_fake/requests_per_second${1:+?account=$1}" >"$work/fake-rps.json" ||
+        fail "GET /_fake/requests_per_second failed"
+    $fake_api_python -c 'import json, sys; print(json.load(open(sys.argv[1]))["max"])' "$work/fake-rps.json"
 }

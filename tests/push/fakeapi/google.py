@@ -4,14 +4,14 @@ Deleted events stay as status "cancelled" (listed with showDeleted=true and in e
 id stays taken: inserting it again is a 409). ETags are "<digits>", new on every change. A full list remembers
 the sequence number at its first page; the nextSyncToken of its last page lists what changed after that.
 Scopes as the real API: calendar.app.created reaches only calendars made through the API (and lists only those),
-calendar.events reaches events everywhere but not the calendar list.
+calendar.events reaches events everywhere but not the calendar list. Each account's primary calendar has the
+account's e-mail as its id; another account's calendars are not found (404), as for real without an ACL.
 """
 import re
 
 from . import timecheck
 from .common import Answer, BASE32HEX, if_match_fails, now_rfc3339, opaque, parse_instant, random_id
 
-PRIMARY = "tester@example.com"
 EVENT_ID = re.compile(r"[0-9a-v]{5,1024}")
 SYNC_FORBIDDEN = ("iCalUID", "orderBy", "privateExtendedProperty", "q", "sharedExtendedProperty", "timeMin",
                   "timeMax", "updatedMin")
@@ -23,6 +23,7 @@ ROUTES = (
     ("GET", ("users", "me", "calendarList", "*"), "calendar", "get_calendar"),
     ("POST", ("calendars",), "calendar", "create_calendar"),
     ("GET", ("calendars", "*"), "calendar", "get_calendar"),
+    ("DELETE", ("calendars", "*"), "calendar", "delete_calendar"),
     ("GET", ("calendars", "*", "events"), "list", "list_events"),
     ("POST", ("calendars", "*", "events"), "insert", "insert"),
     ("GET", ("calendars", "*", "events", "*"), "get", "get_event"),
@@ -51,7 +52,11 @@ class Google:
 
     def __init__(self, state):
         self.state = state
-        state.add_calendar(PRIMARY, PRIMARY, main=True).etag = self.etag(0)
+        state.seed_account = self.seed
+
+    def seed(self, account):
+        """A new account's primary calendar: its id is the account's e-mail, as Google's is."""
+        self.state.add_calendar(account.email, account.email, main=True).etag = self.etag(0)
 
     # --- answers the server gives for every provider
 
@@ -62,8 +67,11 @@ class Google:
         return error(401, "authError", "Request had invalid authentication credentials (%s access token)." % why,
                      headers={"WWW-Authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"'})
 
-    def throttled(self):
-        """403 rateLimitExceeded and userRateLimitExceeded in turn, one refusal in four a 429."""
+    def throttled(self, verdict):
+        """The account's quota: 403 userRateLimitExceeded. The project's (or injected): 403 rateLimitExceeded and
+        userRateLimitExceeded in turn, one refusal in four a 429."""
+        if verdict == "user":
+            return error(403, "userRateLimitExceeded", "User Rate Limit Exceeded", "usageLimits")
         if self.state.rng.random() < 0.25:
             return error(429, "rateLimitExceeded", "Rate Limit Exceeded", "usageLimits")
         reason = ("rateLimitExceeded", "userRateLimitExceeded")[self.state.refusals % 2]
@@ -136,6 +144,19 @@ class Google:
         cal = self.new_calendar(summary)
         cal.app_created = True
         return self.get_calendar(req, cal.id)
+
+    def delete_calendar(self, req, cid):
+        """calendars.delete: a secondary calendar and its events (the primary one can only be cleared)."""
+        cal = self.state.main_calendar() if cid == "primary" else self.state.calendars.get(cid)
+        if cal is None:
+            raise self.not_found()
+        if not any(SCOPE + x in req.scopes for x in ("calendar", "calendar.calendars")) and \
+                not (SCOPE + "calendar.app.created" in req.scopes and cal.app_created):
+            raise error(403, "insufficientPermissions", "Request had insufficient authentication scopes.")
+        if cal.main:
+            raise error(403, "cannotDeletePrimaryCalendar", "Cannot delete primary calendar.")
+        del self.state.calendars[cal.id]
+        return Answer(204)
 
     def new_calendar(self, name):
         cal = self.state.add_calendar(random_id(BASE32HEX, 26) + "@group.calendar.google.com", name)
@@ -255,7 +276,7 @@ class Google:
             raise error(409, "duplicate", "The requested identifier already exists.")
         ev = {"kind": "calendar#event", "id": eid, "status": "confirmed", "htmlLink":
               "https://www.google.com/calendar/event?eid=" + eid, "created": now_rfc3339(),
-              "iCalUID": body.get("iCalUID") or eid + "@google.com", "sequence": 0, "creator": {"email": PRIMARY},
+              "iCalUID": body.get("iCalUID") or eid + "@google.com", "sequence": 0, "creator": {"email": self.state.account.email},
               "organizer": {"email": cal.id, "displayName": cal.name, "self": True},
               "reminders": {"useDefault": True}, "eventType": "default"}
         ev.update({k: body[k] for k in WRITABLE if k in body})

@@ -151,7 +151,7 @@ google_events() {
 }
 
 google_checks() {
-    start_fake_calendar_api google --client-secret s3cret --seed 7
+    start_fake_calendar_api google --client-secret s3cret --seed 7 --redirect-uri "$web_redirect"
     google_oauth
     google_calendars
     google_events

@@ -4,7 +4,8 @@ Events have global ids (/me/events/{id}); a deleted one is gone for the API (404
 tombstone, so the next delta round can report it as {"id", "@removed": {"reason": "deleted"}}. Every change
 gives a new changeKey (@odata.etag W/"changeKey"). A transactionId is remembered forever: the same one again
 answers 201 with the event it made (even one deleted since). Extended properties are returned only when
-$expand asks for them, as Graph does; delta answers never carry them.
+$expand asks for them, as Graph does; delta answers never carry them. Each account (mailbox) has its own
+default calendar "Calendar" and its own transactionIds; another mailbox's ids are not found (404).
 """
 import base64
 import datetime
@@ -28,6 +29,7 @@ ROUTES = (
     ("POST", ("me", "calendars"), "calendar", "create_calendar"),
     ("GET", ("me", "calendar"), "calendar", "get_calendar"),
     ("GET", ("me", "calendars", "*"), "calendar", "get_calendar"),
+    ("DELETE", ("me", "calendars", "*"), "calendar", "delete_calendar"),
     ("GET", ("me", "calendar", "events"), "list", "list_events"),
     ("GET", ("me", "calendars", "*", "events"), "list", "list_events"),
     ("POST", ("me", "events"), "insert", "insert"),
@@ -68,10 +70,12 @@ class Graph:
 
     def __init__(self, state):
         self.state = state
-        self.transactions = {}  # transactionId -> (calendar id, event id)
         self.listed = (None, [])  # (calendar id, filter, seq) of the last listing and its events
-        cal = state.add_calendar(graph_id(), "Calendar", main=True)
-        cal.etag = self.change_key()
+        state.seed_account = self.seed
+
+    def seed(self, account):
+        """A new mailbox's default calendar."""
+        self.state.add_calendar(graph_id(), "Calendar", main=True).etag = self.change_key()
 
     # --- answers the server gives for every provider
 
@@ -82,7 +86,11 @@ class Graph:
         return error(401, "InvalidAuthenticationToken", "Access token is %s." % why,
                      {"WWW-Authenticate": 'Bearer realm="", error="invalid_token"'})
 
-    def throttled(self):
+    def throttled(self, verdict):
+        """429 ApplicationThrottled with Retry-After: the app's limits, or (verdict "user") the mailbox's."""
+        if verdict == "user":
+            return error(429, "ApplicationThrottled", "Application is over its MailboxRequests limit for this "
+                                                      "mailbox.", {"Retry-After": "2"})
         return error(429, "ApplicationThrottled", "Application is over its MailboxConcurrency limit.",
                      {"Retry-After": str(self.state.rng.randint(1, 3))})
 
@@ -138,7 +146,8 @@ class Graph:
     def calendar_view(self, cal):
         return {"id": cal.id, "name": cal.name, "color": "auto", "hexColor": "", "isDefaultCalendar": cal.main,
                 "changeKey": cal.etag, "canShare": True, "canViewPrivateItems": True, "canEdit": True,
-                "isRemovable": not cal.main, "owner": {"name": "Tester", "address": "tester@example.com"}}
+                "isRemovable": not cal.main, "owner": {"name": self.state.account.email.split("@")[0],
+                                                      "address": self.state.account.email}}
 
     def calendar_list(self, req):
         self.calendar(req, None, write=False)
@@ -171,6 +180,17 @@ class Graph:
         if any(c.name.lower() == name.lower() for c in self.state.calendars.values()):
             raise error(409, "ErrorFolderExists", "A folder with the specified name already exists.")
         return Answer(201, self.calendar_view(self.new_calendar(name)))
+
+    def delete_calendar(self, req, cid):
+        """A calendar other than the default one (a distinguished folder), its events with it."""
+        cal = self.calendar(req, cid, write=True)
+        if cal.main:
+            raise error(400, "ErrorDeleteDistinguishedFolder", "Distinguished folders cannot be deleted.")
+        del self.state.calendars[cal.id]
+        txns = self.state.account.transactions
+        for txn in [t for t, (made_in, _) in txns.items() if made_in == cal.id]:
+            del txns[txn]
+        return Answer(204)
 
     def new_calendar(self, name):
         cal = self.state.add_calendar(graph_id(), name)
@@ -275,8 +295,9 @@ class Graph:
         cal = self.calendar(req, cid, write=True)
         body = req.json(bad)
         txn = body.get("transactionId")
-        if txn is not None and txn in self.transactions:
-            made_in, eid = self.transactions[txn]
+        txns = self.state.account.transactions
+        if txn is not None and txn in txns:
+            made_in, eid = txns[txn]
             return Answer(201, self.view(self.state.calendars[made_in].events[eid]))
         now = now_rfc3339()[:-1] + "0000Z"
         ev = {"id": graph_id(), "createdDateTime": now, "transactionId": txn, "categories": [],
@@ -290,7 +311,7 @@ class Graph:
         self.touch(ev)
         cal.events[ev["id"]] = ev
         if txn is not None:
-            self.transactions[txn] = (cal.id, ev["id"])
+            txns[txn] = (cal.id, ev["id"])
         return Answer(201, self.view(ev), {"Location": "%s/v1.0/me/events('%s')" % (req.base_url, ev["id"])})
 
     def apply(self, ev, body):

@@ -158,7 +158,7 @@ graph_events() {
 }
 
 graph_checks() {
-    start_fake_calendar_api microsoft --seed 7
+    start_fake_calendar_api microsoft --seed 7 --redirect-uri "$web_redirect"
     graph_oauth
     graph_calendars
     graph_events

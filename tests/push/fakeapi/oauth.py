@@ -1,12 +1,18 @@
 """The fake authorization server (OAuth 2.0 authorization code + PKCE S256, refresh tokens, revocation).
 
-It approves at once: GET /oauth/authorize answers 302 to the redirect_uri with a code. What a real server
-checks is checked here too, so a client that gets it wrong fails against the fake as it would for real:
-a known client_id, a loopback redirect_uri (http://127.0.0.1:PORT/), S256 PKCE, single-use codes that
-expire after 10 minutes, the same redirect_uri and client at the token endpoint, the client secret when
-the fake was given one. Google gives a refresh token only with access_type=offline (and, after the first
-consent, only with prompt=consent); Microsoft only with the offline_access scope, and rotates it on every
-refresh (the old one is then invalid). Secrets are never logged (the server logs these paths bare).
+A program (no text/html in Accept) is approved at once: GET /oauth/authorize answers 302 to the redirect_uri
+with a code, for the account of login_hint (default: the default account). A browser (Accept: text/html) gets
+the consent page (fakeapi/consent_page.py) first, a form POSTing the same parameters back to /oauth/authorize
+with action=allow|cancel and the account typed in: allow -> the code, cancel -> error=access_denied. What a real
+server checks is checked here too, so a client that gets it wrong fails against the fake as it would for real:
+a known client_id, a redirect_uri that is loopback (http://127.0.0.1:PORT/) or one of the registered web ones
+(--redirect-uri, exact match), S256 PKCE, single-use codes that expire after 10 minutes, the same redirect_uri
+and client at the token endpoint, the client secret when the fake was given one. A grant belongs to the account
+that signed in; the API acts on the account of the access token's grant. Google gives a refresh token only with
+access_type=offline (and, after the account's first consent, only with prompt=consent); Microsoft only with the
+offline_access scope, and rotates it on every refresh (the old one is then invalid). Google's /oauth/revoke
+takes a refresh or access token (query or form body); Microsoft has no revocation endpoint. Secrets are never
+logged (the server logs these paths bare).
 """
 import base64
 import hashlib
@@ -15,6 +21,8 @@ import re
 import time
 import urllib.parse
 
+from . import consent_page
+from .accounts import DEFAULT, login
 from .common import Answer, opaque
 
 GOOGLE_SCOPES = {"https://www.googleapis.com/auth/" + s for s in (
@@ -27,6 +35,7 @@ LOOPBACK = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/")
 CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 CODE_LIFETIME = 600
+PLAIN = {"Content-Type": "text/plain; charset=utf-8"}
 
 
 def scope_name(scope):
@@ -49,79 +58,117 @@ class OAuth:
         self.provider = args.provider
         self.client_id = args.client_id
         self.client_secret = args.client_secret
+        self.redirect_uris = list(args.redirect_uri or [])  # the registered web ones (exact match)
         self.codes = {}  # code -> what authorize saw
-        self.grants = {}  # grant number -> {"scope", "revoked"}
+        self.grants = {}  # grant number -> {"scope", "revoked", "account" (e-mail)}
         self.refresh_tokens = {}  # refresh token -> grant number
         self.access_tokens = {}  # access token -> {"grant", "expires", "scope"}
-        self.consented = False
+        self.consented = set()  # google: accounts that consented once (later consents give a refresh token
+        # only with prompt=consent)
 
     # --- the API's side: is this bearer token good?
 
     def check(self, token):
-        """(None, scopes) for a good access token; ("missing"|"invalid"|"expired", None) otherwise."""
+        """(None, scopes, account) for a good access token; ("missing"|"invalid"|"expired", None, None) otherwise."""
         if not token:
-            return "missing", None
+            return "missing", None, None
         at = self.access_tokens.get(token)
         if at is None or self.grants[at["grant"]]["revoked"]:
-            return "invalid", None
+            return "invalid", None, None
         if time.time() >= at["expires"]:
-            return "expired", None
-        return None, {scope_name(s) for s in at["scope"].split()}
+            return "expired", None, None
+        account = self.state.accounts[self.grants[at["grant"]]["account"]]
+        return None, {scope_name(s) for s in at["scope"].split()}, account
 
-    def revoke_all(self):
+    def revoke_all(self, account=None):
         for g in self.grants.values():
-            g["revoked"] = True
+            if account is None or g["account"] == account:
+                g["revoked"] = True
 
-    def expire_all(self):
+    def expire_all(self, account=None):
         for at in self.access_tokens.values():
-            at["expires"] = min(at["expires"], time.time())
+            if account is None or self.grants[at["grant"]]["account"] == account:
+                at["expires"] = min(at["expires"], time.time())
 
-    def counts(self):
+    def counts(self, account=None):
         now = time.time()
-        live = [g for g, v in self.grants.items() if not v["revoked"]]
+        live = {g for g, v in self.grants.items() if not v["revoked"] and account in (None, v["account"])}
         return {"grants": len(live),
                 "refresh_tokens": sum(1 for g in self.refresh_tokens.values() if g in live),
                 "access_tokens": sum(1 for a in self.access_tokens.values() if a["grant"] in live and a["expires"] > now)}
 
-    # --- GET /oauth/authorize
+    # --- GET /oauth/authorize (and POST: the consent page's answer)
 
     def authorize(self, req):
-        client_id, redirect = req.arg("client_id"), req.arg("redirect_uri")
-        if client_id != self.client_id:
-            return Answer(400, b"invalid_client: unknown client_id\n", {"Content-Type": "text/plain"})
-        if not redirect or not LOOPBACK.fullmatch(redirect):
-            return Answer(400, b"redirect_uri_mismatch: want http://127.0.0.1:PORT/\n", {"Content-Type": "text/plain"})
-        error = self.authorize_error(req)
-        back = {"error": error[0], "error_description": error[1]} if error else {}
-        if not error:
-            code = opaque(32)
-            self.codes[code] = {"client_id": client_id, "redirect_uri": redirect, "scope": req.arg("scope"),
-                                "challenge": req.arg("code_challenge"), "refresh": self.gives_refresh(req),
-                                "expires": time.time() + CODE_LIFETIME}
-            back = {"code": code}
-        if req.arg("state") is not None:
-            back["state"] = req.arg("state")
-        return Answer(302, b"", {"Location": redirect + "?" + urllib.parse.urlencode(back)})
+        return self.authorization(req, {k: v[0] for k, v in req.query.items()})
 
-    def authorize_error(self, req):
+    def consent(self, req):
+        """The consent page's form: the authorize parameters again, with action (allow|cancel) and account."""
+        if not req.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):
+            return Answer(400, b"the consent form is application/x-www-form-urlencoded\n", PLAIN)
+        form = dict(urllib.parse.parse_qsl(req.body.decode("utf-8", "replace"), keep_blank_values=True))
+        action, typed = form.pop("action", ""), form.pop("account", "")
+        if action not in ("allow", "cancel"):
+            return Answer(400, b"action must be allow or cancel\n", PLAIN)
+        return self.authorization(req, form, action, typed)
+
+    def authorization(self, req, p, action=None, typed=None):
+        """Checks an authorization request (p: its parameters). A browser's (Accept: text/html) without an
+        action gets the consent page; else the answer: a redirect with a code (or an error) to the redirect_uri,
+        or a 400 page when the client or the redirect_uri is wrong (never redirected to)."""
+        browser = "text/html" in req.headers.get("Accept", "")
+        redirect = p.get("redirect_uri") or ""
+        if p.get("client_id") != self.client_id:
+            return consent_page.refusal(browser, "invalid_client", "The OAuth client was not found.")
+        if redirect not in self.redirect_uris and not LOOPBACK.fullmatch(redirect):
+            return consent_page.refusal(browser, "redirect_uri_mismatch", "want http://127.0.0.1:PORT/ or a "
+                                        "registered redirect URI (--redirect-uri), not %s" % redirect)
+        error = self.authorize_error(p)
+        if error:
+            return self.back(p, {"error": error[0], "error_description": error[1]})
+        if action == "cancel":
+            denied = {"error": "access_denied"}
+            if self.provider == "microsoft":
+                denied["error_description"] = "AADSTS65004: User declined to consent to access the app."
+            return self.back(p, denied)
+        account = login(typed) if action else login(p.get("login_hint")) or DEFAULT
+        if action is None and browser or account is None:
+            problem = "Enter the e-mail address of your account." if action else None
+            return consent_page.page(self.provider, p, typed if action else p.get("login_hint", ""), problem)
+        self.state.get_account(account, create=True)  # the person signed in: the account exists from now on
+        code = opaque(32)
+        self.codes[code] = {"client_id": p["client_id"], "redirect_uri": redirect, "scope": p.get("scope"),
+                            "challenge": p.get("code_challenge"), "refresh": self.gives_refresh(p, account),
+                            "expires": time.time() + CODE_LIFETIME, "account": account}
+        return self.back(p, {"code": code})
+
+    def back(self, p, values):
+        """The 302 to the redirect_uri with these values and the request's state."""
+        if p.get("state") is not None:
+            values["state"] = p["state"]
+        redirect = p["redirect_uri"]
+        return Answer(302, b"", {"Location": redirect + ("&" if "?" in redirect else "?") +
+                                 urllib.parse.urlencode(values)})
+
+    def authorize_error(self, p):
         """(error, description) to send back to the redirect_uri, or None."""
-        if req.arg("response_type") != "code":
+        if p.get("response_type") != "code":
             return "unsupported_response_type", "response_type must be code"
-        if req.arg("code_challenge_method") != "S256" or not CHALLENGE.fullmatch(req.arg("code_challenge") or ""):
+        if p.get("code_challenge_method") != "S256" or not CHALLENGE.fullmatch(p.get("code_challenge") or ""):
             return "invalid_request", "PKCE is required: code_challenge (43 base64url characters) with S256"
-        scopes = (req.arg("scope") or "").split()
+        scopes = (p.get("scope") or "").split()
         known = GOOGLE_SCOPES if self.provider == "google" else GRAPH_SCOPES
         unknown = [s for s in scopes if scope_name(s) not in known]
         if not scopes or unknown:
             return "invalid_scope", "unknown scope: %s" % " ".join(unknown) if unknown else "scope is required"
         return None
 
-    def gives_refresh(self, req):
+    def gives_refresh(self, p, account):
         if self.provider == "microsoft":
-            return "offline_access" in (req.arg("scope") or "").split()
-        first = not self.consented
-        self.consented = True
-        return req.arg("access_type") == "offline" and (first or "consent" in (req.arg("prompt") or "").split())
+            return "offline_access" in (p.get("scope") or "").split()
+        first = account not in self.consented
+        self.consented.add(account)
+        return p.get("access_type") == "offline" and (first or "consent" in (p.get("prompt") or "").split())
 
     # --- POST /oauth/token
 
@@ -169,7 +216,7 @@ class OAuth:
         if not VERIFIER.fullmatch(verifier) or not hmac.compare_digest(digest, code["challenge"]):
             return invalid_grant("code_verifier does not match the code_challenge")
         grant = len(self.grants) + 1
-        self.grants[grant] = {"scope": code["scope"], "revoked": False}
+        self.grants[grant] = {"scope": code["scope"], "revoked": False, "account": code["account"]}
         return self.issue(grant, new_refresh=code["refresh"])
 
     def refresh(self, form):
