@@ -32,14 +32,15 @@ std::string head(std::string_view title) {
 std::string when(std::optional<std::chrono::sys_seconds> t, std::chrono::sys_seconds now) {
     if (!t)
         return "not yet";
-    auto const ago = (now - *t).count();
+    long long const ago = (now - *t).count();
+    constexpr long long minute = 60, hour = 3600, day = 86400;
     if (ago < 90)
         return std::to_string(std::max<long long>(ago, 0)) + " s ago";
-    if (ago < 90 * 60)
-        return std::to_string(ago / 60) + " min ago";
-    if (ago < 36 * 3600)
-        return std::to_string(ago / 3600) + " h ago";
-    return std::to_string(ago / 86400) + " days ago";
+    if (ago < 90 * minute)
+        return std::to_string(ago / minute) + " min ago";
+    if (ago < 36 * hour)
+        return std::to_string(ago / hour) + " h ago";
+    return std::to_string(ago / day) + " days ago";
 }
 
 } // namespace

@@ -107,12 +107,17 @@ Connections::Connections(
 }
 
 Connections::~Connections() {
-    net::post(ioc_, [this] {
-        timer_.cancel();
-        keep_.reset();
-    });
-    if (thread_.joinable())
-        thread_.join();
+    try {
+        net::post(ioc_, [this] {
+            timer_.cancel();
+            keep_.reset();
+        });
+        if (thread_.joinable())
+            thread_.join();
+    } catch (...) { // at exit: nothing is left to tell, and the thread must not outlive a join that threw
+        if (thread_.joinable())
+            thread_.detach();
+    }
 }
 
 void Connections::configure(std::shared_ptr<Config const> cfg) {

@@ -18,7 +18,6 @@
 namespace icsbridge::push {
 
 namespace net = boost::asio;
-using std::chrono::steady_clock;
 
 namespace {
 
@@ -139,6 +138,7 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
     else
         shared_->set_rate(rate);
     std::vector<std::string> names;
+    names.reserve(connections.size());
     for (auto const& c : connections)
         names.push_back(c.target.name);
     connection_status_->set_targets(names);
