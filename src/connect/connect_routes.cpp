@@ -74,10 +74,17 @@ ConnectRoutes::handle(ServerRequest const& req, std::shared_ptr<Config const> cf
     Call const c{req, *cfg, *url, now};
     std::string const path = url->path();
     bool const manage_path = path.starts_with(manage_prefix);
-    bool const allowed = req.method == "GET" || req.method == "HEAD" || (manage_path && req.method == "POST");
+    // The callback acts (it claims the state and connects): GET only, never a HEAD a prefetcher sends.
+    bool const allowed = req.method == "GET" || (req.method == "HEAD" && path != callback_path) ||
+                         (manage_path && req.method == "POST");
     if (!allowed) {
         auto r = page(405, message_page("Method not allowed", "This address does not take that method."));
-        r.headers.emplace_back("Allow", manage_path ? "GET, HEAD, POST" : "GET, HEAD");
+        r.headers.emplace_back(
+            "Allow",
+            manage_path             ? "GET, HEAD, POST"
+            : path == callback_path ? "GET"
+                                    : "GET, HEAD"
+        );
         co_return r;
     }
     if (path == "/connect/google" || path == "/connect/microsoft")

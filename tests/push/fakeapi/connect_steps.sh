@@ -70,6 +70,7 @@ step_connect() {
 
 step_replay_and_forged() {
     [ "$(status_of "$ana_callback")" = 400 ] || fail "a replayed callback was not refused"
+    [ "$(status_of "$ana_callback" -I)" = 405 ] || fail "a HEAD of the callback was not refused (it must not act)"
     local state=${ana_callback#*state=} forged
     state=${state%%&*}
     forged=${state%?}$([ "${state: -1}" = A ] && echo B || echo A)
