@@ -8,7 +8,9 @@
 #include "oauth/token_endpoint.hpp"
 #include "push/calendar_api.hpp"
 
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
@@ -88,7 +90,10 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     if (!c.req.origin.empty() && c.req.origin != origin_of(c.cfg.server.public_url))
         co_return forbidden("This form was sent from another site: nothing was changed.");
     bool const delete_calendar = param(form, "delete_calendar") == "1";
-    auto undoing = undo_at_provider(**found, delete_calendar);
+    // On the connections' thread: the sign-in and the push state are read from the store (a database in a
+    // cluster), which an HTTP thread never waits for.
+    auto undo = undo_at_provider(**found, delete_calendar);
+    auto undoing = net::co_spawn(connections_.executor(), std::move(undo), net::use_awaitable);
     auto undone = co_await std::move(undoing);
     if (!undone && undone.error().code == errc::usage)
         co_return page(
