@@ -8,7 +8,8 @@
 #              redirect URI; the callback lands on /connections/ID?key=SECRET (303); the calendar named
 #              after the feed, in ana's account, holds exactly the view's events
 #   replay     the same callback again: refused (400), nothing connected twice
-#   forged     a state changed by one character, or made up, is refused (400)
+#   forged     a state changed by one character, or made up, is refused (400); one sealed from outside with
+#              the key file (seal_state.py) but 10 minutes old is refused as expired, a fresh one opens
 #   key        a wrong management key, or an unknown id: the same 404; the right one: the page
 #   sealed     the stored record holds the refresh token only sealed: opened with the key file (AES-256-GCM,
 #              python3-cryptography) it is the live token at the provider; with another key it does not open

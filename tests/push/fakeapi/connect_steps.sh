@@ -76,6 +76,17 @@ step_replay_and_forged() {
     forged=${state%?}$([ "${state: -1}" = A ] && echo B || echo A)
     [ "$(status_of "${ana_callback/$state/$forged}")" = 400 ] || fail "a state changed by one character was not refused"
     [ "$(status_of "$public/connect/callback?code=x&state=made-up")" = 400 ] || fail "a made-up state was not refused"
+    # A state only the key file can make: good for ana's token, but 10 minutes and one second old.
+    local old now
+    now=$(date +%s)
+    old=$($python "$src/tests/push/fakeapi/seal_state.py" "$work/connect.key" \
+        "{\"provider\":\"$provider\",\"feed\":\"club\",\"view\":\"\",\"token\":\"$ana\",\"verifier\":\"v\",\"nonce\":\"n-$now\",\"expires\":$((now - 1))}")
+    curl -s "$public/connect/callback?code=x&state=$old" >"$work/expired.html"
+    grep -q "longer than 10 minutes" "$work/expired.html" || fail "an expired state was not refused as expired"
+    old=$($python "$src/tests/push/fakeapi/seal_state.py" "$work/connect.key" \
+        "{\"provider\":\"$provider\",\"feed\":\"club\",\"view\":\"\",\"token\":\"$ana\",\"verifier\":\"v\",\"nonce\":\"m-$now\",\"expires\":$((now + 600))}")
+    [ "$(status_of "$public/connect/callback?error=access_denied&state=$old")" = 200 ] ||
+        fail "a state sealed from outside with the key file did not open: the test's reading of the format is wrong"
     [ "$(status_of "$public/connect/callback?code=x")" = 400 ] || fail "a callback without state was not refused"
     [ "$(ls "$work/state/connections/"*.json | wc -l)" = 1 ] || fail "a refused callback stored a connection"
 }
