@@ -25,7 +25,29 @@
 #include <utility>
 #include <vector>
 
+namespace boost::asio::ssl {
+class context;
+} // namespace boost::asio::ssl
+
 namespace icsbridge {
+
+/**
+ * @brief TLS client contexts shared by many clients, one per ca_file: each context loads the system trust
+ * store (about a megabyte), which a thousand subscribers' connections, two clients each, must not do two
+ * thousand times. A failure is not kept (the next client tries again). Thread-safe.
+ */
+class TlsContexts {
+  public:
+    /** @brief The context for `ca_file` (empty: the system store alone); errors name `service`. */
+    Result<std::shared_ptr<boost::asio::ssl::context>>
+    get(std::string const& service, std::string const& ca_file);
+    /** @brief How many contexts were made (tests). */
+    std::size_t made() const;
+
+  private:
+    mutable std::mutex mtx_;
+    std::map<std::string, std::shared_ptr<boost::asio::ssl::context>> by_file_;
+};
 
 /** @brief Retry schedule for network errors, 429 and 5xx; other 4xx are never retried. */
 struct RetryPolicy {
@@ -53,6 +75,7 @@ struct ClientOptions {
     std::string max_body_key = "max_body"; ///< the config key that raises max_body, named in that error
     int max_concurrency = 4;               ///< requests in flight at once (and pooled connections) per client
     std::string ca_file;                   ///< extra PEM trust anchors; the system store is always used too
+    std::shared_ptr<TlsContexts> tls_contexts; ///< shared TLS contexts; null: the client makes its own
     RetryPolicy retry;
     /// Called after every attempt (retries included) with the status, or 0 when no response came (network
     /// error, timeout), and how long the attempt took: for the upstream request histogram in /metrics.
@@ -108,6 +131,8 @@ class HttpClient {
     boost::asio::awaitable<Result<HttpResponse>> request(HttpRequest req);
 
     ClientOptions const& options() const;
+    /** @brief Takes its TLS context from `contexts` (shared with other clients); call before any request. */
+    void share_tls(std::shared_ptr<TlsContexts> contexts);
 
   private:
     struct Impl;

@@ -204,7 +204,8 @@ push::Authorizer make_authorizer(
     ConnectKey const& key,
     TargetConfig const& target,
     std::string const& id,
-    Logger const& log
+    Logger const& log,
+    std::shared_ptr<TlsContexts> tls
 ) {
     // The push thread reads and rotates the sign-in through the store itself.
     oauth::TokenKeeping keeping;
@@ -234,6 +235,7 @@ push::Authorizer make_authorizer(
         return store->put(**rec);
     };
     auto held = std::make_shared<oauth::HeldTokens>(std::move(ex), target, std::string(), keeping, log);
+    held->http.share_tls(std::move(tls));
     push::Authorizer a;
     a.authorization = [held] { return oauth::authorize_with(held); };
     a.rejected = [held] { held->tokens.rejected(); };
@@ -244,7 +246,7 @@ push::Authorizer Connections::authorizer(net::any_io_executor ex, Connection con
     auto target = target_of(c);
     if (!target)
         return {};
-    return make_authorizer(std::move(ex), store_, key_, *target, c.id, log_);
+    return make_authorizer(std::move(ex), store_, key_, *target, c.id, log_, tls_);
 }
 
 void Connections::tick() {
@@ -307,9 +309,9 @@ void Connections::offer() {
         }
         auto t = connection_target(c, *cfg->connect);
         // Made on the push thread when the loop starts: nothing of `this`, which may be gone by then.
-        t.authorizer = [store = store_, key = key_, target = t.target, id = c.id, log = log_](
+        t.authorizer = [store = store_, key = key_, target = t.target, id = c.id, log = log_, tls = tls_](
                            net::any_io_executor ex
-                       ) { return make_authorizer(std::move(ex), store, key, target, id, log); };
+                       ) { return make_authorizer(std::move(ex), store, key, target, id, log, tls); };
         targets.push_back(std::move(t));
     }
     push_.set_connections(std::move(targets), cfg->connect ? cfg->connect->rate : Budget{});

@@ -50,7 +50,8 @@ push::Authorizer make_authorizer(
     ConnectKey const& key,
     TargetConfig const& target,
     std::string const& id,
-    Logger const& log
+    Logger const& log,
+    std::shared_ptr<TlsContexts> tls
 );
 
 class Connections {
@@ -120,6 +121,8 @@ class Connections {
     ConnectKey key_;
     std::atomic<bool> accepting_{true};
     std::shared_ptr<ConnectionStore> store_; ///< shared with the push thread's token keeping
+    /// The token clients' TLS contexts, one per ca_file for every connection
+    std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
     push::PushService& push_;
     PushStatus& status_;
     push::PushService::Keeping keeping_;

@@ -233,7 +233,10 @@ ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
         return c;
     }
     if (!tls_ctx_)
-        tls_ctx_.emplace(make_client_context(opts_.service_name, opts_.ca_file));
+        tls_ctx_.emplace(
+            opts_.tls_contexts ? opts_.tls_contexts->get(opts_.service_name, opts_.ca_file)
+                               : make_client_context(opts_.service_name, opts_.ca_file)
+        );
     if (!*tls_ctx_)
         return tls_ctx_->error();
     ssl::context& ctx = *tls_ctx_->value();

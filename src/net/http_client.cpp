@@ -272,6 +272,10 @@ ClientOptions const& HttpClient::options() const {
     return impl_->opts;
 }
 
+void HttpClient::share_tls(std::shared_ptr<TlsContexts> contexts) {
+    impl_->opts.tls_contexts = std::move(contexts);
+}
+
 boost::asio::awaitable<Result<HttpResponse>> HttpClient::get(HttpRequest req) {
     req.method = "GET";
     co_return co_await request(std::move(req));

@@ -2,6 +2,8 @@
 // OpenSSL client context and per-connection verification for the HTTP client.
 #include "net/tls.hpp"
 
+#include <icsbridge/net.hpp>
+
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/ssl/verify_context.hpp>
 
@@ -40,6 +42,30 @@ make_client_context(std::string const& service, std::string const& ca_file) {
     ctx->set_verify_mode(ssl::verify_peer);
     return ctx;
 }
+
+} // namespace icsbridge::net_detail
+
+namespace icsbridge {
+
+Result<std::shared_ptr<boost::asio::ssl::context>>
+TlsContexts::get(std::string const& service, std::string const& ca_file) {
+    std::lock_guard lock(mtx_);
+    if (auto it = by_file_.find(ca_file); it != by_file_.end())
+        return it->second;
+    auto made = net_detail::make_client_context(service, ca_file);
+    if (made)
+        by_file_.emplace(ca_file, *made);
+    return made;
+}
+
+std::size_t TlsContexts::made() const {
+    std::lock_guard lock(mtx_);
+    return by_file_.size();
+}
+
+} // namespace icsbridge
+
+namespace icsbridge::net_detail {
 
 bool prepare_client_stream(tls_stream& s, std::string const& host, bool host_is_name) {
     s.set_verify_mode(ssl::verify_peer);

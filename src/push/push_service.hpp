@@ -109,9 +109,11 @@ class PushService {
     std::map<std::string, std::shared_ptr<TargetLoop>> connection_loops_; ///< the push thread's alone
     std::shared_ptr<Config const> cfg_;                                   ///< the push thread's alone
     std::shared_ptr<FairBudget> shared_; ///< the connections' budget (its waiters hold it too)
-    bool stopping_ = false;              ///< the push thread's alone
-    int running_ = 0;                    ///< loops not yet ended (push thread)
-    std::thread thread_;                 ///< last: starts once the rest exists
+    /// One TLS context per ca_file for every loop's client: a thousand connections load the trust store once
+    std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
+    bool stopping_ = false; ///< the push thread's alone
+    int running_ = 0;       ///< loops not yet ended (push thread)
+    std::thread thread_;    ///< last: starts once the rest exists
 };
 
 } // namespace icsbridge::push

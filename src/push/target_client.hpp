@@ -92,6 +92,8 @@ class TargetClient {
 
     /** @brief Every try passes `gate` from now on (none by default: configured targets pace alone). */
     void set_gate(Gate gate) { gate_ = std::move(gate); }
+    /** @brief TLS contexts shared with other targets' clients; call before the first request. */
+    void share_tls(std::shared_ptr<TlsContexts> contexts) { http_.share_tls(std::move(contexts)); }
 
     /** @brief Requests sent so far (every try). */
     std::size_t requests() const { return requests_; }

@@ -44,6 +44,8 @@ TargetLoop::TargetLoop(
     , timer_(ex) {
     if (deps_.gate)
         api_->client().set_gate(deps_.gate);
+    if (deps_.tls)
+        api_->client().share_tls(deps_.tls);
     auto const file = deps_.keeping(target_.name);
     // The state stays in memory between reconciles; the file is read once and written as writes land.
     keeping_.load = [this, file]() -> Result<TargetState> {
