@@ -3,6 +3,7 @@
 // hashes and a sealed token, and a message may reach a log.
 #include "connect/connection.hpp"
 
+#include "oauth/token_store.hpp"
 #include <icsbridge/digest.hpp>
 
 #include <boost/json.hpp>
@@ -20,39 +21,8 @@ namespace {
 
 constexpr std::int64_t record_version = 1;
 
-std::string rfc3339(sys_seconds t) {
-    std::time_t const tt = t.time_since_epoch().count();
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::optional<sys_seconds> parse_rfc3339(std::string const& s) {
-    std::tm tm{};
-    int consumed = 0;
-    if (std::sscanf(
-            s.c_str(),
-            "%4d-%2d-%2dT%2d:%2d:%2dZ%n",
-            &tm.tm_year,
-            &tm.tm_mon,
-            &tm.tm_mday,
-            &tm.tm_hour,
-            &tm.tm_min,
-            &tm.tm_sec,
-            &consumed
-        ) != 6 ||
-        static_cast<std::size_t>(consumed) != s.size())
-        return std::nullopt;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    auto const t = sys_seconds(std::chrono::seconds(timegm(&tm)));
-    // timegm() carries a month 13 or a minute 61 over; only the time to_json() would write is one.
-    if (rfc3339(t) != s)
-        return std::nullopt;
-    return t;
-}
+using oauth::parse_rfc3339;
+using oauth::rfc3339;
 
 json::value optional_time(std::optional<sys_seconds> const& t) {
     if (!t)

@@ -24,36 +24,6 @@ std::string token_path(std::string const& storage_dir, std::string_view target) 
 
 namespace {
 
-std::string rfc3339(std::chrono::sys_seconds t) {
-    std::time_t const tt = t.time_since_epoch().count();
-    std::tm tm{};
-    gmtime_r(&tt, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::optional<std::chrono::sys_seconds> parse_rfc3339(std::string const& s) {
-    std::tm tm{};
-    int consumed = 0;
-    if (std::sscanf(
-            s.c_str(),
-            "%4d-%2d-%2dT%2d:%2d:%2dZ%n",
-            &tm.tm_year,
-            &tm.tm_mon,
-            &tm.tm_mday,
-            &tm.tm_hour,
-            &tm.tm_min,
-            &tm.tm_sec,
-            &consumed
-        ) != 6 ||
-        static_cast<std::size_t>(consumed) != s.size())
-        return std::nullopt;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm)));
-}
-
 std::string text_at(json::object const& o, std::string_view key) {
     auto const* v = o.if_contains(key);
     if (!v || !v->is_string())
@@ -146,6 +116,40 @@ usable_token(std::optional<StoredToken> const& stored, TargetConfig const& t, Ta
             "it was connected for the scope " + stored->scope + "; the config now needs " + scope_for(t)
         );
     return *stored;
+}
+
+std::string rfc3339(std::chrono::sys_seconds t) {
+    std::time_t const tt = t.time_since_epoch().count();
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::optional<std::chrono::sys_seconds> parse_rfc3339(std::string const& s) {
+    std::tm tm{};
+    int consumed = 0;
+    if (std::sscanf(
+            s.c_str(),
+            "%4d-%2d-%2dT%2d:%2d:%2dZ%n",
+            &tm.tm_year,
+            &tm.tm_mon,
+            &tm.tm_mday,
+            &tm.tm_hour,
+            &tm.tm_min,
+            &tm.tm_sec,
+            &consumed
+        ) != 6 ||
+        static_cast<std::size_t>(consumed) != s.size())
+        return std::nullopt;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    auto const t = std::chrono::sys_seconds(std::chrono::seconds(timegm(&tm)));
+    // timegm() carries a month 13 or a minute 61 over; only the text rfc3339() would write is one.
+    if (rfc3339(t) != s)
+        return std::nullopt;
+    return t;
 }
 
 } // namespace icsbridge::oauth

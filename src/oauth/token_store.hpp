@@ -26,6 +26,11 @@ struct StoredToken {
     friend bool operator==(StoredToken const&, StoredToken const&) = default;
 };
 
+/** @brief `t` as RFC 3339 UTC to the second, "2026-11-27T10:00:00Z": how stored records write times. */
+std::string rfc3339(std::chrono::sys_seconds t);
+/** @brief The time rfc3339() wrote; nullopt for any other text (a month 13, a zone, a fraction). */
+std::optional<std::chrono::sys_seconds> parse_rfc3339(std::string const& s);
+
 /** @brief storage_dir + "/oauth/" + target + ".json". */
 std::string token_path(std::string const& storage_dir, std::string_view target);
 
