@@ -1,7 +1,6 @@
 // File: duration.cpp
 // Durations as written in the config ("90s", "15m", "6h", "30d", "1h30m"), and the one formatter of
 // durations in messages and output.
-#include <icsbridge/config.hpp>
 #include <icsbridge/duration.hpp>
 
 #include <array>
@@ -55,25 +54,6 @@ std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
     if (total <= 0)
         return std::nullopt;
     return std::chrono::seconds(total);
-}
-
-std::optional<Budget> parse_budget(std::string_view text) {
-    auto const slash = text.find('/');
-    if (slash == std::string_view::npos || slash == 0 || slash > 9)
-        return std::nullopt;
-    std::size_t calls = 0;
-    for (char c : text.substr(0, slash)) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-        calls = calls * 10 + static_cast<std::size_t>(c - '0');
-    }
-    std::string_view unit = text.substr(slash + 1);
-    // A bare unit is one of it: "2000/h" is "2000/1h".
-    std::string const spelled = unit.size() == 1 ? "1" + std::string(unit) : std::string(unit);
-    auto period = parse_duration(spelled);
-    if (calls == 0 || !period)
-        return std::nullopt;
-    return Budget{calls, *period};
 }
 
 std::string format_duration(std::chrono::milliseconds d) {
