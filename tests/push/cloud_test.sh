@@ -10,8 +10,14 @@
 #   unchanged  a second push writes nothing, in a handful of requests
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
-#   serve      `serve` with the webhook: an event renamed upstream is renamed in the calendar within seconds
-#   expired    the access token expired at the provider: refreshed once, the push goes on
+#   serve      `serve` with the webhook (each case an event renamed upstream), one serve throughout:
+#              - the rename is in the calendar within seconds
+#              - the access token serve holds expired at the provider: exactly one 401, one refresh, the
+#                write lands
+#              - a token near its expiry (the provider's lifetime short) is refreshed before use: no 401
+#              - the provider refuses even a fresh access token: two 401s and one refresh, then the target
+#                stops with the reason (401, icsbridge connect) in /healthz and sends nothing on the next
+#                publication
 #   quota      a fifth of the requests refused for quota: absorbed by backing off, the push succeeds
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
 #   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
@@ -37,11 +43,12 @@ secret=fake-client-secret-$RANDOM$RANDOM
 start_fake_calendar_api "$provider" --client-secret "$secret"
 export TEST_CLIENT_SECRET=$secret
 export TEST_HOOK_SECRET=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+export TEST_ADMIN_TOKEN=admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 
 # cloud_config FILE TARGET CALENDAR: the feed pub pushed into TARGET, a calendar of that name at the fake.
 cloud_config() {
     {
-        server_toml "$work/state" "127.0.0.1:0"
+        server_toml "$work/state" "127.0.0.1:0" 'admin_token_env = "TEST_ADMIN_TOKEN"'
         echo
         events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"'
         echo
@@ -58,7 +65,7 @@ connect() {
     "$bin" connect --config "$work/push.toml" "$1" --timeout 60 >"$work/connect.out" 2>"$work/connect.err" &
     local pid=$! url=
     for _ in $(seq 1 100); do
-        url=$(grep -m1 -E '^https?://' "$work/connect.out")
+        url=$(grep -m1 -E '^https?://' "$work/connect.out" 2>/dev/null)
         [ -n "$url" ] && break
         sleep 0.1
     done
@@ -183,35 +190,160 @@ PY
     foreign_untouched "one removal"
 }
 
-step_serve() {
-    # serve pushes on its own: an event renamed upstream and its webhook reach the calendar in seconds.
-    start_icsbridge "$bin" "$work/push.toml" "$work/serve.log"
-    wait_for_feeds pub.ics
-    rm -rf "$work/served"
-    cp -r "$work/removed" "$work/served"
-    sed -i 's/Night MOVED/Night SERVED/' "$work/served/events/events.json"
-    curl -s -X POST "$upstream/__control/reload?dir=$work/served" >/dev/null
-    local started seen=
-    started=$(date +%s%N)
-    curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
-    for _ in $(seq 1 150); do
-        fake_state "[1 for e in ours(cal('Events')) if 'SERVED' in (e.get('summary') or e.get('subject') or '')]" |
-            grep -q 1 && { seen=$(( ($(date +%s%N) - started) / 1000000 )); break; }
-        sleep 0.1
-    done
-    stop_icsbridge
-    [ -n "$seen" ] || fail "serve did not push the webhook's change within 15 s: $(tail -5 "$work/serve.log")"
-    grep -qF "$secret" "$work/serve.log" && fail "the client secret is in serve's log"
-    foreign_untouched "serve"
-    echo "serve: the webhook's change in the calendar after $seen ms"
+# fake_counts: "API TOKEN UNAUTHORIZED UPDATES" since the fake's counts were last reset: API requests, token
+# endpoint requests, 401 answers, update requests (PUT or PATCH of an event).
+fake_counts() {
+    fake_state "d['requests']['total'] - d['requests']['by_kind']['token'] - d['requests']['by_kind']['authorize'], \
+d['requests']['by_kind']['token'], d['requests']['by_status'].get('401', 0), d['requests']['by_kind']['update']" | tr -d '(),'
 }
 
-step_expired() {
-    fake_admin expire >/dev/null
+# counted_since BEFORE: the four fake_counts since BEFORE (an earlier fake_counts), in count_api, count_token,
+# count_401 and count_update.
+counted_since() {
+    local a b c d
+    read -r a b c d <<<"$1"
+    read -r count_api count_token count_401 count_update <<<"$(fake_counts)"
+    count_api=$((count_api - a)) count_token=$((count_token - b)) count_401=$((count_401 - c))
+    count_update=$((count_update - d))
+}
+
+# health EXPR: a Python expression over serve's admin /healthz entry of target cal (as t), printed.
+health() {
+    curl -s -f -H "Authorization: Bearer $TEST_ADMIN_TOKEN" "$base/healthz" >"$work/healthz.json" ||
+        fail "GET /healthz (admin) failed"
+    $python - "$work/healthz.json" "$1" <<'PY'
+import json, sys
+t = next(x for x in json.load(open(sys.argv[1]))["targets"] if x["name"] == "cal")
+print(eval(sys.argv[2]))
+PY
+}
+
+# serve_rename NAME: the served fixtures' event renamed "... Night NAME: ...", the upstream reloaded and its
+# webhook sent to serve; sets renamed_at (ns) and reconciles (serve's count before it).
+serve_rename() {
+    reconciles=$(health "t['reconciles']")
+    sed -i -E "s/Night [A-Z0-9]+:/Night $1:/" "$work/served/events/events.json"
+    curl -s -X POST "$upstream/__control/reload?dir=$work/served" >/dev/null
+    renamed_at=$(date +%s%N)
+    curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
+}
+
+# reconciled WHAT: waits (15 s at most) for the end of the reconcile serve_rename set off (serve's count of them
+# grows: its outcome is recorded, every request made).
+reconciled() {
+    for _ in $(seq 1 150); do
+        [ "$(health "t['reconciles']")" -gt "$reconciles" ] && return 0
+        sleep 0.1
+    done
+    fail "$1: no reconcile within 15 s of the webhook: $(tail -5 "$work/serve.log")"
+}
+
+# renamed WHAT NAME: waits until the calendar holds the event renamed NAME (15 s at most); sets seen_ms (since the
+# rename).
+renamed() {
+    seen_ms=
+    for _ in $(seq 1 150); do
+        fake_state "sum(1 for e in ours(cal('Events')) if 'Night $2:' in (e.get('summary') or e.get('subject') or ''))" |
+            grep -qx 1 && { seen_ms=$(( ($(date +%s%N) - renamed_at) / 1000000 )); return 0; }
+        sleep 0.1
+    done
+    fail "$1: serve did not push the webhook's change within 15 s: $(tail -5 "$work/serve.log")"
+}
+
+# feed_etag: the ETag serve gives the feed pub now.
+feed_etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+
+# start_serve: serve from push.toml, once its first reconcile (at start) is over.
+start_serve() {
+    start_icsbridge "$bin" "$work/push.toml" "$work/serve.log"
+    wait_for_feeds pub.ics
+    for _ in $(seq 1 150); do
+        [ "$(health "t['reconciles']")" -ge 1 ] && return 0
+        sleep 0.1
+    done
+    fail "serve made no reconcile within 15 s of starting: $(tail -5 "$work/serve.log")"
+}
+
+step_serve() {
+    # serve pushes on its own: an event renamed upstream and its webhook reach the calendar in seconds.
     fake_admin reset_counts >/dev/null
-    expect_push_ok "push with the access token expired"
-    [ "$(fake_requests by_kind token)" -ge 1 ] || fail "no token refresh after the access token expired"
-    writes_were "push with the access token expired" 0
+    start_serve
+    rm -rf "$work/served"
+    cp -r "$work/removed" "$work/served"
+    serve_rename SERVED
+    reconciled "serve"
+    renamed "serve" SERVED
+    echo "serve: the webhook's change in the calendar after $seen_ms ms"
+    serve_expired
+    serve_ahead
+    serve_unauthorized
+    stop_icsbridge
+    grep -qF "$secret" "$work/serve.log" && fail "the client secret is in serve's log"
+    foreign_untouched "serve"
+}
+
+serve_expired() {
+    # The access token serve holds expires at the provider: one 401, one refresh, the write made with the new
+    # token. The new one lives 3 s (serve refreshes it after half of that): serve_ahead uses it.
+    fake_admin config '{"token_lifetime": 3}' >/dev/null
+    fake_admin expire >/dev/null
+    local before
+    before=$(fake_counts)
+    serve_rename EXPIRED
+    reconciled "access token expired while serving"
+    renamed "access token expired while serving" EXPIRED
+    expired_seen=$(date +%s%N)
+    counted_since "$before"
+    [ "$count_401" = 1 ] && [ "$count_token" = 1 ] && [ "$count_update" = 1 ] ||
+        fail "the access token expired while serving: $count_401 401s, $count_token token requests, $count_update updates (want 1 each)"
+    echo "expired: one 401, one refresh, the write landed after $seen_ms ms ($count_api API requests)"
+}
+
+serve_ahead() {
+    # The token serve_expired's refresh got is due (half its life of 3 s is over) before the next write: serve
+    # refreshes it first, and the provider never answers 401.
+    local before
+    while [ $(( ($(date +%s%N) - expired_seen) / 1000000 )) -lt 1600 ]; do sleep 0.1; done
+    fake_admin config '{"token_lifetime": 3600}' >/dev/null
+    before=$(fake_counts)
+    serve_rename AHEAD
+    reconciled "a token near its expiry"
+    renamed "a token near its expiry" AHEAD
+    counted_since "$before"
+    [ "$count_401" = 0 ] && [ "$count_token" = 1 ] && [ "$count_update" = 1 ] ||
+        fail "a token near its expiry: $count_401 401s, $count_token token requests, $count_update updates (want 0, 1, 1)"
+    echo "ahead: the token refreshed before it expired, no 401"
+}
+
+serve_unauthorized() {
+    # The provider refuses every access token, fresh ones too: one refresh, then the target stops with a reason
+    # to act on, and a later publication sends it nothing (no retry loop).
+    local before why
+    fake_admin config '{"reject_tokens": true}' >/dev/null
+    before=$(fake_counts)
+    serve_rename REFUSED
+    reconciled "every access token refused"
+    counted_since "$before"
+    why=$(health "t['last_error']")
+    [ "$count_401" = 2 ] && [ "$count_token" = 1 ] && [ "$count_api" = 2 ] ||
+        fail "every access token refused: $count_api API requests, $count_401 401s, $count_token token requests (want 2, 2, 1)"
+    case "$why" in *401*"icsbridge connect"*) ;; *) fail "every access token refused: /healthz's last error: $why" ;; esac
+    [ "$(health "t['ok']")" = False ] || fail "every access token refused: /healthz says the target is ok"
+    # Another change: published (the feed's ETag changes), the target woken, and left alone till its period.
+    local etag
+    etag=$(feed_etag)
+    serve_rename REFUSEDTWICE
+    for _ in $(seq 1 100); do
+        [ "$(feed_etag)" != "$etag" ] && break
+        sleep 0.1
+    done
+    [ "$(feed_etag)" != "$etag" ] || fail "serve did not publish the second change within 10 s"
+    sleep 0.2 # the target's wake-up comes with the publication; give it the time to (wrongly) send something
+    counted_since "$before"
+    [ "$count_api" = 2 ] && [ "$count_token" = 1 ] ||
+        fail "after the refusal a publication made $((count_api - 2)) API and $((count_token - 1)) token requests (want none)"
+    fake_admin config '{"reject_tokens": false}' >/dev/null
+    echo "unauthorized: 2 requests and one refresh, then stopped: $why"
 }
 
 step_quota() {
@@ -276,7 +408,9 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal serve expired quota kill moved revoked; do
+for step in connect initial unchanged change removal serve quota kill moved revoked; do
+    step_started=$(date +%s%N)
     "step_$step"
+    echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"
 done
 echo "push.cloud.$provider: ok"

@@ -25,7 +25,7 @@ userRateLimitExceeded in turn, one in four 429; microsoft: 429 ApplicationThrott
 --user-quota-per-minute requests of its account (per user / per mailbox) let through in the last 60 s: google
 403 userRateLimitExceeded, microsoft 429 ApplicationThrottled with Retry-After 2. --latency-ms delays every API
 answer. --log appends one line per request: METHOD PATH STATUS UNIX_TIME KIND, with no secret (OAuth paths
-without their query).
+without their query). The admin config reject_tokens makes every API request a 401, fresh access tokens too.
 """
 import argparse
 import os
@@ -92,6 +92,8 @@ class Fake:
             return self.api.not_found(), "other"
         kind, name, args = route
         why, scopes, account = self.oauth.check(req.bearer())
+        if why is None and self.state.config.reject_tokens:
+            why = "invalid"
         if why:
             return self.api.unauthorized(why), kind
         self.state.account = account

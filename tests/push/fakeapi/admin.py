@@ -29,8 +29,9 @@ account; reset_counts and config are the whole fake's.
     POST /_fake/revoke        every grant (of account=E) revoked: refresh -> invalid_grant, access tokens -> 401
     POST /_fake/expire        every access token (of account=E) expired now (refresh tokens still good)
     POST /_fake/forget_sync   every sync token, delta link and page token (of account=E) forgotten (-> 410 / 400)
-    POST /_fake/config {latency_ms, quota_per_minute, user_quota_per_minute, error_rate, token_lifetime} (any of
-         them) -> the config; setting a quota (even to its value) starts its 60 s windows empty
+    POST /_fake/config {latency_ms, quota_per_minute, user_quota_per_minute, error_rate, token_lifetime,
+         reject_tokens} (any of them) -> the config; setting a quota (even to its value) starts its 60 s windows
+         empty; reject_tokens true: every API request answered 401, even with an access token just refreshed
 """
 import json
 
