@@ -10,6 +10,8 @@
 #   unchanged  a second push writes nothing, in a handful of requests
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
+#   conflict   one of our events edited behind icsbridge's back, and again between its read and its write:
+#              the update carries If-Match, meets a 412 (counted as a conflict), and the feed's version wins
 #   serve      `serve` with the webhook (each case an event renamed upstream), one serve throughout:
 #              - the rename is in the calendar within seconds
 #              - the access token serve holds expired at the provider: exactly one 401, one refresh, the
@@ -188,6 +190,40 @@ PY
     writes_were "one removal" 1
     check_mirror "one removal"
     foreign_untouched "one removal"
+}
+
+# fake_log_mark: remembers where the fake's request log ends now; fake_log_since prints what came after.
+fake_log_mark() { log_mark=$(wc -l <"$work/fake-$provider.log"); }
+fake_log_since() { tail -n +$((log_mark + 1)) "$work/fake-$provider.log"; }
+
+# event_content ID: what the feed decides of our event ID (title, text, place, times), as the fake holds it.
+event_content() {
+    local keys="'summary', 'description', 'location', 'start', 'end'"
+    [ "$provider" = google ] || keys="'subject', 'body', 'location', 'start', 'end', 'isAllDay'"
+    fake_state "[{k: e.get(k) for k in ($keys)} for e in ours(cal('Events')) if e['id'] == '$1']"
+}
+
+step_conflict() {
+    # One of our events edited behind icsbridge's back, and again between its read and its write (the fake
+    # makes the second edit just before it serves the write): the update carries If-Match, is answered 412,
+    # counted as a conflict, and the event ends as the feed has it (the feed wins).
+    local id want updates
+    id=$(fake_state "ours(cal('Events'))[0]['id']")
+    want=$(event_content "$id")
+    fake_admin edit "{\"id\": \"$id\", \"summary\": \"Edited by hand\"}" >/dev/null
+    fake_admin edit "{\"id\": \"$id\", \"summary\": \"Edited again\", \"when\": \"before_write\"}" >/dev/null
+    fake_log_mark
+    expect_push_ok "push over an edit behind icsbridge's back"
+    grep -q "cal: created 0, updated 1, deleted 0, .*, 1 conflict)" "$work/push.out" ||
+        fail "push over an edit printed: $(cat "$work/push.out")"
+    updates=$(fake_log_since | awk '$5 == "update" { print $3, $6 }' | paste -sd,)
+    [ "$updates" = "412 if-match,200 if-match" ] ||
+        fail "the updates of the edited event (status, If-Match) were: $updates (want a 412 then a 200, both with If-Match)"
+    [ "$(event_content "$id")" = "$want" ] ||
+        fail "the edited event is not as the feed has it: $(event_content "$id") (want $want)"
+    check_mirror "after edits behind icsbridge's back"
+    foreign_untouched "after edits behind icsbridge's back"
+    echo "conflict: If-Match sent, 412 answered, one conflict, the feed's version restored"
 }
 
 # fake_counts: "API TOKEN UNAUTHORIZED UPDATES" since the fake's counts were last reset: API requests, token
@@ -408,7 +444,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal serve quota kill moved revoked; do
+for step in connect initial unchanged change removal conflict serve quota kill moved revoked; do
     step_started=$(date +%s%N)
     "step_$step"
     echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"

@@ -10,7 +10,8 @@
 #   google     calendar created by name, scopes (calendar.app.created: not the primary one), client ids (bad
 #              ones 400, used ones 409 even when cancelled), paging and nextSyncToken, incremental lists (changes
 #              only, cancelled ones too), If-Match 412, delete 204 then 410, revive, 410 fullSyncRequired, 400 for
-#              syncToken with a filter, foreign event and edit behind the client's back
+#              syncToken with a filter, foreign event and edit behind the client's back (also one armed to land
+#              just before the next write: 412), If-Match marked in the request log
 #   microsoft  calendar created (a second of that name 409), transactionId twice -> one event, the documented
 #              $filter/$expand listing paged by nextLink (other filters 400), delta rounds (Prefer page size,
 #              changes and @removed, 410 SyncStateNotFound), If-Match 412, delete then 404

@@ -25,6 +25,9 @@ account; reset_counts and config are the whole fake's.
          a person's own event (no extended property) in that calendar (name or id; default: the primary/default
          one); start/end "YYYY-MM-DD" (all-day) or a date-time with offset; -> the event
     POST /_fake/edit {"id", "summary"[, "calendar"]}   renames an event (new etag/changeKey) -> the event
+         with "when": "before_write": not now but just before the next update or delete of it is served (after
+         its auth and quota checks), as a person's edit landing between the client's read and its write
+         -> {"armed": ID}
     POST /_fake/delete {"id"[, "calendar"]}            deletes one (google: cancelled) -> the event
     POST /_fake/revoke        every grant (of account=E) revoked: refresh -> invalid_grant, access tokens -> 401
     POST /_fake/expire        every access token (of account=E) expired now (refresh tokens still good)
@@ -170,7 +173,13 @@ class Admin:
             cal, ev = self.event(body)
         except Answer as a:
             return a
-        self.api.edit(ev, body.get("summary", "edited behind your back"))
+        summary = body.get("summary", "edited behind your back")
+        if body.get("when") == "before_write":
+            self.state.armed[ev["id"]] = summary
+            return Answer(200, {"armed": ev["id"]})
+        if body.get("when") is not None:
+            return refused(400, "when is before_write or absent")
+        self.api.edit(ev, summary)
         return Answer(200, self.api.admin_view(cal, ev))
 
     def delete(self, body):

@@ -158,6 +158,7 @@ class State:
         self.seed_account = None  # the provider's: gives a new account its primary/default calendar
         self.window = collections.deque()  # times of the API requests the project's quota let through
         self.refusals = 0
+        self.armed = {}  # event id -> summary: an edit made just before the next write of that event is served
 
     # --- accounts
 
