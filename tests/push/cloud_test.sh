@@ -7,7 +7,8 @@
 #              approves at once, PKCE checked), the refresh token stored 0600, nothing secret printed
 #   initial    a calendar created by name, every feed item an event of ours (job posts none: the feed is
 #              events only), one write each, no duplicate; the person's own event in it untouched
-#   unchanged  a second push writes nothing, in a handful of requests
+#   unchanged  a second push writes nothing, in a handful of requests, listing by what changed (google:
+#              syncToken; graph: the delta link), not in full
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
 #   conflict   one of our events edited behind icsbridge's back, and again between its read and its write:
@@ -150,9 +151,30 @@ step_initial() {
     [ "$(fake_state "len([c for c in d['calendars'] if c['name'] == 'Events'])")" = 1 ] || fail "a second calendar Events"
 }
 
+# fake_log_mark: remembers where the fake's request log ends now; fake_log_since prints what came after.
+fake_log_mark() { log_mark=$(wc -l <"$work/fake-$provider.log"); }
+fake_log_since() { tail -n +$((log_mark + 1)) "$work/fake-$provider.log"; }
+
+# incremental_listing WHAT: the requests since fake_log_mark listed our events by what changed (google: every
+# events list with syncToken; graph: delta rounds from the delta link alone), never in full.
+incremental_listing() {
+    local lines
+    lines=$(fake_log_since | awk '$5 == "list" || $5 == "delta" || $5 == "calendar"')
+    if [ "$provider" = google ]; then
+        [ -n "$lines" ] && ! grep -v '^GET /calendar/v3/calendars/[^ ]*/events?[^ ]*syncToken=' <<<"$lines" >/dev/null ||
+            fail "$1: not every listing used the sync token: $lines"
+    else
+        [ -n "$lines" ] && ! grep -v '^GET /v1.0/me/calendars/[^ ]*/calendarView/delta?[^ ]*\$deltatoken=' <<<"$lines" >/dev/null ||
+            fail "$1: not every listing followed the delta link: $lines"
+        grep -q 'startDateTime' <<<"$lines" && fail "$1: a new delta round instead of the delta link: $lines"
+    fi
+}
+
 step_unchanged() {
     fake_admin reset_counts >/dev/null
+    fake_log_mark
     expect_push_ok "second push"
+    incremental_listing "second push"
     grep -q "cal: created 0, updated 0, deleted 0" "$work/push.out" || fail "second push printed: $(cat "$work/push.out")"
     writes_were "second push" 0
     local n
@@ -191,10 +213,6 @@ PY
     check_mirror "one removal"
     foreign_untouched "one removal"
 }
-
-# fake_log_mark: remembers where the fake's request log ends now; fake_log_since prints what came after.
-fake_log_mark() { log_mark=$(wc -l <"$work/fake-$provider.log"); }
-fake_log_since() { tail -n +$((log_mark + 1)) "$work/fake-$provider.log"; }
 
 # event_content ID: what the feed decides of our event ID (title, text, place, times), as the fake holds it.
 event_content() {
