@@ -17,6 +17,8 @@
 #              - the rename is in the calendar within seconds
 #              - the access token serve holds expired at the provider: exactly one 401, one refresh, the
 #                write lands
+#              - /healthz (admin) and /metrics: items, writes by kind, requests (as many as the fake saw),
+#                last success
 #              - a token near its expiry (the provider's lifetime short) is refreshed before use: no 401
 #              - the provider refuses even a fresh access token: two 401s and one refresh, then the target
 #                stops with the reason (401, icsbridge connect) in /healthz and sends nothing on the next
@@ -25,7 +27,9 @@
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
 #   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
 #              the old one left as it was
-#   revoked    consent revoked: exit 1 with the reconnect command, in at most a handful of requests
+#   serve_revoked  consent revoked while a new serve runs: a handful of requests, /healthz's last error names
+#              `icsbridge connect --config FILE cal`, nothing sent on the next publication
+#   revoked    consent revoked: push exits 1 with the reconnect command, in at most a handful of requests
 #   cloud_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR PROVIDER
 set -u
 
@@ -329,6 +333,7 @@ step_serve() {
     renamed "serve" SERVED
     echo "serve: the webhook's change in the calendar after $seen_ms ms"
     serve_expired
+    serve_health
     serve_ahead
     serve_unauthorized
     stop_icsbridge
@@ -353,6 +358,28 @@ serve_expired() {
     echo "expired: one 401, one refresh, the write landed after $seen_ms ms ($count_api API requests)"
 }
 
+serve_health() {
+    # /healthz (admin) and /metrics as the fake saw it: every API request counted, the writes by kind.
+    local want_items api
+    want_items=$(feed_uids | wc -l)
+    api=$(fake_state "d['requests']['total'] - d['requests']['by_kind']['token'] - d['requests']['by_kind']['authorize']")
+    [ "$(health "(t['ok'], t['items'], t['writes'], t['requests'], t['last_error'], t['conflicts'])")" = \
+        "(True, $want_items, {'create': 0, 'update': 2, 'delete': 0}, $api, None, 0)" ] ||
+        fail "/healthz's target cal: $(health t) (want ok, $want_items items, 2 updates, the fake's $api requests)"
+    [ "$(health "t['last_success'] is not None")" = True ] || fail "/healthz: no last_success"
+    curl -s -f -H "Authorization: Bearer $TEST_ADMIN_TOKEN" "$base/metrics" >"$work/metrics.txt" || fail "GET /metrics failed"
+    local m
+    for m in 'icsbridge_push_writes_total{target="cal",kind="update"} 2' 'icsbridge_push_writes_total{target="cal",kind="create"} 0' \
+        "icsbridge_push_items{target=\"cal\"} $want_items" "icsbridge_push_requests_total{target=\"cal\"} $api" \
+        'icsbridge_push_up{target="cal"} 1'; do
+        grep -qxF "$m" "$work/metrics.txt" || fail "/metrics has no line $m: $(grep 'target="cal"' "$work/metrics.txt" | head -12)"
+    done
+    grep -qE '^icsbridge_push_last_success_timestamp_seconds\{target="cal"\} [1-9][0-9]+$' "$work/metrics.txt" ||
+        fail "/metrics: no last success time for cal"
+    grep -qF "$secret" "$work/metrics.txt" "$work/healthz.json" && fail "a secret in /metrics or /healthz"
+    echo "health: $want_items items, 2 updates, $api requests, as the fake counted"
+}
+
 serve_ahead() {
     # The token serve_expired's refresh got is due (half its life of 3 s is over) before the next write: serve
     # refreshes it first, and the provider never answers 401.
@@ -369,6 +396,25 @@ serve_ahead() {
     echo "ahead: the token refreshed before it expired, no 401"
 }
 
+# left_alone WHAT NAME: after a reconcile that stopped the target, another rename upstream (NAME) is published
+# (the feed's ETag changes) and wakes the target, which sends nothing (it waits for its period): no API or
+# token request within a moment of the publication.
+left_alone() {
+    local before etag
+    before=$(fake_counts)
+    etag=$(feed_etag)
+    serve_rename "$2"
+    for _ in $(seq 1 100); do
+        [ "$(feed_etag)" != "$etag" ] && break
+        sleep 0.1
+    done
+    [ "$(feed_etag)" != "$etag" ] || fail "$1: serve did not publish the next change within 10 s"
+    sleep 0.2 # the target's wake-up comes with the publication: time enough to (wrongly) send something
+    counted_since "$before"
+    [ "$count_api" = 0 ] && [ "$count_token" = 0 ] ||
+        fail "$1: the next publication made $count_api API and $count_token token requests (want none)"
+}
+
 serve_unauthorized() {
     # The provider refuses every access token, fresh ones too: one refresh, then the target stops with a reason
     # to act on, and a later publication sends it nothing (no retry loop).
@@ -383,21 +429,9 @@ serve_unauthorized() {
         fail "every access token refused: $count_api API requests, $count_401 401s, $count_token token requests (want 2, 2, 1)"
     case "$why" in *401*"icsbridge connect"*) ;; *) fail "every access token refused: /healthz's last error: $why" ;; esac
     [ "$(health "t['ok']")" = False ] || fail "every access token refused: /healthz says the target is ok"
-    # Another change: published (the feed's ETag changes), the target woken, and left alone till its period.
-    local etag
-    etag=$(feed_etag)
-    serve_rename REFUSEDTWICE
-    for _ in $(seq 1 100); do
-        [ "$(feed_etag)" != "$etag" ] && break
-        sleep 0.1
-    done
-    [ "$(feed_etag)" != "$etag" ] || fail "serve did not publish the second change within 10 s"
-    sleep 0.2 # the target's wake-up comes with the publication; give it the time to (wrongly) send something
-    counted_since "$before"
-    [ "$count_api" = 2 ] && [ "$count_token" = 1 ] ||
-        fail "after the refusal a publication made $((count_api - 2)) API and $((count_token - 1)) token requests (want none)"
-    fake_admin config '{"reject_tokens": false}' >/dev/null
     echo "unauthorized: 2 requests and one refresh, then stopped: $why"
+    left_alone "every access token refused" REFUSEDTWICE
+    fake_admin config '{"reject_tokens": false}' >/dev/null
 }
 
 step_quota() {
@@ -450,6 +484,28 @@ step_moved() {
     sed -i 's/^calendar = "Moved"/calendar = "Events"/' "$work/push.toml"
 }
 
+step_serve_revoked() {
+    # Consent revoked while serve runs, with an access token cached: the next reconcile meets a 401, the refresh
+    # invalid_grant; the target stops in a handful of requests with the command to reconnect in /healthz, and
+    # leaves the provider alone on the next publication.
+    local before why
+    start_serve
+    fake_admin revoke >/dev/null
+    before=$(fake_counts)
+    serve_rename REVOKED
+    reconciled "consent revoked while serving"
+    counted_since "$before"
+    why=$(health "t['last_error']")
+    case "$why" in *"icsbridge connect --config $work/push.toml cal"*) ;;
+        *) fail "consent revoked while serving: /healthz's last error does not name the reconnect command: $why" ;; esac
+    [ "$count_api" -ge 1 ] && [ $((count_api + count_token)) -le 3 ] ||
+        fail "consent revoked while serving: $count_api API and $count_token token requests (want 1 to 3 in all)"
+    [ "$(health "t['ok']")" = False ] || fail "consent revoked while serving: /healthz says the target is ok"
+    echo "serve revoked: $count_api API and $count_token token requests, then stopped: $why"
+    left_alone "consent revoked while serving" REVOKEDTWICE
+    stop_icsbridge
+}
+
 step_revoked() {
     fake_admin revoke >/dev/null
     fake_admin reset_counts >/dev/null
@@ -462,7 +518,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal conflict serve quota kill moved revoked; do
+for step in connect initial unchanged change removal conflict serve quota kill moved serve_revoked revoked; do
     step_started=$(date +%s%N)
     "step_$step"
     echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"
