@@ -67,21 +67,6 @@ cloud_config() {
 }
 cloud_config "$work/push.toml" cal "Events"
 
-# connect TARGET: `icsbridge connect` with the printed URL followed by curl (the browser).
-connect() {
-    "$bin" connect --config "$work/push.toml" "$1" --timeout 60 >"$work/connect.out" 2>"$work/connect.err" &
-    local pid=$! url=
-    for _ in $(seq 1 100); do
-        url=$(grep -m1 -E '^https?://' "$work/connect.out" 2>/dev/null)
-        [ -n "$url" ] && break
-        sleep 0.1
-    done
-    [ -n "$url" ] || fail "connect printed no URL: $(cat "$work/connect.out" "$work/connect.err")"
-    case "$url" in "$auth_url"*) ;; *) fail "connect's URL is not the authorization endpoint: $url" ;; esac
-    curl -s -L -o "$work/browser.html" "$url" || fail "following the authorization URL failed"
-    wait "$pid" || fail "connect exited $?: $(cat "$work/connect.err")"
-}
-
 # feed_uids: the UIDs of the feed as export renders it now, sorted, one a line.
 feed_uids() {
     export_feed "$work/feed.ics"
@@ -125,7 +110,7 @@ foreign_untouched() {
 }
 
 step_connect() {
-    connect cal
+    connect_with "$bin" "$work/push.toml" cal
     local token="$work/state/oauth/cal.json"
     [ -f "$token" ] || fail "connect stored no token at $token"
     [ "$(stat -c %a "$token")" = 600 ] || fail "the token file is mode $(stat -c %a "$token")"
