@@ -27,6 +27,9 @@
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
 #   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
 #              the old one left as it was
+#   primary    a target with calendar_id = "primary" (Google's primary calendar, Graph's default one) fed job
+#              posts: connect asks Google for calendar.events, the posts land in that calendar, no calendar is
+#              created, the person's own event there untouched
 #   serve_revoked  consent revoked while a new serve runs: a handful of requests, /healthz's last error names
 #              `icsbridge connect --config FILE cal`, nothing sent on the next publication
 #   revoked    consent revoked: push exits 1 with the reconnect command, in at most a handful of requests
@@ -469,6 +472,43 @@ step_moved() {
     sed -i 's/^calendar = "Moved"/calendar = "Events"/' "$work/push.toml"
 }
 
+step_primary() {
+    # A target with calendar_id = "primary" (Google's primary calendar, Graph's default one), fed job posts: it
+    # asks Google for the calendar.events scope (calendar.app.created reaches only calendars it made; the fake
+    # refuses the primary one with it), writes into that calendar, creates none, and leaves the person's own
+    # event there alone.
+    local want_scope=https://www.googleapis.com/auth/calendar.events scope calendars n own
+    [ "$provider" = google ] || want_scope="offline_access Calendars.ReadWrite"
+    {
+        server_toml "$work/state" "127.0.0.1:0"
+        echo
+        jobs_source_toml "$upstream"
+        echo
+        feed_toml jobs jobs search 'filter = { keywords = ["Go & Postgres"] }' 'push = ["prim"]'
+        printf '\n[targets.prim]\ntype = "%s"\nclient_id = "test-client"\nclient_secret_env = "TEST_CLIENT_SECRET"\n' "$provider"
+        printf 'calendar_id = "primary"\napi_base = "%s"\nauth_url = "%s"\ntoken_url = "%s"\n' "$api_base" "$auth_url" "$token_url"
+    } >"$work/primary.toml"
+    connect_with "$bin" "$work/primary.toml" prim
+    scope=$($python -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query)["scope"][0])' "$connect_url")
+    [ "$scope" = "$want_scope" ] || fail "a target with calendar_id asked the scope '$scope', want '$want_scope'"
+    fake_admin foreign '{"summary": "Birthday", "start": "2026-12-20"}' >/dev/null
+    local main="next(c for c in d['calendars'] if c['main'])"
+    own=$(fake_state "[e for e in live($main) if e not in ours($main)]")
+    calendars=$(fake_state "len(d['calendars'])")
+    "$bin" export --config "$work/primary.toml" --feed jobs --output "$work/jobs.ics" 2>"$work/export.err" ||
+        fail "export of the jobs feed failed: $(cat "$work/export.err")"
+    n=$(grep -c '^BEGIN:VTODO' "$work/jobs.ics")
+    [ "$n" -ge 1 ] || fail "the jobs feed has no job post"
+    "$bin" push --config "$work/primary.toml" >"$work/push.out" 2>"$work/push.err" ||
+        fail "push into the primary calendar failed: $(cat "$work/push.err")"
+    grep -q "^prim: created $n, updated 0, deleted 0" "$work/push.out" || fail "push into the primary calendar printed: $(cat "$work/push.out")"
+    [ "$(fake_state "len(ours($main))")" = "$n" ] || fail "the primary calendar holds $(fake_state "len(ours($main))") of our events, want $n"
+    [ "$(fake_state "len(d['calendars'])")" = "$calendars" ] || fail "a push into calendar_id = primary created a calendar"
+    [ "$(fake_state "[e for e in live($main) if e not in ours($main)]")" = "$own" ] ||
+        fail "the person's own event in the primary calendar changed or went"
+    echo "primary: scope $scope, $n job posts in the primary calendar"
+}
+
 step_serve_revoked() {
     # Consent revoked while serve runs, with an access token cached: the next reconcile meets a 401, the refresh
     # invalid_grant; the target stops in a handful of requests with the command to reconnect in /healthz, and
@@ -503,7 +543,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal conflict serve quota kill moved serve_revoked revoked; do
+for step in connect initial unchanged change removal conflict serve quota kill moved primary serve_revoked revoked; do
     step_started=$(date +%s%N)
     "step_$step"
     echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"
