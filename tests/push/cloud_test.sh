@@ -28,8 +28,8 @@
 #   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
 #              the old one left as it was
 #   primary    a target with calendar_id = "primary" (Google's primary calendar, Graph's default one) fed job
-#              posts: connect asks Google for calendar.events, the posts land in that calendar, no calendar is
-#              created, the person's own event there untouched
+#              posts: connect asks Google for calendar.events, the posts land in that calendar, each an all-day
+#              event on its due date; no calendar is created, the person's own event there untouched
 #   serve_revoked  consent revoked while a new serve runs: a handful of requests, /healthz's last error names
 #              `icsbridge connect --config FILE cal`, nothing sent on the next publication
 #   revoked    consent revoked: push exits 1 with the reconnect command, in at most a handful of requests
@@ -506,7 +506,42 @@ step_primary() {
     [ "$(fake_state "len(d['calendars'])")" = "$calendars" ] || fail "a push into calendar_id = primary created a calendar"
     [ "$(fake_state "[e for e in live($main) if e not in ours($main)]")" = "$own" ] ||
         fail "the person's own event in the primary calendar changed or went"
-    echo "primary: scope $scope, $n job posts in the primary calendar"
+    all_day_on_due "$work/jobs.ics"
+    echo "primary: scope $scope, $n job posts in the primary calendar, each an all-day event on its due date"
+}
+
+# all_day_on_due ICS: each job post (VTODO) of ICS is an event of ours in the main calendar lasting the whole
+# day of its DUE date (neither API takes tasks).
+all_day_on_due() {
+    curl -s -f "$fake_api_url/_fake/state" >"$work/fake-state.json" || fail "GET /_fake/state failed"
+    $python - "$1" "$work/fake-state.json" "$provider" <<'PY' || fail "job posts are not all-day events on their due dates"
+import datetime, hashlib, json, re, sys
+ics = re.sub(r"\r?\n[ \t]", "", open(sys.argv[1]).read())
+due = {}
+for todo in re.findall(r"BEGIN:VTODO(.*?)END:VTODO", ics, re.S):
+    uid = re.search(r"^UID:(.*)$", todo, re.M).group(1).strip()
+    day = datetime.datetime.strptime(re.search(r"^DUE;VALUE=DATE:(\d{8})", todo, re.M).group(1), "%Y%m%d").date()
+    due[uid] = (day.isoformat(), (day + datetime.timedelta(days=1)).isoformat())
+main = next(c for c in json.load(open(sys.argv[2]))["calendars"] if c["main"])
+got = {}
+for e in main["events"]:
+    if e["deleted"]:
+        continue
+    if sys.argv[3] == "google":
+        if e.get("extendedProperties", {}).get("private", {}).get("icsbridge") == "1":
+            got[e["iCalUID"]] = (e["start"].get("date"), e["end"].get("date"))
+        continue
+    names = [p["value"] for p in e["singleValueExtendedProperties"] if p["id"].endswith("Name icsbridge")]
+    uid = next((u for u in due if names and names[0] == "icsbridge-%s.ics" % hashlib.sha256(u.encode()).hexdigest()[:32]), None)
+    midnight = all(e[k]["dateTime"][10:19] == "T00:00:00" for k in ("start", "end"))  # Graph adds .0000000
+    if names and e["isAllDay"] and midnight:
+        got[uid] = (e["start"]["dateTime"][:10], e["end"]["dateTime"][:10])
+    elif names:
+        got[uid] = ("not all-day", e["start"], e["end"])
+if got != due:
+    print("want (start, end) by UID %s, the calendar has %s" % (due, got), file=sys.stderr)
+    sys.exit(1)
+PY
 }
 
 step_serve_revoked() {
