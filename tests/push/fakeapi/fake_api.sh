@@ -106,6 +106,7 @@ connect_with() {
     done
     [ -n "$connect_url" ] || fail "connect printed no URL: $(cat "$work/connect.out" "$work/connect.err")"
     case "$connect_url" in "$auth_url"*) ;; *) fail "connect's URL is not the authorization endpoint: $connect_url" ;; esac
-    curl -s -L -o "$work/browser.html" "$connect_url" || fail "following the authorization URL failed"
+    curl -sS -L -o "$work/browser.html" "$connect_url" 2>"$work/browser.err" ||
+        fail "following the authorization URL failed (curl exit $?: $(cat "$work/browser.err")); connect: $(cat "$work/connect.err")"
     wait "$pid" || fail "connect exited $?: $(cat "$work/connect.err")"
 }
