@@ -7,8 +7,9 @@
 #   initial push   N events (default 10,000) into a calendar created by name: wall time, requests, the most
 #                  in one second, peak RSS, and how many requests the fake refused for quota (the goal: none)
 #   no change      a second push: requests, wall time
-# Prints a markdown table. The targets keep their default rate (google 500/m, microsoft 600/m), so the
-# initial push is paced by it: 10,000 events take 17-20 minutes per provider, as they would for real.
+# Prints a markdown table. The targets keep their default rate, 500/m for both (under the fakes' 600 a
+# minute, as under Google's quota and Graph's 10,000 per 10 minutes per mailbox), so the initial push is
+# paced by it: 10,000 events take about 20 minutes per provider, as they would for real.
 #   deploy/bench-cloud-push.sh [BUILD_DIR] [N] [PROVIDER...]     (default: build, 10000, google microsoft)
 set -u
 

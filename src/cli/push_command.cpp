@@ -101,14 +101,20 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
         }
         return;
     }
+    // A conflict (412: the item changed between our read and our write) is resolved, but worth seeing: a
+    // person or another program is editing our items.
+    std::string const conflicts = o.conflicts == 0 ? std::string()
+                                                   : ", " + std::to_string(o.conflicts) +
+                                                         (o.conflicts == 1 ? " conflict" : " conflicts");
     std::printf(
-        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests)\n",
+        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests%s)\n",
         t.name.c_str(),
         o.created,
         o.updated,
         o.deleted,
         o.unchanged,
-        o.requests
+        o.requests,
+        conflicts.c_str()
     );
 }
 

@@ -90,7 +90,8 @@ Error api_refusal(
     case 401:
         return fail(
             errc::upstream_auth,
-            head + "the access token was refused; reconnect the account with icsbridge connect"
+            head + "the access token was refused, a freshly refreshed one too; reconnect the account with "
+                   "icsbridge connect"
         );
     case 403:
         return fail(

@@ -8,7 +8,10 @@
 #   - a callback replayed at the other replica is refused (the claim is the database's);
 #   - every person's page answers "In sync" at either replica (the status lives with the record);
 #   - a change upstream (webhook to r1) reaches every calendar as one update each, from whichever replica
-#     pushes that connection.
+#     pushes that connection;
+#   - the operator's own Google target: `icsbridge connect` with r1's config stores the sign-in in the
+#     database (icsbridge_oauth_tokens), and a push with r2's config, no token file in its storage.dir,
+#     signs in with that row.
 #   connect_cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -19,7 +22,7 @@ python=/usr/bin/python3
 . "$src/tests/support/sh/cluster_fixtures.sh"
 . "$src/tests/push/fakeapi/fake_api.sh"
 cluster_init connect_cluster_e2e
-fail_logs="r1.log r2.log fake-google.err"
+fail_logs="r1.log r2.log fake-google.err connect.err own-push.err"
 people=6
 
 free_port() { $python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -129,4 +132,30 @@ writes=$(fake_requests writes)
 [ "$writes" = $((people + want * people + people)) ] ||
     fail "$writes writes in all, not $((people + want * people + people)): something was written twice"
 echo "after the change: $writes writes in all, one update per calendar"
+
+# The operator's own Google target in cluster mode: `icsbridge connect` with replica r1's config stores the
+# sign-in in the database (a row of icsbridge_oauth_tokens, saved by r1); a push with r2's config, whose
+# storage.dir holds no token file, signs in with that row.
+for i in 1 2; do
+    {
+        server_toml "$work/own$i" "127.0.0.1:0"
+        printf '\n[cluster]\ndatabase_url_env = "TEST_DATABASE_URL"\nnode = "r%s"\nlease = "3s"\n\n' "$i"
+        events_source_toml "$upstream" 'timeout = "5s"'
+        echo
+        organizer_feed_toml own 'push = ["mine"]'
+        printf '\n[targets.mine]\ntype = "google"\nclient_id = "test-client"\nclient_secret_env = "TEST_CLIENT_SECRET"\n'
+        printf 'calendar = "Mine"\napi_base = "%s"\nauth_url = "%s"\ntoken_url = "%s"\n' "$api_base" "$auth_url" "$token_url"
+    } >"$work/own$i.toml"
+done
+connect_with "$bin" "$work/own1.toml" mine
+row=$("$pg_bin/psql" "$pg_url" -Atc "SELECT saved_by, token::json->>'client_id', token::json->>'refresh_token' <> ''
+                                      FROM icsbridge_oauth_tokens WHERE target = 'mine'")
+[ "$row" = "r1|test-client|t" ] || fail "connect in cluster mode left the token row '$row' (want saved by r1, a refresh token)"
+[ -e "$work/own2/oauth/mine.json" ] && fail "r2's storage has a token file before its push: the case tests nothing"
+"$bin" push --config "$work/own2.toml" >"$work/own-push.out" 2>"$work/own-push.err" ||
+    fail "a push on r2, with the sign-in in the database only, failed: $(cat "$work/own-push.err")"
+got=$(fake_state 'len(ours(cal("Mine")))')
+[ "$got" = "$want" ] && grep -q "^mine: created $want," "$work/own-push.out" ||
+    fail "the push on r2 left $got of $want events in Mine: $(cat "$work/own-push.out")"
+echo "cluster sign-in: connect on r1 stored the row, r2 pushed $got events with it (no token file)"
 echo "connect_cluster_e2e: ok"

@@ -7,16 +7,31 @@
 #              approves at once, PKCE checked), the refresh token stored 0600, nothing secret printed
 #   initial    a calendar created by name, every feed item an event of ours (job posts none: the feed is
 #              events only), one write each, no duplicate; the person's own event in it untouched
-#   unchanged  a second push writes nothing, in a handful of requests
+#   unchanged  a second push writes nothing, in a handful of requests, listing by what changed (google:
+#              syncToken; graph: the delta link), not in full
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
-#   serve      `serve` with the webhook: an event renamed upstream is renamed in the calendar within seconds
-#   expired    the access token expired at the provider: refreshed once, the push goes on
+#   conflict   one of our events edited behind icsbridge's back, and again between its read and its write:
+#              the update carries If-Match, meets a 412 (counted as a conflict), and the feed's version wins
+#   serve      `serve` with the webhook (each case an event renamed upstream), one serve throughout:
+#              - the rename is in the calendar within seconds, though the access token serve holds expired
+#                at the provider meanwhile: exactly one 401, one refresh
+#              - /healthz (admin) and /metrics: items, writes by kind, requests (as many as the fake saw),
+#                last success
+#              - a token near its expiry (the provider's lifetime short) is refreshed before use: no 401
+#              - the provider refuses even a fresh access token: two 401s and one refresh, then the target
+#                stops with the reason (401, icsbridge connect) in /healthz and sends nothing on the next
+#                publication
 #   quota      a fifth of the requests refused for quota: absorbed by backing off, the push succeeds
 #   kill       kill -9 in the middle of a first push into a new calendar, then a push: no duplicate
 #   moved      the target's calendar renamed in the config: the new calendar is found (created) and filled,
 #              the old one left as it was
-#   revoked    consent revoked: exit 1 with the reconnect command, in at most a handful of requests
+#   primary    a target with calendar_id = "primary" (Google's primary calendar, Graph's default one) fed job
+#              posts: connect asks Google for calendar.events, the posts land in that calendar, each an all-day
+#              event on its due date; no calendar is created, the person's own event there untouched
+#   serve_revoked  consent revoked while a new serve runs: a handful of requests, /healthz's last error names
+#              `icsbridge connect --config FILE cal`
+#   revoked    consent revoked: push exits 1 with the reconnect command, in at most a handful of requests
 #   cloud_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR PROVIDER
 set -u
 
@@ -27,6 +42,7 @@ provider=$5
 . "$src/tests/support/sh/run_fixtures.sh"
 . "$src/tests/push/radicale.sh"
 . "$src/tests/push/fakeapi/fake_api.sh"
+. "$src/tests/push/fakeapi/cloud_serve_steps.sh"
 test_name=push.cloud.$provider
 fail_logs="push.out push.err serve.log connect.out connect.err fake-$provider.log fake-$provider.err"
 push_init
@@ -37,11 +53,12 @@ secret=fake-client-secret-$RANDOM$RANDOM
 start_fake_calendar_api "$provider" --client-secret "$secret"
 export TEST_CLIENT_SECRET=$secret
 export TEST_HOOK_SECRET=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+export TEST_ADMIN_TOKEN=admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 
 # cloud_config FILE TARGET CALENDAR: the feed pub pushed into TARGET, a calendar of that name at the fake.
 cloud_config() {
     {
-        server_toml "$work/state" "127.0.0.1:0"
+        server_toml "$work/state" "127.0.0.1:0" 'admin_token_env = "TEST_ADMIN_TOKEN"'
         echo
         events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"'
         echo
@@ -52,21 +69,6 @@ cloud_config() {
     } >"$1"
 }
 cloud_config "$work/push.toml" cal "Events"
-
-# connect TARGET: `icsbridge connect` with the printed URL followed by curl (the browser).
-connect() {
-    "$bin" connect --config "$work/push.toml" "$1" --timeout 60 >"$work/connect.out" 2>"$work/connect.err" &
-    local pid=$! url=
-    for _ in $(seq 1 100); do
-        url=$(grep -m1 -E '^https?://' "$work/connect.out")
-        [ -n "$url" ] && break
-        sleep 0.1
-    done
-    [ -n "$url" ] || fail "connect printed no URL: $(cat "$work/connect.out" "$work/connect.err")"
-    case "$url" in "$auth_url"*) ;; *) fail "connect's URL is not the authorization endpoint: $url" ;; esac
-    curl -s -L -o "$work/browser.html" "$url" || fail "following the authorization URL failed"
-    wait "$pid" || fail "connect exited $?: $(cat "$work/connect.err")"
-}
 
 # feed_uids: the UIDs of the feed as export renders it now, sorted, one a line.
 feed_uids() {
@@ -111,7 +113,7 @@ foreign_untouched() {
 }
 
 step_connect() {
-    connect cal
+    connect_with "$bin" "$work/push.toml" cal
     local token="$work/state/oauth/cal.json"
     [ -f "$token" ] || fail "connect stored no token at $token"
     [ "$(stat -c %a "$token")" = 600 ] || fail "the token file is mode $(stat -c %a "$token")"
@@ -141,9 +143,30 @@ step_initial() {
     [ "$(fake_state "len([c for c in d['calendars'] if c['name'] == 'Events'])")" = 1 ] || fail "a second calendar Events"
 }
 
+# fake_log_mark: remembers where the fake's request log ends now; fake_log_since prints what came after.
+fake_log_mark() { log_mark=$(wc -l <"$work/fake-$provider.log"); }
+fake_log_since() { tail -n +$((log_mark + 1)) "$work/fake-$provider.log"; }
+
+# incremental_listing WHAT: the requests since fake_log_mark listed our events by what changed (google: every
+# events list with syncToken; graph: delta rounds from the delta link alone), never in full.
+incremental_listing() {
+    local lines
+    lines=$(fake_log_since | awk '$5 == "list" || $5 == "delta" || $5 == "calendar"')
+    if [ "$provider" = google ]; then
+        [ -n "$lines" ] && ! grep -v '^GET /calendar/v3/calendars/[^ ]*/events?[^ ]*syncToken=' <<<"$lines" >/dev/null ||
+            fail "$1: not every listing used the sync token: $lines"
+    else
+        [ -n "$lines" ] && ! grep -v '^GET /v1.0/me/calendars/[^ ]*/calendarView/delta?[^ ]*\$deltatoken=' <<<"$lines" >/dev/null ||
+            fail "$1: not every listing followed the delta link: $lines"
+        grep -q 'startDateTime' <<<"$lines" && fail "$1: a new delta round instead of the delta link: $lines"
+    fi
+}
+
 step_unchanged() {
     fake_admin reset_counts >/dev/null
+    fake_log_mark
     expect_push_ok "second push"
+    incremental_listing "second push"
     grep -q "cal: created 0, updated 0, deleted 0" "$work/push.out" || fail "second push printed: $(cat "$work/push.out")"
     writes_were "second push" 0
     local n
@@ -183,35 +206,34 @@ PY
     foreign_untouched "one removal"
 }
 
-step_serve() {
-    # serve pushes on its own: an event renamed upstream and its webhook reach the calendar in seconds.
-    start_icsbridge "$bin" "$work/push.toml" "$work/serve.log"
-    wait_for_feeds pub.ics
-    rm -rf "$work/served"
-    cp -r "$work/removed" "$work/served"
-    sed -i 's/Night MOVED/Night SERVED/' "$work/served/events/events.json"
-    curl -s -X POST "$upstream/__control/reload?dir=$work/served" >/dev/null
-    local started seen=
-    started=$(date +%s%N)
-    curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
-    for _ in $(seq 1 150); do
-        fake_state "[1 for e in ours(cal('Events')) if 'SERVED' in (e.get('summary') or e.get('subject') or '')]" |
-            grep -q 1 && { seen=$(( ($(date +%s%N) - started) / 1000000 )); break; }
-        sleep 0.1
-    done
-    stop_icsbridge
-    [ -n "$seen" ] || fail "serve did not push the webhook's change within 15 s: $(tail -5 "$work/serve.log")"
-    grep -qF "$secret" "$work/serve.log" && fail "the client secret is in serve's log"
-    foreign_untouched "serve"
-    echo "serve: the webhook's change in the calendar after $seen ms"
+# event_content ID: what the feed decides of our event ID (title, text, place, times), as the fake holds it.
+event_content() {
+    local keys="'summary', 'description', 'location', 'start', 'end'"
+    [ "$provider" = google ] || keys="'subject', 'body', 'location', 'start', 'end', 'isAllDay'"
+    fake_state "[{k: e.get(k) for k in ($keys)} for e in ours(cal('Events')) if e['id'] == '$1']"
 }
 
-step_expired() {
-    fake_admin expire >/dev/null
-    fake_admin reset_counts >/dev/null
-    expect_push_ok "push with the access token expired"
-    [ "$(fake_requests by_kind token)" -ge 1 ] || fail "no token refresh after the access token expired"
-    writes_were "push with the access token expired" 0
+step_conflict() {
+    # One of our events edited behind icsbridge's back, and again between its read and its write (the fake
+    # makes the second edit just before it serves the write): the update carries If-Match, is answered 412,
+    # counted as a conflict, and the event ends as the feed has it (the feed wins).
+    local id want updates
+    id=$(fake_state "ours(cal('Events'))[0]['id']")
+    want=$(event_content "$id")
+    fake_admin edit "{\"id\": \"$id\", \"summary\": \"Edited by hand\"}" >/dev/null
+    fake_admin edit "{\"id\": \"$id\", \"summary\": \"Edited again\", \"when\": \"before_write\"}" >/dev/null
+    fake_log_mark
+    expect_push_ok "push over an edit behind icsbridge's back"
+    grep -q "cal: created 0, updated 1, deleted 0, .*, 1 conflict)" "$work/push.out" ||
+        fail "push over an edit printed: $(cat "$work/push.out")"
+    updates=$(fake_log_since | awk '$5 == "update" { print $3, $6 }' | paste -sd,)
+    [ "$updates" = "412 if-match,200 if-match" ] ||
+        fail "the updates of the edited event (status, If-Match) were: $updates (want a 412 then a 200, both with If-Match)"
+    [ "$(event_content "$id")" = "$want" ] ||
+        fail "the edited event is not as the feed has it: $(event_content "$id") (want $want)"
+    check_mirror "after edits behind icsbridge's back"
+    foreign_untouched "after edits behind icsbridge's back"
+    echo "conflict: If-Match sent, 412 answered, one conflict, the feed's version restored"
 }
 
 step_quota() {
@@ -264,6 +286,78 @@ step_moved() {
     sed -i 's/^calendar = "Moved"/calendar = "Events"/' "$work/push.toml"
 }
 
+step_primary() {
+    # A target with calendar_id = "primary" (Google's primary calendar, Graph's default one), fed job posts: it
+    # asks Google for the calendar.events scope (calendar.app.created reaches only calendars it made; the fake
+    # refuses the primary one with it), writes into that calendar, creates none, and leaves the person's own
+    # event there alone.
+    local want_scope=https://www.googleapis.com/auth/calendar.events scope calendars n own
+    [ "$provider" = google ] || want_scope="offline_access Calendars.ReadWrite"
+    {
+        server_toml "$work/state" "127.0.0.1:0"
+        echo
+        jobs_source_toml "$upstream"
+        echo
+        feed_toml jobs jobs search 'filter = { keywords = ["Go & Postgres"] }' 'push = ["prim"]'
+        printf '\n[targets.prim]\ntype = "%s"\nclient_id = "test-client"\nclient_secret_env = "TEST_CLIENT_SECRET"\n' "$provider"
+        printf 'calendar_id = "primary"\napi_base = "%s"\nauth_url = "%s"\ntoken_url = "%s"\n' "$api_base" "$auth_url" "$token_url"
+    } >"$work/primary.toml"
+    connect_with "$bin" "$work/primary.toml" prim
+    scope=$($python -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query)["scope"][0])' "$connect_url")
+    [ "$scope" = "$want_scope" ] || fail "a target with calendar_id asked the scope '$scope', want '$want_scope'"
+    fake_admin foreign '{"summary": "Birthday", "start": "2026-12-20"}' >/dev/null
+    local main="next(c for c in d['calendars'] if c['main'])"
+    own=$(fake_state "[e for e in live($main) if e not in ours($main)]")
+    calendars=$(fake_state "len(d['calendars'])")
+    "$bin" export --config "$work/primary.toml" --feed jobs --output "$work/jobs.ics" 2>"$work/export.err" ||
+        fail "export of the jobs feed failed: $(cat "$work/export.err")"
+    n=$(grep -c '^BEGIN:VTODO' "$work/jobs.ics")
+    [ "$n" -ge 1 ] || fail "the jobs feed has no job post"
+    "$bin" push --config "$work/primary.toml" >"$work/push.out" 2>"$work/push.err" ||
+        fail "push into the primary calendar failed: $(cat "$work/push.err")"
+    grep -q "^prim: created $n, updated 0, deleted 0" "$work/push.out" || fail "push into the primary calendar printed: $(cat "$work/push.out")"
+    [ "$(fake_state "len(ours($main))")" = "$n" ] || fail "the primary calendar holds $(fake_state "len(ours($main))") of our events, want $n"
+    [ "$(fake_state "len(d['calendars'])")" = "$calendars" ] || fail "a push into calendar_id = primary created a calendar"
+    [ "$(fake_state "[e for e in live($main) if e not in ours($main)]")" = "$own" ] ||
+        fail "the person's own event in the primary calendar changed or went"
+    all_day_on_due "$work/jobs.ics"
+    echo "primary: scope $scope, $n job posts in the primary calendar, each an all-day event on its due date"
+}
+
+# all_day_on_due ICS: each job post (VTODO) of ICS is an event of ours in the main calendar lasting the whole
+# day of its DUE date (neither API takes tasks).
+all_day_on_due() {
+    curl -s -f "$fake_api_url/_fake/state" >"$work/fake-state.json" || fail "GET /_fake/state failed"
+    $python - "$1" "$work/fake-state.json" "$provider" <<'PY' || fail "job posts are not all-day events on their due dates"
+import datetime, hashlib, json, re, sys
+ics = re.sub(r"\r?\n[ \t]", "", open(sys.argv[1]).read())
+due = {}
+for todo in re.findall(r"BEGIN:VTODO(.*?)END:VTODO", ics, re.S):
+    uid = re.search(r"^UID:(.*)$", todo, re.M).group(1).strip()
+    day = datetime.datetime.strptime(re.search(r"^DUE;VALUE=DATE:(\d{8})", todo, re.M).group(1), "%Y%m%d").date()
+    due[uid] = (day.isoformat(), (day + datetime.timedelta(days=1)).isoformat())
+main = next(c for c in json.load(open(sys.argv[2]))["calendars"] if c["main"])
+got = {}
+for e in main["events"]:
+    if e["deleted"]:
+        continue
+    if sys.argv[3] == "google":
+        if e.get("extendedProperties", {}).get("private", {}).get("icsbridge") == "1":
+            got[e["iCalUID"]] = (e["start"].get("date"), e["end"].get("date"))
+        continue
+    names = [p["value"] for p in e["singleValueExtendedProperties"] if p["id"].endswith("Name icsbridge")]
+    uid = next((u for u in due if names and names[0] == "icsbridge-%s.ics" % hashlib.sha256(u.encode()).hexdigest()[:32]), None)
+    midnight = all(e[k]["dateTime"][10:19] == "T00:00:00" for k in ("start", "end"))  # Graph adds .0000000
+    if names and e["isAllDay"] and midnight:
+        got[uid] = (e["start"]["dateTime"][:10], e["end"]["dateTime"][:10])
+    elif names:
+        got[uid] = ("not all-day", e["start"], e["end"])
+if got != due:
+    print("want (start, end) by UID %s, the calendar has %s" % (due, got), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
 step_revoked() {
     fake_admin revoke >/dev/null
     fake_admin reset_counts >/dev/null
@@ -276,7 +370,9 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal serve expired quota kill moved revoked; do
+for step in connect initial unchanged change removal conflict serve quota kill moved primary serve_revoked revoked; do
+    step_started=$(date +%s%N)
     "step_$step"
+    echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"
 done
 echo "push.cloud.$provider: ok"

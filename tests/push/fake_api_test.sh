@@ -5,11 +5,13 @@
 #   oauth      the code flow with PKCE S256: bad redirect_uri not redirected to, plain PKCE refused, state sent
 #              back, a wrong verifier and a reused code are invalid_grant, the client secret required when set
 #              (google), a public client may send none (microsoft); refresh (microsoft rotates, the old one is
-#              spent); expiry -> 401 -> refresh; revocation -> invalid_grant and 401
+#              spent); expiry -> 401 -> refresh; reject_tokens -> 401 even after a refresh; revocation ->
+#              invalid_grant and 401
 #   google     calendar created by name, scopes (calendar.app.created: not the primary one), client ids (bad
 #              ones 400, used ones 409 even when cancelled), paging and nextSyncToken, incremental lists (changes
 #              only, cancelled ones too), If-Match 412, delete 204 then 410, revive, 410 fullSyncRequired, 400 for
-#              syncToken with a filter, foreign event and edit behind the client's back
+#              syncToken with a filter, foreign event and edit behind the client's back (also one armed to land
+#              just before the next write: 412), If-Match marked in the request log
 #   microsoft  calendar created (a second of that name 409), transactionId twice -> one event, the documented
 #              $filter/$expand listing paged by nextLink (other filters 400), delta rounds (Prefer page size,
 #              changes and @removed, 410 SyncStateNotFound), If-Match 412, delete then 404
@@ -134,6 +136,15 @@ oauth_common() {
     echo "$1 oauth: loopback redirect only, S256 PKCE required, state sent back, wrong verifier, spent code and other redirect_uri invalid_grant"
 }
 
+# refreshed WHAT [TOKEN_FIELD...]: a refresh_token grant that must succeed; sets access (and refresh, rotated by
+# microsoft: $p).
+refreshed() {
+    token grant_type=refresh_token "refresh_token=$refresh" "${@:2}"
+    want 200 "$1"
+    access=$(j 'd["access_token"]')
+    [ "$p" = microsoft ] && refresh=$(j 'd["refresh_token"]')
+}
+
 # expiry_and_quota PROVIDER PATH [TOKEN_FIELD...]: expired access token -> 401 -> refresh -> 200; the quota
 # per minute and injected refusals in the provider's shape; latency; the log holds no secret.
 expiry_and_quota() {
@@ -144,12 +155,18 @@ expiry_and_quota() {
     want 401 "$p: an expired access token"
     if [ "$p" = google ]; then check 'd["error"]["errors"][0]["reason"] == "authError"' "$p: 401"
     else check 'd["error"]["code"] == "InvalidAuthenticationToken"' "$p: 401"; fi
-    token grant_type=refresh_token "refresh_token=$refresh" "$@"
-    want 200 "$p: refresh after expiry"
-    access=$(j 'd["access_token"]')
-    [ "$p" = microsoft ] && refresh=$(j 'd["refresh_token"]')
+    refreshed "$p: refresh after expiry" "$@"
     api GET "$path"
     want 200 "$p: the refreshed access token"
+    fake_admin config '{"reject_tokens": true}' >/dev/null
+    api GET "$path"
+    want 401 "$p: reject_tokens"
+    refreshed "$p: a refresh with reject_tokens" "$@"
+    api GET "$path"
+    want 401 "$p: a fresh access token with reject_tokens"
+    fake_admin config '{"reject_tokens": false}' >/dev/null
+    api GET "$path"
+    want 200 "$p: the access token once reject_tokens is off"
     fake_admin reset_counts >/dev/null
     fake_admin config '{"quota_per_minute": 4}' >/dev/null
     codes=
@@ -188,7 +205,7 @@ expiry_and_quota() {
         [ -n "$secret" ] && grep -qF -- "$secret" "$work/fake-$p.log" && fail "$p: a secret is in the request log"
     done
     [ "$(grep -c . "$work/fake-$p.log")" -gt 50 ] || fail "$p: the request log has $(grep -c . "$work/fake-$p.log") lines"
-    echo "$p: expired token 401 then refreshed; latency 300 ms held; no token, code or verifier in the log"
+    echo "$p: expired token 401 then refreshed; reject_tokens 401 even when fresh; latency 300 ms held; no token, code or verifier in the log"
 }
 
 # refusals_in_shape WHAT: every line of $work/refusals is one of refusal_shapes (set by the provider's checks).

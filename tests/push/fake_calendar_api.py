@@ -24,8 +24,9 @@ with --error-rate, a request is refused as the provider does (google: 403 rateLi
 userRateLimitExceeded in turn, one in four 429; microsoft: 429 ApplicationThrottled with Retry-After 1..3); over
 --user-quota-per-minute requests of its account (per user / per mailbox) let through in the last 60 s: google
 403 userRateLimitExceeded, microsoft 429 ApplicationThrottled with Retry-After 2. --latency-ms delays every API
-answer. --log appends one line per request: METHOD PATH STATUS UNIX_TIME KIND, with no secret (OAuth paths
-without their query).
+answer. --log appends one line per request: METHOD PATH STATUS UNIX_TIME KIND, then " if-match" when the
+request carried an If-Match header; with no secret (OAuth paths without their query). The admin config
+reject_tokens makes every API request a 401, fresh access tokens too.
 """
 import argparse
 import os
@@ -92,6 +93,8 @@ class Fake:
             return self.api.not_found(), "other"
         kind, name, args = route
         why, scopes, account = self.oauth.check(req.bearer())
+        if why is None and self.state.config.reject_tokens:
+            why = "invalid"
         if why:
             return self.api.unauthorized(why), kind
         self.state.account = account
@@ -99,6 +102,12 @@ class Fake:
         if verdict:
             return self.api.throttled(verdict), kind
         req.scopes = scopes
+        if kind in ("update", "delete") and args and args[-1] in self.state.armed:
+            # The person's edit lands between the client's read and its write: the write's If-Match is stale.
+            _, ev = self.state.find_event(args[-1])
+            summary = self.state.armed.pop(args[-1])
+            if ev is not None:
+                self.api.edit(ev, summary)
         try:
             return getattr(self.api, name)(req, *args), kind
         except Answer as a:
@@ -109,8 +118,9 @@ class Fake:
             return
         path, _, query = req.target.partition("?")
         shown = path if req.segments[:1] == ["oauth"] else secret_free(path, query)
+        conditional = " if-match" if req.headers.get("If-Match") is not None else ""
         with self.log_lock, open(self.log_path, "a") as f:
-            f.write("%s %s %d %.3f %s\n" % (req.method, shown, status, time.time(), kind))
+            f.write("%s %s %d %.3f %s%s\n" % (req.method, shown, status, time.time(), kind, conditional))
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -25,12 +25,16 @@ account; reset_counts and config are the whole fake's.
          a person's own event (no extended property) in that calendar (name or id; default: the primary/default
          one); start/end "YYYY-MM-DD" (all-day) or a date-time with offset; -> the event
     POST /_fake/edit {"id", "summary"[, "calendar"]}   renames an event (new etag/changeKey) -> the event
+         with "when": "before_write": not now but just before the next update or delete of it is served (after
+         its auth and quota checks), as a person's edit landing between the client's read and its write
+         -> {"armed": ID}
     POST /_fake/delete {"id"[, "calendar"]}            deletes one (google: cancelled) -> the event
     POST /_fake/revoke        every grant (of account=E) revoked: refresh -> invalid_grant, access tokens -> 401
     POST /_fake/expire        every access token (of account=E) expired now (refresh tokens still good)
     POST /_fake/forget_sync   every sync token, delta link and page token (of account=E) forgotten (-> 410 / 400)
-    POST /_fake/config {latency_ms, quota_per_minute, user_quota_per_minute, error_rate, token_lifetime} (any of
-         them) -> the config; setting a quota (even to its value) starts its 60 s windows empty
+    POST /_fake/config {latency_ms, quota_per_minute, user_quota_per_minute, error_rate, token_lifetime,
+         reject_tokens} (any of them) -> the config; setting a quota (even to its value) starts its 60 s windows
+         empty; reject_tokens true: every API request answered 401, even with an access token just refreshed
 """
 import json
 
@@ -169,7 +173,13 @@ class Admin:
             cal, ev = self.event(body)
         except Answer as a:
             return a
-        self.api.edit(ev, body.get("summary", "edited behind your back"))
+        summary = body.get("summary", "edited behind your back")
+        if body.get("when") == "before_write":
+            self.state.armed[ev["id"]] = summary
+            return Answer(200, {"armed": ev["id"]})
+        if body.get("when") is not None:
+            return refused(400, "when is before_write or absent")
+        self.api.edit(ev, summary)
         return Answer(200, self.api.admin_view(cal, ev))
 
     def delete(self, body):

@@ -91,16 +91,24 @@ class Config:
         self.error_rate = args.error_rate
         self.token_lifetime = args.token_lifetime
         self.user_quota_per_minute = args.user_quota_per_minute
+        self.reject_tokens = False  # every API request 401, even with a fresh access token
 
     def update(self, values):
         for key, kind in (("latency_ms", int), ("quota_per_minute", int), ("error_rate", float),
-                          ("token_lifetime", int), ("user_quota_per_minute", int)):
+                          ("token_lifetime", int), ("user_quota_per_minute", int), ("reject_tokens", strict_bool)):
             if key in values:
                 setattr(self, key, kind(values[key]))
 
     def as_json(self):
         return {k: getattr(self, k) for k in ("latency_ms", "quota_per_minute", "error_rate", "token_lifetime",
-                                              "user_quota_per_minute")}
+                                              "user_quota_per_minute", "reject_tokens")}
+
+
+def strict_bool(value):
+    """A JSON true or false (bool("false") would be True)."""
+    if not isinstance(value, bool):
+        raise TypeError("want true or false, not %r" % (value,))
+    return value
 
 
 KINDS = ("list", "insert", "update", "delete", "get", "calendar", "token", "authorize", "delta")
@@ -150,6 +158,7 @@ class State:
         self.seed_account = None  # the provider's: gives a new account its primary/default calendar
         self.window = collections.deque()  # times of the API requests the project's quota let through
         self.refusals = 0
+        self.armed = {}  # event id -> summary: an edit made just before the next write of that event is served
 
     # --- accounts
 

@@ -92,3 +92,21 @@ fake_requests_per_second() {
         fail "GET /_fake/requests_per_second failed"
     $fake_api_python -c 'import json, sys; print(json.load(open(sys.argv[1]))["max"])' "$work/fake-rps.json"
 }
+
+# connect_with BIN CONFIG TARGET: `BIN connect` with the printed URL followed as a browser would (curl: the fake
+# approves at once); its stdout in $work/connect.out, stderr in $work/connect.err, the URL in connect_url. Fails
+# unless it prints a URL of the fake's authorization endpoint and exits 0.
+connect_with() {
+    "$1" connect --config "$2" "$3" --timeout 60 >"$work/connect.out" 2>"$work/connect.err" &
+    local pid=$!
+    connect_url=
+    for _ in $(seq 1 100); do
+        connect_url=$(grep -m1 -E '^https?://' "$work/connect.out" 2>/dev/null) && break
+        sleep 0.1
+    done
+    [ -n "$connect_url" ] || fail "connect printed no URL: $(cat "$work/connect.out" "$work/connect.err")"
+    case "$connect_url" in "$auth_url"*) ;; *) fail "connect's URL is not the authorization endpoint: $connect_url" ;; esac
+    curl -sS -L -o "$work/browser.html" "$connect_url" 2>"$work/browser.err" ||
+        fail "following the authorization URL failed (curl exit $?: $(cat "$work/browser.err")); connect: $(cat "$work/connect.err")"
+    wait "$pid" || fail "connect exited $?: $(cat "$work/connect.err")"
+}

@@ -145,9 +145,21 @@ google_events() {
     check 'd["items"][2]["summary"] == "Edited behind your back" and d["items"][2]["etag"] != '"'$old'" "google: the edit"
     send PUT "/calendars/$gcal/events/ev00003" "$(gev ev00003 3)" -H "If-Match: $old"
     want 412 "google: PUT with the etag from before an edit behind the client's back"
+    api GET "/calendars/$gcal/events/ev00004"
+    old=$(j 'd["etag"]')
+    fake_admin edit '{"id":"ev00004","summary":"Edited meanwhile","when":"before_write"}' >/dev/null
+    api GET "/calendars/$gcal/events/ev00004"
+    check 'd["etag"] == '"'$old'"' and d["summary"] != "Edited meanwhile"' "google: an armed edit made before the write"
+    send PUT "/calendars/$gcal/events/ev00004" "$(gev ev00004 4)" -H "If-Match: $old"
+    want 412 "google: PUT with the etag read just before an edit armed for the write"
+    send PUT "/calendars/$gcal/events/ev00004" "$(gev ev00004 4)"
+    check 'd["summary"] == "Event ev00004"' "google: the armed edit is made once"
+    [ "$(grep -c '^PUT /calendar/v3/calendars/[^ ]*/events/ev00004 412 [0-9.]* update if-match$' "$work/fake-google.log")" = 1 ] &&
+        [ "$(grep -c '^PUT /calendar/v3/calendars/[^ ]*/events/ev00004 200 [0-9.]* update$' "$work/fake-google.log")" = 1 ] ||
+        fail "google: the log does not tell the PUT with If-Match from the one without: $(grep ev00004 "$work/fake-google.log")"
     [ "$(fake_state "len(ours(cal('Eventbrite'))), len(live(cal('Eventbrite')))")" = "(6, 7)" ] ||
         fail "google: the state has $(fake_state "len(ours(cal('Eventbrite'))), len(live(cal('Eventbrite')))") (ours, live)"
-    echo "google events: ids checked, 409 even when cancelled, paging + sync tokens, 412, 204/410, revive, 410 fullSyncRequired, foreign and edited events"
+    echo "google events: ids checked, 409 even when cancelled, paging + sync tokens, 412, 204/410, revive, 410 fullSyncRequired, foreign and edited events, an edit armed for the next write, If-Match in the log"
 }
 
 google_checks() {
