@@ -48,16 +48,20 @@ start_connect() {
     local out=$work/connect-$1.out
     "$bin" connect --config "$cfg" "$@" >"$out" 2>"$work/connect-$1.err" &
     connect_pid=$!
-    auth_link=
+    local lines=() raw
+    # Both lines from one read of the file, once the second is whole (the read ends in a newline).
     for _ in $(seq 1 100); do
-        auth_link=$(sed -n 2p "$out")
-        [ -n "$auth_link" ] && break
+        raw=$(cat "$out"; printf x)
+        mapfile -t lines <<<"${raw%x}"
+        [ "${#lines[@]}" -ge 3 ] && [ "${raw: -2}" = $'\nx' ] && break
+        lines=()
         kill -0 "$connect_pid" 2>/dev/null || fail "connect $1 exited before printing a URL"
         sleep 0.05
     done
-    [ -n "$auth_link" ] || fail "connect $1 printed no URL within 5 s"
-    [ "$(sed -n 1p "$out")" = "Open this URL in a browser signed in to the account:" ] ||
-        fail "connect $1: first line is '$(sed -n 1p "$out")'"
+    [ "${#lines[@]}" -ge 2 ] || fail "connect $1 printed no URL within 5 s: '$(cat "$out")'"
+    auth_link=${lines[1]}
+    [ "${lines[0]}" = "Open this URL in a browser signed in to the account:" ] ||
+        fail "connect $1: first line is '${lines[0]}' (stdout: '$(cat "$out")', stderr: '$(cat "$work/connect-$1.err")')"
     loopback=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query)["redirect_uri"][0])' "$auth_link")
     state=$(/usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query)["state"][0])' "$auth_link")
     [[ $loopback =~ ^http://127\.0\.0\.1:[0-9]+/$ ]] || fail "connect $1: redirect_uri is '$loopback'"
