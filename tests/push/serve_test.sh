@@ -7,7 +7,10 @@
 # is asked at most 3 times over the whole test (no retry storm, not even after the webhook's publication).
 # /metrics (with the admin token) has icsbridge_push_* series for the target; /healthz (admin) shows the
 # refused target's 401; the anonymous /metrics and /healthz show nothing of targets; no page, metric or
-# log line holds either password. SIGTERM stops serve within 10 s.
+# log line holds either password. Drift is repaired without a change: feed quick (refresh 2 s, its own
+# target "drift", straight to Radicale) has one of our items edited and one deleted in the calendar behind
+# icsbridge's back, no webhook and no changed publication follow, and both are back as the feed has them
+# within about one repair period (10 s, the shortest) of the edit. SIGTERM stops serve within 10 s.
 #   serve_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -30,6 +33,7 @@ start_dav_proxy
 export TEST_DAV_PASSWORD=$dav_password TEST_HOOK_SECRET=$secret
 make_calendar "$dav_user/family/" "Family"
 make_calendar "$dav_user/locked/" "Locked"
+make_calendar "$dav_user/drift/" "Drift"
 wrong=wrong-pw-$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$wrong" >"$work/wrong.pw"
 cat >"$work/serve.toml" <<TOML
@@ -48,6 +52,10 @@ username = "$dav_user"
 password_file = "$work/wrong.pw"
 
 $(caldav_target_toml dead "http://127.0.0.1:9/dav/")
+
+$(organizer_feed_toml quick 'refresh = "2s"' 'filter = { keywords = ["Brunch"] }' 'push = ["drift"]')
+
+$(caldav_target_toml drift "${radicale_url}$dav_user/drift/")
 TOML
 
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
@@ -62,6 +70,26 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
     sleep 0.2
 done
 [ "$ours" = 34 ] || fail "serve pushed $ours of 34 items within 45 s of starting"
+
+# 1b. Drift behind icsbridge's back in the calendar of feed quick; checked in step 4, a period later.
+drift_items=0
+for _ in $(seq 1 100); do
+    dav_check --calendar Drift >"$work/drift.json" || fail "dav_check Drift failed"
+    drift_items=$(json_get "$work/drift.json" 'd["ours"]')
+    [ "$drift_items" -ge 2 ] && break
+    sleep 0.1
+done
+[ "$drift_items" -ge 2 ] || fail "feed quick's items did not reach the Drift calendar ($drift_items of ours)"
+drift_edited=$(json_get "$work/drift.json" '[i["href"] for i in d["items"] if i["ours"]][0]')
+drift_deleted=$(json_get "$work/drift.json" '[i["href"] for i in d["items"] if i["ours"]][1]')
+drift_summary=$(json_get "$work/drift.json" '[i["summary"] for i in d["items"] if i["href"] == "'"$drift_edited"'"][0]')
+drift_uid=$(json_get "$work/drift.json" '[i["uid"] for i in d["items"] if i["href"] == "'"$drift_edited"'"][0]')
+printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\nUID:%s\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20270101T100000Z\r\nSUMMARY:Edited in the calendar app\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' "$drift_uid" |
+    dav_curl -f -o /dev/null -X PUT -H 'Content-Type: text/calendar' --data-binary @- "${radicale_url%/}$drift_edited" ||
+    fail "could not edit $drift_edited behind icsbridge's back"
+dav_curl -f -o /dev/null -X DELETE "${radicale_url%/}$drift_deleted" || fail "could not delete $drift_deleted"
+drift_at=$(date +%s%N)
+drift_log_from=$(wc -l <"$work/serve.log")
 
 # 2. A change and its webhook: readable in Radicale within 5 s.
 resource="$radicale_url$dav_user/family/$(resource_name event-788216780592@127.0.0.1)"
@@ -108,7 +136,26 @@ for f in metrics.admin metrics.anon healthz.admin healthz.anon serve.log; do
     grep -qF -- "$wrong" "$work/$f" && fail "the wrong DAV password is in $f"
 done
 
-# 4. SIGTERM stops it, push or not.
+# 4. The drift repaired within about one period (10 s) of the edit, with no change of feed quick to wake it.
+drift_ms=
+while [ $(( ($(date +%s%N) - drift_at) / 1000000 )) -lt 15000 ]; do
+    dav_check --calendar Drift >"$work/drift.json" || fail "dav_check Drift failed"
+    if [ "$(json_get "$work/drift.json" 'd["ours"]')" = "$drift_items" ] &&
+        [ "$(json_get "$work/drift.json" '[i["summary"] for i in d["items"] if i["href"] == "'"$drift_edited"'"]')" = "['$drift_summary']" ]; then
+        drift_ms=$(( ($(date +%s%N) - drift_at) / 1000000 ))
+        break
+    fi
+    sleep 0.2
+done
+[ -n "$drift_ms" ] || fail "the drift in the Drift calendar was not repaired within 15 s: $(json_get "$work/drift.json" '[(i["href"], i["summary"]) for i in d["items"]]')"
+echo "drift repaired ${drift_ms} ms after the edit"
+[ "$drift_ms" -le 12000 ] || fail "the drift took ${drift_ms} ms to be repaired (the period is 10 s)"
+tail -n +$((drift_log_from + 1)) "$work/serve.log" | grep -q 'feed quick: .*, changed' &&
+    fail "feed quick changed after the edit: the repair was not the periodic one"
+tail -n +$((drift_log_from + 1)) "$work/serve.log" | grep -q 'push drift: created 1, updated 1, deleted 0' ||
+    fail "the repair's log line is missing: $(grep 'push drift' "$work/serve.log" | tail -3)"
+
+# 5. SIGTERM stops it, push or not.
 started=$(date +%s)
 kill -TERM "$serve_pid"
 wait "$serve_pid"
