@@ -5,9 +5,10 @@
 # plain GET of the item's resource) within 5 s, though the same feed also pushes into a target whose
 # password is wrong and one that is unreachable (a dead target delays no other). The wrong-password target
 # is asked at most 3 times over the whole test (no retry storm, not even after the webhook's publication).
-# /metrics (with the admin token) has icsbridge_push_* series for the target; /healthz (admin) shows the
-# refused target's 401; the anonymous /metrics and /healthz show nothing of targets; no page, metric or
-# log line holds either password. Drift is repaired without a change: feed quick (refresh 2 s, its own
+# /metrics and /healthz (with the admin token) show each target's values: family's 34 creates and one
+# update, items, requests, an empty queue and its last success; the refused target's 401 and failure time.
+# The anonymous /metrics and /healthz show nothing of targets; no page, metric or log line holds either
+# password. Drift is repaired without a change: feed quick (refresh 2 s, its own
 # target "drift", straight to Radicale) has one of our items edited and one deleted in the calendar behind
 # icsbridge's back, no webhook and no changed publication follow, and both are back as the feed has them
 # within about one repair period (10 s, the shortest) of the edit. SIGTERM stops serve within 10 s.
@@ -128,8 +129,41 @@ grep -q '^icsbridge_push_[a-z_]*{[^}]*target="family"' "$work/metrics.admin" ||
     fail "/metrics has no icsbridge_push_* series for family: $(grep -c . "$work/metrics.admin") lines"
 grep -c '^icsbridge_push_' "$work/metrics.admin" | sed 's/^/push series lines: /'
 grep -q 'target="family"\|icsbridge_push_' "$work/metrics.anon" && fail "the anonymous /metrics shows targets"
-grep -q 'family' "$work/healthz.admin" || fail "/healthz (admin) does not show the target"
-grep -q '401' "$work/healthz.admin" || fail "/healthz (admin) does not show the locked target's 401: $(head -c 600 "$work/healthz.admin")"
+# The values: family wrote its 34 items and the one change, and is in sync; locked failed with its 401.
+target_is() { # TARGET EXPR WANT: EXPR over the target's /healthz entry (as t) is WANT
+    local got
+    got=$(json_get "$work/healthz.admin" "next(($2) for t in d['targets'] if t['name'] == '$1')" 2>/dev/null) ||
+        fail "/healthz (admin) has no target $1: $(head -c 600 "$work/healthz.admin")"
+    [ "$got" = "$3" ] || fail "/healthz (admin): $1's $2 is $got, want $3: $(json_get "$work/healthz.admin" "[t for t in d['targets'] if t['name'] == '$1']")"
+}
+target_is family 't["writes"]' "{'create': 34, 'update': 1, 'delete': 0}"
+target_is family '(t["items"], t["queue"], t["conflicts"], t["ok"], t["last_error"])' "(34, 0, 0, True, None)"
+target_is family 't["requests"] >= 3 and t["last_success"] is not None' True
+target_is locked '(t["ok"], t["items"], t["last_success"], t["last_failure"] is not None)' "(False, 0, None, True)"
+target_is locked '"401" in t["last_error"] and "locked" in t["last_error"]' True
+metric_is() { # SERIES WANT: the admin /metrics sample of SERIES (name{labels}) is WANT
+    local got
+    got=$(grep -F "$1 " "$work/metrics.admin" | awk '{ print $2 }')
+    [ "$got" = "$2" ] || fail "/metrics (admin): $1 is '${got}', want $2"
+}
+metric_is 'icsbridge_push_writes_total{target="family",kind="create"}' 34
+metric_is 'icsbridge_push_writes_total{target="family",kind="update"}' 1
+metric_is 'icsbridge_push_writes_total{target="family",kind="delete"}' 0
+metric_is 'icsbridge_push_items{target="family"}' 34
+metric_is 'icsbridge_push_queue{target="family"}' 0
+metric_is 'icsbridge_push_conflicts_total{target="family"}' 0
+metric_is 'icsbridge_push_up{target="family"}' 1
+metric_is 'icsbridge_push_up{target="locked"}' 0
+metric_is 'icsbridge_push_last_success_timestamp_seconds{target="locked"}' 0
+metric_is 'icsbridge_push_last_failure_timestamp_seconds{target="family"}' 0
+now_s=$(date +%s)
+for series in 'icsbridge_push_last_success_timestamp_seconds{target="family"}' \
+    'icsbridge_push_last_failure_timestamp_seconds{target="locked"}'; do
+    t=$(grep -F "$series " "$work/metrics.admin" | awk '{ print $2 }')
+    [ -n "$t" ] && [ "$t" -gt $((now_s - 120)) ] && [ "$t" -le "$now_s" ] || fail "/metrics (admin): $series is '$t', not a time of this test"
+done
+[ "$(grep -F 'icsbridge_push_requests_total{target="family"} ' "$work/metrics.admin" | awk '{ print ($2 >= 3) }')" = 1 ] ||
+    fail "/metrics (admin): family's requests: $(grep -F 'icsbridge_push_requests_total{target="family"}' "$work/metrics.admin")"
 grep -q '"family"\|targets' "$work/healthz.anon" && fail "the anonymous /healthz shows targets: $(head -c 300 "$work/healthz.anon")"
 for f in metrics.admin metrics.anon healthz.admin healthz.anon serve.log; do
     grep -qF -- "$dav_password" "$work/$f" && fail "the DAV password is in $f"
