@@ -3,7 +3,9 @@
 # `icsbridge serve` pushes after every publication (issue 25): the feed reaches Radicale after the first
 # refresh; then a change upstream plus the events service's webhook is readable in Radicale (through a
 # plain GET of the item's resource) within 5 s, though the same feed also pushes into a target whose
-# password is wrong and one that is unreachable (a dead target delays no other). The wrong-password target
+# password is wrong, one that is unreachable, one that accepts connections and never answers, and one
+# whose host name's lookup never ends (build/libicsbridge_hang_dns.so preloaded): a slow or dead target
+# delays no other, and the feed is served meanwhile. The wrong-password target
 # is asked at most 3 times over the whole test (no retry storm, not even after the webhook's publication).
 # /metrics and /healthz (with the admin token) show each target's values: family's 34 creates and one
 # update, items, requests, an empty queue and its last success; the refused target's 401 and failure time.
@@ -12,12 +14,13 @@
 # target "drift", straight to Radicale) has one of our items edited and one deleted in the calendar behind
 # icsbridge's back, no webhook and no changed publication follow, and both are back as the feed has them
 # within about one repair period (10 s, the shortest) of the edit. SIGTERM stops serve within 10 s.
-#   serve_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+#   serve_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
 bin=$1
 fake=$2
 src=$3
+hang_dns=$4/libicsbridge_hang_dns.so
 . "$src/tests/support/sh/run_fixtures.sh"
 . "$src/tests/push/radicale.sh"
 test_name=push.serve
@@ -35,6 +38,25 @@ export TEST_DAV_PASSWORD=$dav_password TEST_HOOK_SECRET=$secret
 make_calendar "$dav_user/family/" "Family"
 make_calendar "$dav_user/locked/" "Locked"
 make_calendar "$dav_user/drift/" "Drift"
+[ -f "$hang_dns" ] || fail "$hang_dns is not built (target icsbridge_hang_dns)"
+# A server that accepts connections and never answers: each accept is a line in silent.log.
+: >"$work/silent.log"
+$python -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    c, _ = s.accept()
+    held.append(c)
+    with open(sys.argv[1], "a") as f:
+        f.write("accepted\n")' "$work/silent.log" >"$work/silent.port" &
+extra_pids+=("$!")
+for _ in $(seq 1 50); do [ -s "$work/silent.port" ] && break; sleep 0.1; done
+silent_port=$(cat "$work/silent.port")
+[ -n "$silent_port" ] || fail "the silent server did not start"
 wrong=wrong-pw-$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$wrong" >"$work/wrong.pw"
 cat >"$work/serve.toml" <<TOML
@@ -42,7 +64,7 @@ $(server_toml "$work/state" "127.0.0.1:0" "admin_token = \"$admin\"")
 
 $(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
 
-$(organizer_feed_toml pub 'push = ["family", "locked", "dead"]')
+$(organizer_feed_toml pub 'push = ["family", "locked", "dead", "silent", "slowdns"]')
 
 $(caldav_target_toml family "${proxy_url}$dav_user/family/")
 
@@ -54,12 +76,19 @@ password_file = "$work/wrong.pw"
 
 $(caldav_target_toml dead "http://127.0.0.1:9/dav/")
 
+$(caldav_target_toml silent "http://127.0.0.1:$silent_port/dav/")
+
+$(caldav_target_toml slowdns "http://localhost:$silent_port/dav/")
+
 $(organizer_feed_toml quick 'refresh = "2s"' 'filter = { keywords = ["Brunch"] }' 'push = ["drift"]')
 
 $(caldav_target_toml drift "${radicale_url}$dav_user/drift/")
 TOML
 
+# The lookup of "localhost" (only that name) never ends in serve: the shim is preloaded into it alone.
+export HANG_DNS_HOST=localhost HANG_DNS_LOG=$work/dns.log LD_PRELOAD=$hang_dns
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
+unset LD_PRELOAD HANG_DNS_HOST
 wait_for_feeds pub.ics
 
 # 1. The first publication is pushed.
@@ -71,6 +100,9 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
     sleep 0.2
 done
 [ "$ours" = 34 ] || fail "serve pushed $ours of 34 items within 45 s of starting"
+# The two slow targets were asked, and hang: their requests are still out.
+grep -q '^hung localhost$' "$work/dns.log" 2>/dev/null || fail "the lookup of localhost was not hung (is the shim in force?)"
+[ "$(grep -c . "$work/silent.log")" -ge 1 ] || fail "the silent target was never asked"
 
 # 1b. Drift behind icsbridge's back in the calendar of feed quick; checked in step 4, a period later.
 drift_items=0
@@ -114,6 +146,9 @@ done
 [ -n "$seen_ms" ] || fail "the hooked change was not in Radicale within 10 s: $(proxy_summary)"
 echo "webhook -> readable in Radicale in ${seen_ms} ms; requests: $(proxy_summary)"
 [ "$seen_ms" -le 5000 ] || fail "the hooked change took ${seen_ms} ms to reach Radicale (over 5 s)"
+code=$(curl -s --max-time 2 -o "$work/pub.ics" -w '%{http_code}' "$base/feeds/pub.ics")
+[ "$code" = 200 ] && grep -q 'MOVED' "$work/pub.ics" ||
+    fail "the feed is not served (HTTP $code) or not refreshed while two targets hang"
 sleep 1
 [ "$(proxy_count PUT)" = 1 ] && [ "$(proxy_count DELETE)" = 0 ] ||
     fail "one change made $(proxy_count PUT) PUTs and $(proxy_count DELETE) DELETEs (want 1 and 0)"
