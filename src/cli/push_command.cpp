@@ -106,14 +106,18 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
         }
         return;
     }
+    // A 412 resolved (the item changed behind our back, read again, written over) is worth knowing.
+    std::string const conflicts =
+        o.conflicts == 0 ? std::string() : ", " + std::to_string(o.conflicts) + " conflicts resolved";
     std::printf(
-        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests)\n",
+        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests%s)\n",
         t.name.c_str(),
         o.created,
         o.updated,
         o.deleted,
         o.unchanged,
-        o.requests
+        o.requests,
+        conflicts.c_str()
     );
 }
 

@@ -14,8 +14,10 @@
 #              event and a VTODO) keep their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
 #   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
-#              both back as the feed has them (the feed wins); then a 412 on the update of a changed
-#              event (injected by the proxy): the item is read again and written, the push succeeds
+#              both back as the feed has them (the feed wins); then a real conflict: a changed event's
+#              item is changed in the calendar between the push's listing and its write (by the proxy):
+#              its PUT is refused 412, the item is read again, the second PUT carries the new ETag in
+#              If-Match, the push reports 1 conflict resolved, and the calendar has the feed's version
 #   mirror_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 set -u
 
@@ -221,17 +223,30 @@ step_drift() {
     writes_were "drift" 2 0
     check_calendar "drift"
 
+    # A real conflict: the item changes in the calendar between our listing and our write (the proxy
+    # writes it first, then forwards our PUT with its stale If-Match: Radicale answers 412).
     changed_fixtures "$src" "$work/changed"
     curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    local path
+    path="/$dav_user/family/$(resource_name event-788216780592@127.0.0.1)"
     proxy_reset_log
-    proxy_fault 412 1 "" PUT
-    expect_push_ok "push with a 412"
-    grep -q "family: created 0, updated 1, deleted 0, unchanged 33" "$work/push.out" ||
-        fail "push with a 412 printed: $(cat "$work/push.out")"
-    [ "$(proxy_count PUT -s 412)" = 1 ] && [ "$(awk '$1 == "PUT" && $3 ~ /^2/' "$work/proxy.log" | wc -l)" = 1 ] ||
-        fail "want the 412 PUT, then one PUT that succeeds: $(proxy_summary)"
-    echo "412: $(proxy_summary)"
-    check_calendar "412"
+    curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/race?path=$path" || fail "could not arm the proxy's race"
+    expect_push_ok "push with a conflict"
+    grep -q "family: created 0, updated 1, deleted 0, unchanged 33 ([0-9]* requests, 1 conflicts resolved)" "$work/push.out" ||
+        fail "push with a conflict printed: $(cat "$work/push.out")"
+    local raced
+    raced=$(curl -s -f "${proxy_url}__proxy/state" | $python -c 'import json,sys; print(json.load(sys.stdin)["race_etag"] or "")')
+    [ -n "$raced" ] || fail "the proxy's race did not happen: $(proxy_summary)"
+    # The item's requests, in order: the PUT refused 412, a read of the item, the PUT with the new ETag.
+    local seen
+    seen=$(awk -v p="$path" '$2 == p { print $1, $3, $8 }' "$work/proxy.log" | tr '\n' ';')
+    case "$seen" in
+    "PUT 412 "*";PROPFIND 207 -;PUT 20"?" ${raced//[[:space:]]/};") ;;
+    *) fail "want PUT 412, PROPFIND (read again), PUT If-Match: $raced; the item's requests were: $seen" ;;
+    esac
+    [ "$(proxy_writes)" = 2 ] || fail "a conflict made $(proxy_writes) writes (want the refused PUT and one more): $(proxy_summary)"
+    echo "conflict: $seen"
+    check_calendar "conflict" # the feed wins: the feed's SUMMARY, not "Changed meanwhile"
 }
 
 case "$case_name" in
