@@ -7,7 +7,11 @@
 #              VTIMEZONEs; one PUT per item, no duplicate; the state file is private and holds no password
 #   unchanged  a second push writes nothing and costs at most 3 requests
 #   change     one event renamed upstream: exactly one PUT, to that item's resource
-#   removal    one event gone upstream: exactly one DELETE, of that item's resource
+#   removal    one event gone upstream: exactly one DELETE, of that item's resource, with its ETag in
+#              If-Match; then an event cancelled upstream: one PUT, the resource says STATUS:CANCELLED; the
+#              feed's cancelled = "drop": one DELETE per cancelled event, and one more when another is
+#              cancelled; an event moved to 60 days ago (one PUT), then keep_past = "30d": one DELETE.
+#              Every DELETE carries If-Match with the item's ETag
 #   foreign    all of the above, then the state file deleted and a push again (no duplicate, nothing lost);
 #              last, the person adds an event named icsbridge-notes.ics (not ours: ours are
 #              icsbridge-<32 hex>.ics) and a push leaves it alone. In every case the person's own items (an
@@ -158,7 +162,80 @@ PY
     writes_were "one removal" 0 1
     grep -q "^DELETE /$dav_user/family/$(resource_name event-251769507000@127.0.0.1) 2" "$work/proxy.log" ||
         fail "the DELETE was not of the removed item's resource"
+    deletes_match "one removal"
     check_calendar "one removal"
+}
+
+# deletes_match WHAT: every DELETE in the proxy log carried If-Match with the ETag the item had in the
+# calendar before ($work/cal.json, the last check_calendar's reading).
+deletes_match() {
+    local etags bad
+    etags=$(json_get "$work/cal.json" '" ".join(i["href"] + "=" + "".join(i["etag"].split()) for i in d["items"])')
+    bad=$(awk -v known=" $etags " '$1 == "DELETE" && ($5 != "match" || !index(known, " " $2 "=" $8 " "))' "$work/proxy.log")
+    [ -z "$bad" ] || fail "$1: a DELETE without the item's ETag in If-Match: $bad"
+}
+
+# upstream_edit FROM TO ID CHANGE: TO is a copy of fixtures dir FROM with event ID changed (CHANGE: "cancel",
+# its status canceled; or "past", it starts 61 and ends 60 days ago), served by the fake upstream now.
+upstream_edit() {
+    rm -rf "$2"
+    cp -r "$1" "$2"
+    $python - "$2/events/events.json" "$3" "$4" <<'PY' || fail "could not edit event $3"
+import datetime, json, sys, zoneinfo
+path, wanted, change = sys.argv[1:]
+d = json.load(open(path))
+e = [e for e in d["events"] if e["id"] == wanted][0]
+if change == "cancel":
+    e["status"] = "canceled"
+else:
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    for key, ago in (("start", 61), ("end", 60)):
+        at = now - datetime.timedelta(days=ago)
+        e[key]["utc"] = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        e[key]["local"] = at.astimezone(zoneinfo.ZoneInfo(e[key]["timezone"])).strftime("%Y-%m-%dT%H:%M:%S")
+json.dump(d, open(path, "w"), ensure_ascii=False, indent=1)
+PY
+    curl -s -f -X POST -o /dev/null "$upstream/__control/reload?dir=$2" || fail "could not reload the upstream from $2"
+}
+
+# push_writes_of WHAT WANT_LINE PUTS DELETES: a push printing WANT_LINE with exactly that many writes, each
+# DELETE with the item's ETag in If-Match.
+push_writes_of() {
+    if [ "$4" != 0 ]; then dav_check --calendar Family >"$work/cal.json" || fail "$1: dav_check failed"; fi
+    proxy_reset_log
+    expect_push_ok "$1"
+    grep -q "^family: $2" "$work/push.out" || fail "$1: push printed $(cat "$work/push.out") (want $2)"
+    writes_were "$1" "$3" "$4"
+    deletes_match "$1"
+}
+
+# step_lifecycle: an event cancelled upstream, then cancelled = "drop", then an event past keep_past.
+step_lifecycle() {
+    local hikes brunch jazz berlin_name
+    hikes=$(resource_name event-594357040111@127.0.0.1)
+    brunch=$(resource_name event-733775555972@127.0.0.1)
+    jazz=$(resource_name event-306006468130@127.0.0.1)
+    upstream_edit "$work/removed" "$work/cancelled" 594357040111 cancel
+    push_writes_of "cancelled upstream" "created 0, updated 1, deleted 0," 1 0
+    grep -q "^PUT /$dav_user/family/$hikes .* match " "$work/proxy.log" || fail "the cancellation's PUT was not to $hikes"
+    dav_curl "$radicale_url$dav_user/family/$hikes" | grep -q '^STATUS:CANCELLED' ||
+        fail "the cancelled event's resource has no STATUS:CANCELLED"
+    sed -i 's/^push = \["family"\]$/&\ncancelled = "drop"/' "$work/push.toml"
+    grep -q '^cancelled = "drop"' "$work/push.toml" || fail "could not set cancelled = drop"
+    push_writes_of 'cancelled = "drop"' "created 0, updated 0, deleted 2," 0 2
+    [ "$(grep -c -E "^DELETE /$dav_user/family/($hikes|$jazz) " "$work/proxy.log")" = 2 ] ||
+        fail "cancelled = drop deleted other than the two cancelled events: $(grep '^DELETE' "$work/proxy.log")"
+    upstream_edit "$work/cancelled" "$work/cancelled2" 733775555972 cancel
+    push_writes_of "cancelled upstream, dropped" "created 0, updated 0, deleted 1," 0 1
+    grep -q "^DELETE /$dav_user/family/$brunch " "$work/proxy.log" || fail "the dropped cancellation's DELETE was not of $brunch"
+    # Ended 60 days ago: within keep_past = 3650d an update (its dates), then out of keep_past = 30d.
+    upstream_edit "$work/cancelled2" "$work/past" 195729862626 past
+    push_writes_of "an event that ended 60 days ago" "created 0, updated 1, deleted 0," 1 0
+    sed -i 's/^keep_past = "3650d"$/keep_past = "30d"/' "$work/push.toml"
+    push_writes_of "keep_past = 30d" "created 0, updated 0, deleted 1," 0 1
+    grep -q "^DELETE /$dav_user/family/$(resource_name event-195729862626@127.0.0.1) " "$work/proxy.log" ||
+        fail "the expired event's DELETE was not of its resource: $(grep '^DELETE' "$work/proxy.log")"
+    check_calendar "after cancellations and expiry"
 }
 
 step_lost_state() {
@@ -253,7 +330,7 @@ case "$case_name" in
 initial) step_initial ;;
 unchanged) step_initial; step_unchanged ;;
 change) step_initial; step_change ;;
-removal) step_initial; step_change; step_removal ;;
+removal) step_initial; step_change; step_removal; step_lifecycle ;;
 foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state; step_prefix_alike ;;
 dry_run) step_dry_run ;;
 drift) step_initial; step_drift ;;
