@@ -7,6 +7,8 @@
 #                   rate = "10/2s" and max_concurrency = 2 hold at the proxy (each request slowed 50 ms):
 #                   no 2 s window has more than 10 request starts, so its 36 requests span at least 6 s,
 #                   and never more than 2 are in flight at once
+#   507             an item's PUT answered 507 Insufficient Storage: exit 1, one line naming the quota, the
+#                   PUT not tried again
 #   403             another user's calendar: exit 1, the 403 named
 #   not a calendar  url is a plain collection (the principal) with no calendar key: exit 1, says so
 #   unreachable     a closed port: exit 1 within 60 s (connection refused is retried with backoff, ~35 s),
@@ -109,6 +111,21 @@ echo "good target's pace: $(cat "$work/pace.txt")"
 # The same with ICSBRIDGE_LOG=debug: still no password in what it logs.
 ICSBRIDGE_LOG=debug run_push
 no_secret "a wrong password, debug log" "$work/push.out" "$work/push.err" "$work/state"
+
+# 1b. Over quota: one of good's items gone from the calendar, and its PUT answered 507.
+sed -e 's/^push = \["family", "good"\]$/push = ["good"]/' -e '/^\[targets.family\]/,/^$/d' "$work/push.toml" >"$work/quota.toml"
+dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/good/$(resource_name event-788216780592@127.0.0.1)" ||
+    fail "could not delete an item of good"
+proxy_reset_log
+proxy_fault 507 1 "" PUT
+"$bin" push --config "$work/quota.toml" >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+proxy_clear
+[ "$push_rc" = 1 ] || fail "507: push exited $push_rc (want 1): $(cat "$work/push.out" "$work/push.err")"
+[ "$(grep -c . "$work/push.err")" = 1 ] || fail "507: want one line on stderr: $(cat "$work/push.err")"
+one_line_for good "507" 'quota'
+[ "$(proxy_count PUT)" = 1 ] || fail "507: the refused PUT was tried again: $(proxy_summary)"
+echo "507: $(cat "$work/push.err")"
 
 # 2. 403: alice writing into bob's calendar.
 export TEST_DAV_PASSWORD=$dav_password
