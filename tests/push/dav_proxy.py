@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """A logging, fault-injecting reverse proxy in front of a WebDAV server (Radicale in the push tests).
 
-    dav_proxy.py UPSTREAM_URL LOG_FILE
+    dav_proxy.py UPSTREAM_URL LOG_FILE [--tls CERT KEY]
 
-Listens on 127.0.0.1 (a free port) and prints "listening on http://127.0.0.1:PORT" once it accepts. Every
+Listens on 127.0.0.1 (a free port) and prints "listening on http://127.0.0.1:PORT" once it accepts (with
+--tls: HTTPS with that PEM certificate and key, "listening on https://127.0.0.1:PORT"). Every
 request is forwarded unchanged (method, path, body, headers such as Authorization, Depth, If-Match and
 If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
 headers. Each request forwarded or refused is appended to LOG_FILE as one line:
@@ -42,6 +43,7 @@ import http.client
 import json
 import os
 import re
+import ssl
 import sys
 import threading
 import time
@@ -262,7 +264,13 @@ class Server(ThreadingHTTPServer):
 
 
 server = Server(("127.0.0.1", 0), Handler)
-print("listening on http://127.0.0.1:%d" % server.server_address[1], flush=True)
+scheme = "http"
+if len(sys.argv) > 5 and sys.argv[3] == "--tls":
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(sys.argv[4], sys.argv[5])
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "https"
+print("listening on %s://127.0.0.1:%d" % (scheme, server.server_address[1]), flush=True)
 try:
     server.serve_forever()
 except KeyboardInterrupt:
