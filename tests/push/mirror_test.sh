@@ -213,7 +213,7 @@ push_writes_of() {
 
 # step_lifecycle: an event cancelled upstream, then cancelled = "drop", then an event past keep_past.
 step_lifecycle() {
-    local hikes brunch jazz berlin_name
+    local hikes brunch jazz
     hikes=$(resource_name event-594357040111@127.0.0.1)
     brunch=$(resource_name event-733775555972@127.0.0.1)
     jazz=$(resource_name event-306006468130@127.0.0.1)
