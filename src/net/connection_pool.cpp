@@ -38,10 +38,11 @@ constexpr auto tuple_awaitable = net::as_tuple(net::use_awaitable);
 constexpr auto max_idle_age = std::chrono::seconds(30);
 
 /** Resolves within resolve_timeout (lookup.hpp: no other lookup waits behind this one). */
-net::awaitable<Result<tcp::resolver::results_type>>
-resolve_within_deadline(ClientOptions const& opts, Target const& t, AttemptState& st) {
+net::awaitable<Result<tcp::resolver::results_type>> resolve_within_deadline(
+    ClientOptions const& opts, std::shared_ptr<NameLookups> lookups, Target const& t, AttemptState& st
+) {
     st.phase = Phase::resolving;
-    auto looking = lookup(t.host, t.port, opts.resolve_timeout);
+    auto looking = lookup(t.host, t.port, opts.resolve_timeout, std::move(lookups));
     auto found = co_await std::move(looking);
     co_await throw_if_cancelled();
     if (found.timed_out)
@@ -243,7 +244,8 @@ ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
 
 net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
     auto ex = co_await net::this_coro::executor;
-    auto endpoints = co_await resolve_within_deadline(opts_, t, st);
+    auto endpoints =
+        co_await resolve_within_deadline(opts_, opts_.lookups ? opts_.lookups : own_lookups_, t, st);
     if (!endpoints)
         co_return endpoints.error();
     auto made = make_connection(t, ex);

@@ -34,8 +34,6 @@ using std::chrono::steady_clock;
 
 namespace {
 
-std::atomic<int> lookups_running{0};
-
 /** One getaddrinfo call's answer, shared by its thread and its waiter: whichever lets go last frees it. */
 struct Answer {
     Answer() = default;
@@ -59,7 +57,6 @@ void ask(Answer& a, std::string const& host, std::string const& port, int flags)
     hints.ai_flags = AI_ADDRCONFIG | flags;
     a.rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &a.list);
     a.sys_errno = errno;
-    a.done.store(true, std::memory_order_release);
 }
 
 Lookup found(Answer& a, std::string const& host, std::string const& port) {
@@ -75,24 +72,25 @@ Lookup found(Answer& a, std::string const& host, std::string const& port) {
 
 } // namespace
 
-net::awaitable<Lookup> lookup(std::string host, std::string port, milliseconds limit) {
+net::awaitable<Lookup>
+lookup(std::string host, std::string port, milliseconds limit, std::shared_ptr<NameLookups> lookups) {
     auto answer = std::make_shared<Answer>();
     // An address needs no DNS: converted here, on the caller's thread.
     ask(*answer, host, port, AI_NUMERICHOST);
     if (answer->rc != EAI_NONAME)
         co_return found(*answer, host, port);
     answer = std::make_shared<Answer>();
-    if (lookups_running.fetch_add(1) >= max_lookups_running) {
-        --lookups_running;
+    if (!lookups->try_start())
         co_return Lookup{false, "too many name lookups waiting for the DNS server", {}};
-    }
     try {
-        std::thread([answer, host, port] {
+        std::thread([answer, host, port, lookups] {
             ask(*answer, host, port, 0);
-            --lookups_running;
+            // Counted out before the answer shows: a caller that saw it may start the next lookup at once.
+            lookups->finished();
+            answer->done.store(true, std::memory_order_release);
         }).detach();
     } catch (std::system_error const& e) {
-        --lookups_running;
+        lookups->finished();
         co_return Lookup{false, std::string("cannot start a name lookup: ") + e.what(), {}};
     }
     auto const deadline = steady_clock::now() + limit;

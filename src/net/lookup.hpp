@@ -6,10 +6,13 @@
 // its limit; an address is converted at once, without a thread.
 #pragma once
 
+#include <icsbridge/net.hpp>
+
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 namespace icsbridge::net_detail {
@@ -21,13 +24,13 @@ struct Lookup {
     boost::asio::ip::tcp::resolver::results_type endpoints;
 };
 
-/** @brief Most name lookups running at once in the process; more fail at once rather than pile up. */
-inline constexpr int max_lookups_running = 64;
-
 /**
  * @brief The TCP endpoints of `host`:`port` (getaddrinfo with AI_ADDRCONFIG, as Asio's resolver asks).
- * A name's lookup keeps its thread until getaddrinfo returns even when the caller stopped waiting.
+ * A name's lookup keeps its thread, and its count in `lookups`, until getaddrinfo returns, even when the
+ * caller stopped waiting; with lookups->most() running it fails at once rather than pile up threads.
  */
-boost::asio::awaitable<Lookup> lookup(std::string host, std::string port, std::chrono::milliseconds limit);
+boost::asio::awaitable<Lookup> lookup(
+    std::string host, std::string port, std::chrono::milliseconds limit, std::shared_ptr<NameLookups> lookups
+);
 
 } // namespace icsbridge::net_detail

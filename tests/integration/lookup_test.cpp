@@ -15,7 +15,9 @@ BOOST_AUTO_TEST_SUITE(lookup_test)
 
 BOOST_AUTO_TEST_CASE(an_address_is_converted_without_waiting) {
     test::run_coro([](net::any_io_executor) -> net::awaitable<void> {
-        auto found = co_await net_detail::lookup("127.0.0.1", "8080", 0ms);
+        auto lookups = std::make_shared<NameLookups>();
+        auto found = co_await net_detail::lookup("127.0.0.1", "8080", 0ms, lookups);
+        BOOST_TEST(lookups->running() == 0); // no thread for an address
         BOOST_TEST(!found.timed_out);
         BOOST_TEST(found.error.empty());
         BOOST_REQUIRE(!found.endpoints.empty());
@@ -26,10 +28,16 @@ BOOST_AUTO_TEST_CASE(an_address_is_converted_without_waiting) {
 
 BOOST_AUTO_TEST_CASE(a_name_is_looked_up_on_its_own_thread) {
     test::run_coro([](net::any_io_executor) -> net::awaitable<void> {
-        auto found = co_await net_detail::lookup("localhost", "443", 5s); // /etc/hosts: no DNS query
+        auto lookups = std::make_shared<NameLookups>(1);
+        auto found = co_await net_detail::lookup("localhost", "443", 5s, lookups); // /etc/hosts: no DNS query
         BOOST_TEST(!found.timed_out);
         BOOST_TEST(found.error.empty());
         BOOST_TEST(!found.endpoints.empty());
+        // The bound: with its one lookup taken, the next fails at once without a thread.
+        BOOST_TEST(lookups->try_start());
+        auto refused = co_await net_detail::lookup("localhost", "443", 5s, lookups);
+        BOOST_TEST(refused.error.find("too many name lookups") != std::string::npos);
+        lookups->finished();
     });
 }
 
