@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,31 @@ class TlsContexts {
     std::map<std::string, std::shared_ptr<boost::asio::ssl::context>> by_file_;
 };
 
+/**
+ * @brief A bound on the name lookups running at once, each on a thread of its own (net/lookup.cpp: a DNS
+ * server that never answers must hold up no other request, nor pile up threads without end). Held by the
+ * clients that share it and by each lookup's thread, so it lives as long as the last of them. Thread-safe.
+ */
+class NameLookups {
+  public:
+    explicit NameLookups(int most = 64)
+        : most_(most) {}
+    /** @brief Counts one more lookup in; false (nothing counted) when `most` are running. */
+    bool try_start() {
+        if (running_.fetch_add(1) < most_)
+            return true;
+        --running_;
+        return false;
+    }
+    void finished() { --running_; }
+    int running() const { return running_.load(); }
+    int most() const { return most_; }
+
+  private:
+    std::atomic<int> running_{0};
+    int const most_;
+};
+
 /** @brief Retry schedule for network errors, 429 and 5xx; other 4xx are never retried. */
 struct RetryPolicy {
     /// including the first
@@ -76,6 +102,7 @@ struct ClientOptions {
     int max_concurrency = 4;               ///< requests in flight at once (and pooled connections) per client
     std::string ca_file;                   ///< extra PEM trust anchors; the system store is always used too
     std::shared_ptr<TlsContexts> tls_contexts; ///< shared TLS contexts; null: the client makes its own
+    std::shared_ptr<NameLookups> lookups;      ///< a bound shared with other clients; null: the client's own
     RetryPolicy retry;
     /// Called after every attempt (retries included) with the status, or 0 when no response came (network
     /// error, timeout), and how long the attempt took: for the upstream request histogram in /metrics.
@@ -133,6 +160,8 @@ class HttpClient {
     ClientOptions const& options() const;
     /** @brief Takes its TLS context from `contexts` (shared with other clients); call before any request. */
     void share_tls(std::shared_ptr<TlsContexts> contexts);
+    /** @brief Counts its name lookups in `lookups` (shared with other clients); call before any request. */
+    void share_lookups(std::shared_ptr<NameLookups> lookups);
 
   private:
     struct Impl;

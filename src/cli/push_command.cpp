@@ -1,15 +1,20 @@
 // File: push_command.cpp
 // push_command(): the feeds each chosen target mirrors are run once (each feed once, however many targets
 // it feeds), then the targets are reconciled one after another and reported a line each. A target whose
-// feed could not be read is not touched: mirroring a missing calendar would delete its items.
+// feed could not be read is not touched: mirroring a missing calendar would delete its items. In a cluster
+// each target is pushed under its lease push:NAME (not at all while a replica of serve holds it) and from
+// its state row, as the replicas push it.
 #include "cli/push_command.hpp"
 
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
+#include "cli/push_keeping.hpp"
 #include "cli/terminal_text.hpp"
 #include "cli/token_keeping.hpp"
 #include "push/reconcile.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include <cstdio>
@@ -101,11 +106,12 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
         }
         return;
     }
-    // A conflict (412: the item changed between our read and our write) is resolved, but worth seeing: a
-    // person or another program is editing our items.
-    std::string const conflicts = o.conflicts == 0 ? std::string()
-                                                   : ", " + std::to_string(o.conflicts) +
-                                                         (o.conflicts == 1 ? " conflict" : " conflicts");
+    // A conflict (412: the item changed between our read and our write) is resolved, read again and written
+    // over, but worth seeing: a person or another program is editing our items.
+    std::string const conflicts = o.conflicts == 0
+                                      ? std::string()
+                                      : ", " + std::to_string(o.conflicts) +
+                                            (o.conflicts == 1 ? " conflict" : " conflicts") + " resolved";
     std::printf(
         "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests%s)\n",
         t.name.c_str(),
@@ -118,9 +124,17 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
     );
 }
 
+/** How the command pushes: the state's keeping of every target, and the leases held (cluster mode). */
+struct Pushing {
+    push::PushService::Keeping keeping;
+    PushLeases* leases = nullptr;
+    bool dry_run = false;
+};
+
 /** One target: its feeds' calendars, the reconcile, the report. False when it failed. */
 net::awaitable<bool>
-push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, bool dry_run) {
+push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, Pushing const& how) {
+    bool const dry_run = how.dry_run;
     std::vector<push::FeedCalendar> calendars;
     for (auto const& feed : cfg.feeds)
         for (auto const& to : feed.push) {
@@ -146,13 +160,21 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
     push::ReconcileOptions options;
     options.dry_run = dry_run;
     options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-    auto keeping = push::state_file(cfg.storage.dir, t.name);
+    // A lease lost while writing (not renewed in time) ends the writes: a replica may be pushing now.
+    options.cancelled = [&how, &t] { return how.leases && how.leases->lost(t.name); };
+    auto keeping = how.keeping(t.name);
     if (dry_run)
         keeping.save = [](push::TargetState const&) { return Result<void>{}; };
     auto reconciling = push::reconcile(*api, calendars, keeping, options);
     auto outcome = co_await std::move(reconciling);
     if (!outcome) {
-        print_err("icsbridge: push: " + outcome.error().message);
+        if (options.cancelled())
+            print_err(
+                "icsbridge: push: " + t.name + ": lost the lease " + push_lease_name(t.name) +
+                " while writing (the database did not renew it); stopped, a replica may go on"
+            );
+        else
+            print_err("icsbridge: push: " + outcome.error().message);
         co_return false;
     }
     print_outcome(t, *outcome, dry_run);
@@ -172,6 +194,22 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
     co_return true;
 }
 
+/** The targets whose lease this process got (all without [cluster], or in a dry run); the others said. */
+std::vector<TargetConfig const*>
+take_leases(std::vector<TargetConfig const*> const& targets, PushLeases* leases, int& refused) {
+    std::vector<TargetConfig const*> out;
+    for (auto const* t : targets) {
+        if (leases)
+            if (auto taken = leases->take(t->name); !taken) {
+                print_err("icsbridge: push: " + t->name + ": " + taken.error().message);
+                ++refused;
+                continue;
+            }
+        out.push_back(t);
+    }
+    return out;
+}
+
 } // namespace
 
 int push_command(Config const& cfg, Args const& args) {
@@ -182,14 +220,31 @@ int push_command(Config const& cfg, Args const& args) {
         print_err("icsbridge: push: " + cfg.path + " defines no [targets.NAME]; nothing to push");
         return exit_code(errc::usage);
     }
+    // A dry run writes nothing: it reads the state (the row in a cluster) without the lease.
+    std::optional<PushLeases> leases;
+    if (cfg.cluster && !args.dry_run)
+        leases.emplace(*cfg.cluster);
+    int failed = 0;
+    auto const ours = take_leases(*targets, leases ? &*leases : nullptr, failed);
+    Pushing const how{push_keeping(cfg, command_logger()), leases ? &*leases : nullptr, args.dry_run};
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-    auto failed = run_sync<int>(
+    auto pushed = run_sync<int>(
         [&](Pipeline& p) -> net::awaitable<Result<int>> {
-            auto read = read_feeds(p, cfg, *targets, now);
+            if (how.leases)
+                net::co_spawn(co_await net::this_coro::executor, how.leases->keep(), net::detached);
+            // The renewals end with the pushes, however these end.
+            struct StopKeeping {
+                PushLeases* leases;
+                ~StopKeeping() {
+                    if (leases)
+                        leases->stop();
+                }
+            } const stop_keeping{how.leases};
+            auto read = read_feeds(p, cfg, ours, now);
             FeedResults const feeds = co_await std::move(read);
             int bad = 0;
-            for (auto const* t : *targets) {
-                auto one = push_target(cfg, *t, feeds, args.dry_run);
+            for (auto const* t : ours) {
+                auto one = push_target(cfg, *t, feeds, how);
                 bad += (co_await std::move(one)) ? 0 : 1;
             }
             co_return bad;
@@ -197,8 +252,10 @@ int push_command(Config const& cfg, Args const& args) {
         cfg,
         command_logger()
     );
+    if (leases)
+        leases->release_all();
     std::fflush(stdout);
-    return failed && *failed == 0 ? 0 : 1;
+    return failed == 0 && pushed && *pushed == 0 ? 0 : 1;
 }
 
 } // namespace icsbridge::cli

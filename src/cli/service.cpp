@@ -4,9 +4,9 @@
 #include "cli/service.hpp"
 
 #include "cli/connect_wiring.hpp"
+#include "cli/push_keeping.hpp"
 #include "cli/reload_plan.hpp"
 #include "cli/token_keeping.hpp"
-#include "cluster/push_state_rows.hpp"
 #include "connect/connect_routes.hpp"
 #include "push/push_views.hpp"
 
@@ -173,36 +173,7 @@ void Service::subscribe() {
 }
 
 push::PushService::Keeping Service::push_keeping() {
-    auto const dir = cfg_->storage.dir;
-    if (!cfg_->cluster)
-        return [dir](std::string const& target) { return push::state_file(dir, target); };
-    // The database's row first (whoever pushed last), the file as the copy for when it is away.
-    auto rows =
-        std::make_shared<cluster::PushStateRows>(cfg_->cluster->database_url, cluster_node(*cfg_->cluster));
-    return [dir, rows, &log = log_](std::string const& target) {
-        auto file = push::state_file(dir, target);
-        push::StateKeeping k;
-        k.load = [file, rows, target, &log]() -> Result<push::TargetState> {
-            auto row = rows->load(target);
-            if (!row) {
-                log.warn(
-                    "push " + target + ": the database is away (" + row.error().message +
-                    "); going on from the file"
-                );
-                return file.load();
-            }
-            if (!*row)
-                return file.load();
-            return push::state_from_json(**row);
-        };
-        k.save = [file, rows, target, &log](push::TargetState const& s) {
-            auto written = file.save(s);
-            if (auto saved = rows->save(target, push::to_json(s)); !saved)
-                log.warn("push " + target + ": the state is on disk only: " + saved.error().message);
-            return written;
-        };
-        return k;
-    };
+    return cli::push_keeping(*cfg_, log_);
 }
 
 std::unique_ptr<push::PushService> Service::make_push() {
@@ -224,7 +195,7 @@ push::PushService::Turn Service::push_turn() {
     // One replica pushes a target at a time: a lease named after it, claimed and renewed as a feed group's.
     return [node = node_.get()](std::string const& target) -> net::awaitable<std::chrono::milliseconds> {
         FeedGroup group;
-        group.key = "push:" + target;
+        group.key = cli::push_lease_name(target);
         auto claim = node->turn(group);
         co_return co_await std::move(claim);
     };

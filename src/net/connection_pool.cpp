@@ -5,6 +5,7 @@
 #include "net/deadline.hpp"
 #include "net/exchange.hpp"
 #include "net/http_util.hpp"
+#include "net/lookup.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -18,7 +19,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <functional>
 #include <utility>
 
 namespace icsbridge::net_detail {
@@ -37,31 +37,23 @@ constexpr auto tuple_awaitable = net::as_tuple(net::use_awaitable);
 // Servers commonly drop idle keep-alive connections after 5-60 s; older ones are not worth a try.
 constexpr auto max_idle_age = std::chrono::seconds(30);
 
-net::awaitable<std::pair<beast::error_code, tcp::resolver::results_type>>
-resolve(tcp::resolver& r, Target const& t) {
-    auto [ec, results] = co_await r.async_resolve(t.host, t.port, tuple_awaitable);
-    co_return std::pair{ec, std::move(results)};
-}
-
-/** Resolves within resolve_timeout; the resolver lives in `st` so the attempt's deadline can break it. */
-net::awaitable<Result<tcp::resolver::results_type>>
-resolve_within_deadline(ClientOptions const& opts, Target const& t, AttemptState& st) {
+/** Resolves within resolve_timeout (lookup.hpp: no other lookup waits behind this one). */
+net::awaitable<Result<tcp::resolver::results_type>> resolve_within_deadline(
+    ClientOptions const& opts, std::shared_ptr<NameLookups> lookups, Target const& t, AttemptState& st
+) {
     st.phase = Phase::resolving;
-    st.resolver.emplace(co_await net::this_coro::executor);
-    std::function<void()> cancel_resolve = [&st] { st.resolver->cancel(); };
-    auto resolved =
-        co_await net_detail::race_deadline(resolve(*st.resolver, t), opts.resolve_timeout, cancel_resolve);
+    auto looking = lookup(t.host, t.port, opts.resolve_timeout, std::move(lookups));
+    auto found = co_await std::move(looking);
     co_await throw_if_cancelled();
-    if (!resolved)
+    if (found.timed_out)
         co_return timed_out(opts.service_name, opts.resolve_timeout, Phase::resolving, t);
-    if (resolved->first)
+    if (!found.error.empty())
         co_return client_error(
             opts.service_name,
             errc::upstream_resolve,
-            "cannot resolve host " + t.host + " (" + resolved->first.message() + ") for " + t.method + " " +
-                t.display
+            "cannot resolve host " + t.host + " (" + found.error + ") for " + t.method + " " + t.display
         );
-    co_return std::move(resolved->second);
+    co_return std::move(found.endpoints);
 }
 
 /** Connects to the first endpoint that answers within connect_timeout, without Nagle's delay after. */
@@ -252,7 +244,8 @@ ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
 
 net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
     auto ex = co_await net::this_coro::executor;
-    auto endpoints = co_await resolve_within_deadline(opts_, t, st);
+    auto endpoints =
+        co_await resolve_within_deadline(opts_, opts_.lookups ? opts_.lookups : own_lookups_, t, st);
     if (!endpoints)
         co_return endpoints.error();
     auto made = make_connection(t, ex);

@@ -112,6 +112,8 @@ class ConnectionPool {
      * export's CPU, and an http:// source never needs it. */
     std::optional<Result<std::shared_ptr<boost::asio::ssl::context>>> tls_ctx_;
     std::vector<std::shared_ptr<Connection>> idle_;
+    /// This client's bound on name lookups, when no shared one is given (ClientOptions::lookups).
+    std::shared_ptr<NameLookups> own_lookups_ = std::make_shared<NameLookups>();
 };
 
 } // namespace icsbridge::net_detail

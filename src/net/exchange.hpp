@@ -25,14 +25,12 @@ namespace icsbridge::net_detail {
 /** @brief Shared between one attempt and its whole-attempt deadline, so the deadline can break it. */
 struct AttemptState {
     Phase phase = Phase::resolving;
-    std::optional<boost::asio::ip::tcp::resolver> resolver;
     std::shared_ptr<Connection> conn;
     bool got_response_bytes = false;
 
-    /** @brief Breaks whatever the attempt is waiting for: the resolver, or the connection's socket. */
+    /** @brief Breaks whatever the attempt is waiting for: the connection's socket (a lookup ends on the
+     * attempt's cancellation). */
     void abort() {
-        if (resolver)
-            resolver->cancel();
         if (conn)
             conn->close();
     }

@@ -276,6 +276,10 @@ void HttpClient::share_tls(std::shared_ptr<TlsContexts> contexts) {
     impl_->opts.tls_contexts = std::move(contexts);
 }
 
+void HttpClient::share_lookups(std::shared_ptr<NameLookups> lookups) {
+    impl_->opts.lookups = std::move(lookups);
+}
+
 boost::asio::awaitable<Result<HttpResponse>> HttpClient::get(HttpRequest req) {
     req.method = "GET";
     co_return co_await request(std::move(req));

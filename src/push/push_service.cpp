@@ -106,7 +106,7 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}, tls_},
+            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}, tls_, lookups_},
             std::move(auth)
         );
         loops_.emplace(name, loop);
@@ -169,7 +169,15 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
             c.target,
             std::vector<Mirrored>{c.feed},
             period_for(c.feed),
-            TargetLoop::Deps{store_, *connection_status_, keeping_, log_, turn_, std::move(gate), tls_},
+            TargetLoop::Deps{
+                store_,
+                *connection_status_,
+                keeping_,
+                log_,
+                turn_,
+                std::move(gate),
+                tls_,
+                lookups_},
             c.authorizer ? c.authorizer(ioc_.get_executor()) : Authorizer{}
         );
         connection_loops_.emplace(c.target.name, loop);

@@ -111,6 +111,8 @@ class PushService {
     std::shared_ptr<FairBudget> shared_; ///< the connections' budget (its waiters hold it too)
     /// One TLS context per ca_file for every loop's client: a thousand connections load the trust store once
     std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
+    /// One bound on the name lookups of every loop's client: targets whose DNS hangs cannot pile up threads
+    std::shared_ptr<NameLookups> lookups_ = std::make_shared<NameLookups>();
     bool stopping_ = false; ///< the push thread's alone
     int running_ = 0;       ///< loops not yet ended (push thread)
     std::thread thread_;    ///< last: starts once the rest exists

@@ -94,6 +94,8 @@ class TargetClient {
     void set_gate(Gate gate) { gate_ = std::move(gate); }
     /** @brief TLS contexts shared with other targets' clients; call before the first request. */
     void share_tls(std::shared_ptr<TlsContexts> contexts) { http_.share_tls(std::move(contexts)); }
+    /** @brief The bound on name lookups shared with other targets' clients; call before the first request. */
+    void share_lookups(std::shared_ptr<NameLookups> lookups) { http_.share_lookups(std::move(lookups)); }
 
     /** @brief Requests sent so far (every try). */
     std::size_t requests() const { return requests_; }

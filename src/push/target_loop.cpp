@@ -46,6 +46,8 @@ TargetLoop::TargetLoop(
         api_->client().set_gate(deps_.gate);
     if (deps_.tls)
         api_->client().share_tls(deps_.tls);
+    if (deps_.lookups)
+        api_->client().share_lookups(deps_.lookups);
     auto const file = deps_.keeping(target_.name);
     // The state stays in memory between reconciles; the file is read once and written as writes land.
     keeping_.load = [this, file]() -> Result<TargetState> {

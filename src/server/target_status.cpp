@@ -41,6 +41,30 @@ json::array targets_json(PushStatus const& push) {
     return out;
 }
 
+namespace {
+
+/** One series of every target: its HELP and TYPE lines, then a sample per target from `value`. */
+template <class Value>
+void append_series(
+    std::string& out,
+    std::vector<TargetStatus> const& targets,
+    std::string_view name,
+    std::string_view type,
+    std::string_view help,
+    Value value
+) {
+    out += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) + " " +
+           std::string(type) + "\n";
+    for (auto const& s : targets)
+        out += series(name, s.name) + value(s) + "\n";
+}
+
+std::string timestamp(std::optional<sys_seconds> t) {
+    return std::to_string(t ? t->time_since_epoch().count() : 0);
+}
+
+} // namespace
+
 void append_push_metrics(std::string& out, PushStatus const& push) {
     auto const targets = push.snapshot();
     if (targets.empty())
@@ -55,49 +79,47 @@ void append_push_metrics(std::string& out, PushStatus const& push) {
         out += series("icsbridge_push_writes_total", s.name, ",kind=\"delete\"") + std::to_string(s.deleted) +
                "\n";
     }
-    auto gauge = [&](std::string_view name, std::string_view type, std::string_view help, auto value) {
-        out += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) +
-               " " + std::string(type) + "\n";
-        for (auto const& s : targets)
-            out += series(name, s.name) + value(s) + "\n";
+    auto const counter = [&](std::string_view name, std::string_view help, auto field) {
+        append_series(out, targets, name, "counter", help, [&](auto const& s) {
+            return std::to_string(s.*field);
+        });
+    };
+    counter(
+        "icsbridge_push_requests_total",
+        "Requests sent to a push target, retries included.",
+        &TargetStatus::requests
+    );
+    counter(
+        "icsbridge_push_conflicts_total",
+        "412 answers of a push target, each resolved by reading the item again.",
+        &TargetStatus::conflicts
+    );
+    auto const gauge = [&](std::string_view name, std::string_view help, auto value) {
+        append_series(out, targets, name, "gauge", help, value);
     };
     gauge(
-        "icsbridge_push_requests_total",
-        "counter",
-        "Requests sent to a push target, retries included.",
-        [](auto const& s) { return std::to_string(s.requests); }
-    );
-    gauge(
-        "icsbridge_push_conflicts_total",
-        "counter",
-        "412 answers of a push target, each resolved by reading the item again.",
-        [](auto const& s) { return std::to_string(s.conflicts); }
-    );
-    gauge(
         "icsbridge_push_items",
-        "gauge",
         "Our items in the target's calendar after the last reconcile.",
         [](auto const& s) { return std::to_string(s.items); }
     );
     gauge(
         "icsbridge_push_queue",
-        "gauge",
         "Writes planned and not yet made by the running reconcile.",
         [](auto const& s) { return std::to_string(s.queue); }
     );
-    gauge(
-        "icsbridge_push_up",
-        "gauge",
-        "1 when the last reconcile left the calendar in sync.",
-        [](auto const& s) { return std::string(s.last_success && s.last_error.empty() ? "1" : "0"); }
-    );
+    gauge("icsbridge_push_up", "1 when the last reconcile left the calendar in sync.", [](auto const& s) {
+        return std::string(s.last_success && s.last_error.empty() ? "1" : "0");
+    });
     gauge(
         "icsbridge_push_last_success_timestamp_seconds",
-        "gauge",
         "When the target was last in sync (0: not yet).",
-        [](auto const& s) {
-            return std::to_string(s.last_success ? s.last_success->time_since_epoch().count() : 0);
-        }
+        [](auto const& s) { return timestamp(s.last_success); }
+    );
+    // An alert on "failed since its last success" needs the failure's time too; /healthz has its reason.
+    gauge(
+        "icsbridge_push_last_failure_timestamp_seconds",
+        "When a reconcile of the target last failed (0: never since start).",
+        [](auto const& s) { return timestamp(s.last_failure); }
     );
 }
 

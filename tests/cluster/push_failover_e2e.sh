@@ -12,6 +12,11 @@
 #      against the feed as `icsbridge export` renders it), and nothing was created twice.
 #   3. The killed replica comes back and stays idle; a change upstream with its webhook, after the
 #      failover, reaches Radicale as one PUT, from the new holder only.
+#   4. `icsbridge push` with a third node's config (its own, empty storage dir): while a replica holds
+#      push:family it exits 1 with one line saying the running service pushes the target, and sends
+#      nothing; once both replicas stopped (their leases given up) it takes the lease itself and goes on
+#      from the database's state row: nothing to write, at most 2 requests (from its state file alone,
+#      which it does not have, it would rewrite every item).
 #   push_failover_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -232,4 +237,39 @@ echo "the change reached Radicale within $((SECONDS - t_hook)) s of its webhook:
 check_calendar "after the change" "$work/feed2.ics"
 
 if grep -lF -- "$dav_password" "$work"/r*.log; then fail "the DAV password is in a log"; fi
+
+# 4. The command line beside the replicas, then in their place.
+{
+    cluster_toml 3
+    echo
+    events_source_toml "$upstream" 'timeout = "5s"'
+    echo
+    organizer_feed_toml pub 'push = ["family"]'
+    echo
+    caldav_target_toml family "${proxy_url}$dav_user/big/" "max_concurrency = $concurrency" 'rate = "100000/m"'
+} >"$work/r3.toml"
+proxy_reset_log
+"$bin" push --config "$work/r3.toml" >"$work/cli.out" 2>"$work/cli.err"
+rc=$?
+[ "$rc" = 1 ] || fail "push beside the replicas exited $rc (want 1): $(cat "$work/cli.out" "$work/cli.err")"
+[ "$(grep -c . "$work/cli.err")" = 1 ] && grep -q "^icsbridge: push: family: the running service pushes it (replica $other holds" "$work/cli.err" ||
+    fail "push beside the replicas said: $(cat "$work/cli.err")"
+[ "$(proxy_count -w -)" = 0 ] || fail "push beside the replicas sent $(proxy_count -w -) requests: $(proxy_summary)"
+echo "push beside the replicas: $(cat "$work/cli.err")"
+for pid in $replicas; do
+    kill -TERM "$pid"
+    wait "$pid" 2>/dev/null
+done
+replicas=
+proxy_reset_log
+"$bin" push --config "$work/r3.toml" >"$work/cli.out" 2>"$work/cli.err"
+rc=$?
+[ "$rc" = 0 ] || fail "push after the replicas stopped exited $rc: $(cat "$work/cli.err")"
+grep -q "^family: created 0, updated 0, deleted 0, unchanged $events " "$work/cli.out" ||
+    fail "push after the replicas stopped did not go on from the state row: $(cat "$work/cli.out") ($(proxy_summary))"
+[ "$(proxy_writes)" = 0 ] && [ "$(proxy_count)" -le 2 ] ||
+    fail "push after the replicas stopped: $(proxy_count) requests, $(proxy_writes) writes (want at most 2, none): $(proxy_summary)"
+[ "$(psql_value "SELECT split_part(holder, '/', 1) || ' ' || (expires_at < now()) FROM icsbridge_leases WHERE name = 'push:family'")" = "r3 true" ] ||
+    fail "push did not take push:family, or did not give it up: $(psql_value "SELECT holder, expires_at - now() FROM icsbridge_leases WHERE name = 'push:family'")"
+echo "push in the replicas' place: $(cat "$work/cli.out")"
 echo "push failover e2e OK in $((SECONDS - t_start)) s"

@@ -224,7 +224,7 @@ step_conflict() {
     fake_admin edit "{\"id\": \"$id\", \"summary\": \"Edited again\", \"when\": \"before_write\"}" >/dev/null
     fake_log_mark
     expect_push_ok "push over an edit behind icsbridge's back"
-    grep -q "cal: created 0, updated 1, deleted 0, .*, 1 conflict)" "$work/push.out" ||
+    grep -q "cal: created 0, updated 1, deleted 0, .*, 1 conflict resolved)" "$work/push.out" ||
         fail "push over an edit printed: $(cat "$work/push.out")"
     updates=$(fake_log_since | awk '$5 == "update" { print $3, $6 }' | paste -sd,)
     [ "$updates" = "412 if-match,200 if-match" ] ||

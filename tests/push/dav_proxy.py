@@ -1,17 +1,21 @@
 #!/usr/bin/python3
 """A logging, fault-injecting reverse proxy in front of a WebDAV server (Radicale in the push tests).
 
-    dav_proxy.py UPSTREAM_URL LOG_FILE
+    dav_proxy.py UPSTREAM_URL LOG_FILE [--tls CERT KEY]
 
-Listens on 127.0.0.1 (a free port) and prints "listening on http://127.0.0.1:PORT" once it accepts. Every
+Listens on 127.0.0.1 (a free port) and prints "listening on http://127.0.0.1:PORT" once it accepts (with
+--tls: HTTPS with that PEM certificate and key, "listening on https://127.0.0.1:PORT"). Every
 request is forwarded unchanged (method, path, body, headers such as Authorization, Depth, If-Match and
 If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
 headers. Each request forwarded or refused is appended to LOG_FILE as one line:
 
-    METHOD PATH STATUS UNIX_TIME PRECONDITION CLIENT
+    METHOD PATH STATUS UNIX_TIME PRECONDITION CLIENT START IF_MATCH
 
-PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale answers 201
-to every successful PUT, so only this tells a create from a replace). CLIENT is the name given to the
+UNIX_TIME is when the answer was ready to go back (before the client could have it), START when the
+request arrived (so [START, UNIX_TIME] lies within the client's own wait: overlapping lines were in flight
+at once). PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale
+answers 201 to every successful PUT, so only this tells a create from a replace); IF_MATCH is the If-Match
+value as sent ("-" without one). CLIENT is the name given to the
 process that sent it (POST /__proxy/client), "-" for any other: several `serve` replicas pushing one
 calendar send the same URLs and headers, so only the process that owns the connection tells them apart.
 Tests count requests (e.g. no PUT line after a reconcile that should write nothing) and measure the gap
@@ -24,7 +28,13 @@ Control requests go to /__proxy/ and are never forwarded or logged:
         the next COUNT requests (with METHOD only, when given) are answered STATUS with
         `Retry-After: RETRY_AFTER` (omitted when retry_after is absent) instead of being forwarded
     POST /__proxy/delay?ms=N      every forwarded request waits N ms first (0: off): a slow server
-    POST /__proxy/clear           no fault, no delay
+    POST /__proxy/race?path=P[&method=PUT]
+                                  the next request (of METHOD, default PUT) to path P races a change: before
+                                  it is forwarded, the proxy itself PUTs the request's own body to P with
+                                  its SUMMARY replaced by "Changed meanwhile" (no precondition, the
+                                  request's credentials), so the item's ETag moves between the client's
+                                  listing and its write. The ETag that PUT got is "race_etag" in the state
+    POST /__proxy/clear           no fault, no delay, no race
     POST /__proxy/client?pid=N&name=NAME
                                   requests on connections that process N owns are logged as CLIENT NAME
     GET  /__proxy/state           the fault in force, as JSON
@@ -32,6 +42,8 @@ Control requests go to /__proxy/ and are never forwarded or logged:
 import http.client
 import json
 import os
+import re
+import ssl
 import sys
 import threading
 import time
@@ -46,12 +58,16 @@ log_path = sys.argv[2]
 lock = threading.Lock()
 fault = {"status": 0, "count": 0, "retry_after": None, "method": None}
 delay = {"ms": 0}
+race = {"path": None, "method": None, "etag": None}
 clients = {}  # pid -> name (POST /__proxy/client)
 
 
-def log(method, path, status, headers, client="-"):
+def log(method, path, status, headers, client="-", start=None, end=None):
     cond = "create" if headers.get("If-None-Match", "").strip() == "*" else "match" if headers.get("If-Match") else "-"
-    line = "%s %s %d %.3f %s %s\n" % (method, path, status, time.time(), cond, client)
+    end = time.time() if end is None else end
+    if_match = "".join((headers.get("If-Match") or "-").split())
+    line = "%s %s %d %.3f %s %s %.3f %s\n" % (method, path, status, end, cond, client,
+                                              end if start is None else start, if_match)
     with lock, open(log_path, "a") as f:
         f.write(line)
 
@@ -63,6 +79,32 @@ def take_fault(method):
             return None
         fault["count"] -= 1
         return dict(fault)
+
+
+def take_race(method, path):
+    """Whether this request is the one the armed race waits for (and disarms it)."""
+    with lock:
+        if race["path"] != path or race["method"] != method:
+            return False
+        race["path"] = None
+        return True
+
+
+def change_meanwhile(path, body, headers):
+    """Someone else's write of the item at path (its SUMMARY changed), straight to the upstream."""
+    changed = re.sub(rb"(?m)^SUMMARY[^\r\n]*", b"SUMMARY:Changed meanwhile", body)
+    send = {"Content-Type": "text/calendar; charset=utf-8", "Content-Length": str(len(changed))}
+    if headers.get("Authorization"):
+        send["Authorization"] = headers["Authorization"]
+    conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+    try:
+        conn.request("PUT", path, body=changed, headers=send)
+        resp = conn.getresponse()
+        resp.read()
+        with lock:
+            race["etag"] = resp.getheader("ETag")
+    finally:
+        conn.close()
 
 
 def socket_inode(peer_port, our_port):
@@ -156,15 +198,19 @@ class Handler(BaseHTTPRequestHandler):
                 delay["ms"] = int(q.get("ms", 0))
             elif url.path == "/__proxy/client":
                 clients[int(q["pid"])] = q["name"]
+            elif url.path == "/__proxy/race":
+                race.update(path=q["path"], method=q.get("method", "PUT"), etag=None)
             elif url.path == "/__proxy/clear":
                 fault.update(status=0, count=0, retry_after=None, method=None)
                 delay["ms"] = 0
+                race.update(path=None, method=None, etag=None)
             elif url.path != "/__proxy/state":
                 return self.reply(404, b"unknown control path\n")
-            state = json.dumps({"fault": fault, "delay_ms": delay["ms"]}).encode()
+            state = json.dumps({"fault": fault, "delay_ms": delay["ms"], "race_etag": race["etag"]}).encode()
         self.reply(200, state, [("Content-Type", "application/json")])
 
     def forward(self):
+        start = time.time()
         try:
             body = self.read_body()
         except (ConnectionError, ValueError):
@@ -178,10 +224,13 @@ class Handler(BaseHTTPRequestHandler):
             headers = [("Content-Type", "text/plain")]
             if f["retry_after"] is not None:
                 headers.append(("Retry-After", f["retry_after"]))
+            end = time.time()
             self.reply(f["status"], b"injected by dav_proxy\n", headers)
-            return log(self.command, self.path, f["status"], self.headers, client)
+            return log(self.command, self.path, f["status"], self.headers, client, start, end)
         if delay["ms"]:
             time.sleep(delay["ms"] / 1000)
+        if take_race(self.command, self.path):
+            change_meanwhile(self.path, body, self.headers)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
         if body or self.command in ("PUT", "POST", "PROPFIND", "REPORT", "PROPPATCH", "MKCALENDAR", "MKCOL"):
             headers["Content-Length"] = str(len(body))
@@ -198,10 +247,11 @@ class Handler(BaseHTTPRequestHandler):
             back, data, status = [("Content-Type", "text/plain")], ("proxy: %s\n" % e).encode(), 502
         finally:
             conn.close()
+        end = time.time()
         try:
             self.reply(status, data, back)
         finally:
-            log(self.command, self.path, status, self.headers, client)
+            log(self.command, self.path, status, self.headers, client, start, end)
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_OPTIONS = do_PATCH = forward
     do_PROPFIND = do_PROPPATCH = do_REPORT = do_MKCALENDAR = do_MKCOL = do_MOVE = do_COPY = forward
@@ -214,7 +264,13 @@ class Server(ThreadingHTTPServer):
 
 
 server = Server(("127.0.0.1", 0), Handler)
-print("listening on http://127.0.0.1:%d" % server.server_address[1], flush=True)
+scheme = "http"
+if len(sys.argv) > 5 and sys.argv[3] == "--tls":
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(sys.argv[4], sys.argv[5])
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "https"
+print("listening on %s://127.0.0.1:%d" % (scheme, server.server_address[1]), flush=True)
 try:
     server.serve_forever()
 except KeyboardInterrupt:

@@ -12,6 +12,11 @@
 #   --target    only the named target is reconciled and printed; an unknown one is a usage error
 #   --dry-run   for a third target whose calendar does not exist: the plan printed, no MKCALENDAR, no
 #               write, no state file
+#   well-known  the same dry run where the server's root answers its PROPFIND 404 (injected): the calendar
+#               is found through /.well-known/caldav, which Radicale redirects to its root
+#   HTTPS       a target behind a TLS proxy whose certificate no system store trusts: without ca_file the
+#               push fails (exit 1) naming the certificate and writes nothing; with ca_file = the
+#               certificate it mirrors the feed
 #   discovery_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -21,7 +26,7 @@ src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
 . "$src/tests/push/radicale.sh"
 test_name=push.discovery
-fail_logs="push.out push.err proxy.log radicale.log"
+fail_logs="push.out push.err proxy.log tls-proxy.log tls-proxy.err radicale.log"
 push_init
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
@@ -115,4 +120,52 @@ grep -q "^planned: would create 34, update 0, delete 0; 0 unchanged" "$work/push
 [ "$(proxy_writes)" = 0 ] || fail "dry run wrote: $(proxy_summary)"
 calendars | grep -q "^Planned=" && fail "dry run made the calendar: $(calendars | tr '\n' ' ')"
 [ -e "$work/state/push/planned.json" ] && fail "dry run wrote a state file"
+
+# 6. The server's root answers no PROPFIND: RFC 6764's /.well-known/caldav leads to it (a redirect).
+proxy_reset_log
+proxy_fault 404 1 "" PROPFIND
+"$bin" push --config "$work/planned.toml" --target planned --dry-run >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+[ "$push_rc" = 0 ] || fail "dry run through /.well-known exited $push_rc: $(cat "$work/push.err")"
+grep -q "^planned: would create 34, update 0, delete 0; 0 unchanged" "$work/push.out" ||
+    fail "dry run through /.well-known printed: $(grep -v '^  ' "$work/push.out")"
+awk '$1 == "PROPFIND" { printf "%s %s;", $2, $3 }' "$work/proxy.log" >"$work/found.txt"
+case "$(cat "$work/found.txt")" in
+"/ 404;/.well-known/caldav 30"?";/ 207;"*) echo "well-known: $(cat "$work/found.txt")" ;;
+*) fail "want PROPFIND / (404), /.well-known/caldav (a redirect), / again: $(cat "$work/found.txt")" ;;
+esac
+
+# 7. HTTPS: a TLS proxy with a self-signed certificate for 127.0.0.1, trusted only through ca_file.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$work/tls.key" -out "$work/tls.pem" 2>"$work/openssl.err" ||
+    fail "could not make a certificate: $(cat "$work/openssl.err")"
+plain_proxy_url=$proxy_url
+start_dav_proxy tls-proxy --tls "$work/tls.pem" "$work/tls.key"
+tls_url=$proxy_url
+proxy_url=$plain_proxy_url
+make_calendar "$dav_user/secure/" "Secure"
+secure_toml() { # [LINE...]: a config whose one target is the Secure calendar over HTTPS
+    server_toml "$work/state" "127.0.0.1:0"
+    echo
+    events_source_toml "$upstream" 'timeout = "5s"'
+    echo
+    organizer_feed_toml pub 'push = ["secure"]'
+    echo
+    caldav_target_toml secure "${tls_url}$dav_user/secure/" "$@"
+}
+secure_toml >"$work/secure.toml"
+"$bin" push --config "$work/secure.toml" >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+[ "$push_rc" = 1 ] || fail "HTTPS without ca_file exited $push_rc (want 1): $(cat "$work/push.out" "$work/push.err")"
+grep -i secure "$work/push.err" | grep -q -i -E 'certificate|verif' ||
+    fail "HTTPS without ca_file: stderr does not name the certificate: $(cat "$work/push.err")"
+echo "HTTPS without ca_file: $(cat "$work/push.err")"
+[ "$(grep -c -E '^(PUT|DELETE|MKCALENDAR) ' "$work/tls-proxy.log")" = 0 ] || fail "HTTPS without ca_file wrote"
+secure_toml "ca_file = \"$work/tls.pem\"" >"$work/secure.toml"
+"$bin" push --config "$work/secure.toml" >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+[ "$push_rc" = 0 ] || fail "HTTPS with ca_file exited $push_rc: $(cat "$work/push.err")"
+grep -q "^secure: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" || fail "HTTPS with ca_file printed: $(cat "$work/push.out")"
+[ "$(ours_in Secure)" = 34 ] || fail "Secure does not hold the 34 items"
+[ "$(grep -c '^PUT ' "$work/tls-proxy.log")" = 34 ] || fail "the 34 PUTs did not go through the TLS proxy"
 echo "PASS [$test_name]"

@@ -3,7 +3,12 @@
 # A target that cannot be written fails alone, with one clear line and no secret (issue 25):
 #   wrong password  exit 1; stderr names the target and the 401; the wrong and the right password show up
 #                   in no output, state file or log; no retry storm (at most 3 requests)
-#   beside a good   the good target (password_file with a trailing newline) is still mirrored; exit 1
+#   beside a good   the good target (password_file with a trailing newline) is still mirrored; exit 1. Its
+#                   rate = "10/2s" and max_concurrency = 2 hold at the proxy (each request slowed 50 ms):
+#                   no 2 s window has more than 10 request starts, so its 36 requests span at least 6 s,
+#                   and never more than 2 are in flight at once
+#   507             an item's PUT answered 507 Insufficient Storage: exit 1, one line naming the quota, the
+#                   PUT not tried again
 #   403             another user's calendar: exit 1, the 403 named
 #   not a calendar  url is a plain collection (the principal) with no calendar key: exit 1, says so
 #   unreachable     a closed port: exit 1 within 60 s (connection refused is retried with backoff, ~35 s),
@@ -68,8 +73,12 @@ type = "caldav"
 url = "${proxy_url}$dav_user/good/"
 username = "$dav_user"
 password_file = "$work/good.pw"
+rate = "10/2s"
+max_concurrency = 2
 TOML
+curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/delay?ms=50" || fail "could not slow the proxy down"
 run_push
+proxy_clear
 [ "$push_rc" = 1 ] || fail "a wrong password: push exited $push_rc (want 1)"
 one_line_for family "a wrong password" '401|unauthori[sz]ed|password'
 grep -q "^good: created 34, updated 0, deleted 0, unchanged 0" "$work/push.out" ||
@@ -80,10 +89,43 @@ failed_requests=$(grep -c " /$dav_user/family/" "$work/proxy.log")
 [ "$(grep " /$dav_user/family/" "$work/proxy.log" | grep -c -E '^(PUT|DELETE)')" = 0 ] || fail "wrote to the 401 target"
 no_secret "a wrong password" "$work/push.out" "$work/push.err" "$work/state"
 echo "wrong password: $(grep -i family "$work/push.err")"
+# The good target's pace, from the proxy's request starts and ends.
+$python - "$work/proxy.log" "/$dav_user/good/" <<'PY' >"$work/pace.txt" || fail "good target's pace: $(cat "$work/pace.txt")"
+import sys
+reqs = [(float(f[6]), float(f[3])) for f in (l.split() for l in open(sys.argv[1])) if f[1].startswith(sys.argv[2])]
+starts = sorted(s for s, _ in reqs)
+span = starts[-1] - starts[0]
+# 10 per 2 s: a window a little under 2 s (arrival jitter) never holds more than 10 starts.
+busiest = max(sum(1 for t in starts if s <= t < s + 1.95) for s in starts)
+events = sorted([(s, 1) for s, _ in reqs] + [(e, -1) for _, e in reqs], key=lambda x: (x[0], x[1]))
+flight = most = 0
+for _, d in events:
+    flight += d
+    most = max(most, flight)
+print("%d requests over %.2f s, at most %d starting within 2 s, at most %d in flight" % (len(reqs), span, busiest, most))
+ok = len(reqs) >= 36 and span >= 5.8 and busiest <= 10 and most <= 2
+sys.exit(0 if ok else 1)
+PY
+echo "good target's pace: $(cat "$work/pace.txt")"
 
 # The same with ICSBRIDGE_LOG=debug: still no password in what it logs.
 ICSBRIDGE_LOG=debug run_push
 no_secret "a wrong password, debug log" "$work/push.out" "$work/push.err" "$work/state"
+
+# 1b. Over quota: one of good's items gone from the calendar, and its PUT answered 507.
+sed -e 's/^push = \["family", "good"\]$/push = ["good"]/' -e '/^\[targets.family\]/,/^$/d' "$work/push.toml" >"$work/quota.toml"
+dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/good/$(resource_name event-788216780592@127.0.0.1)" ||
+    fail "could not delete an item of good"
+proxy_reset_log
+proxy_fault 507 1 "" PUT
+"$bin" push --config "$work/quota.toml" >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+proxy_clear
+[ "$push_rc" = 1 ] || fail "507: push exited $push_rc (want 1): $(cat "$work/push.out" "$work/push.err")"
+[ "$(grep -c . "$work/push.err")" = 1 ] || fail "507: want one line on stderr: $(cat "$work/push.err")"
+one_line_for good "507" 'quota'
+[ "$(proxy_count PUT)" = 1 ] || fail "507: the refused PUT was tried again: $(proxy_summary)"
+echo "507: $(cat "$work/push.err")"
 
 # 2. 403: alice writing into bob's calendar.
 export TEST_DAV_PASSWORD=$dav_password

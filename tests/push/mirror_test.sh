@@ -5,17 +5,23 @@
 # entry; each runs the steps up to its own, in this order:
 #   initial    every feed item is a resource of ours with the feed's UID, SUMMARY, DTSTART... and its
 #              VTIMEZONEs; one PUT per item, no duplicate; the state file is private and holds no password
-#   unchanged  a second push writes nothing and costs at most 3 requests
+#   unchanged  a second push writes nothing and costs one request (the sync-collection REPORT)
 #   change     one event renamed upstream: exactly one PUT, to that item's resource
-#   removal    one event gone upstream: exactly one DELETE, of that item's resource
+#   removal    one event gone upstream: exactly one DELETE, of that item's resource, with its ETag in
+#              If-Match; then an event cancelled upstream: one PUT, the resource says STATUS:CANCELLED; the
+#              feed's cancelled = "drop": one DELETE per cancelled event, and one more when another is
+#              cancelled; an event moved to 60 days ago (one PUT), then keep_past = "30d": one DELETE.
+#              Every DELETE carries If-Match with the item's ETag
 #   foreign    all of the above, then the state file deleted and a push again (no duplicate, nothing lost);
 #              last, the person adds an event named icsbridge-notes.ics (not ours: ours are
 #              icsbridge-<32 hex>.ics) and a push leaves it alone. In every case the person's own items (an
 #              event and a VTODO) keep their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
 #   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
-#              both back as the feed has them (the feed wins); then a 412 on the update of a changed
-#              event (injected by the proxy): the item is read again and written, the push succeeds
+#              both back as the feed has them (the feed wins); then a real conflict: a changed event's
+#              item is changed in the calendar between the push's listing and its write (by the proxy):
+#              its PUT is refused 412, the item is read again, the second PUT carries the new ETag in
+#              If-Match, the push reports 1 conflict resolved, and the calendar has the feed's version
 #   mirror_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE
 set -u
 
@@ -118,7 +124,9 @@ step_unchanged() {
     writes_were "second push" 0 0
     local n
     n=$(proxy_count)
-    [ "$n" -le 3 ] || fail "a push with nothing changed made $n requests (want at most 3): $(proxy_summary)"
+    # One sync-collection REPORT from the kept token, as the README says: nothing else to ask.
+    [ "$n" = 1 ] && [ "$(proxy_count REPORT -s 207)" = 1 ] ||
+        fail "a push with nothing changed made $n requests (want the one REPORT): $(proxy_summary)"
     echo "unchanged: $n request(s): $(proxy_summary)"
     check_calendar "second push"
 }
@@ -156,7 +164,80 @@ PY
     writes_were "one removal" 0 1
     grep -q "^DELETE /$dav_user/family/$(resource_name event-251769507000@127.0.0.1) 2" "$work/proxy.log" ||
         fail "the DELETE was not of the removed item's resource"
+    deletes_match "one removal"
     check_calendar "one removal"
+}
+
+# deletes_match WHAT: every DELETE in the proxy log carried If-Match with the ETag the item had in the
+# calendar before ($work/cal.json, the last check_calendar's reading).
+deletes_match() {
+    local etags bad
+    etags=$(json_get "$work/cal.json" '" ".join(i["href"] + "=" + "".join(i["etag"].split()) for i in d["items"])')
+    bad=$(awk -v known=" $etags " '$1 == "DELETE" && ($5 != "match" || !index(known, " " $2 "=" $8 " "))' "$work/proxy.log")
+    [ -z "$bad" ] || fail "$1: a DELETE without the item's ETag in If-Match: $bad"
+}
+
+# upstream_edit FROM TO ID CHANGE: TO is a copy of fixtures dir FROM with event ID changed (CHANGE: "cancel",
+# its status canceled; or "past", it starts 61 and ends 60 days ago), served by the fake upstream now.
+upstream_edit() {
+    rm -rf "$2"
+    cp -r "$1" "$2"
+    $python - "$2/events/events.json" "$3" "$4" <<'PY' || fail "could not edit event $3"
+import datetime, json, sys, zoneinfo
+path, wanted, change = sys.argv[1:]
+d = json.load(open(path))
+e = [e for e in d["events"] if e["id"] == wanted][0]
+if change == "cancel":
+    e["status"] = "canceled"
+else:
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    for key, ago in (("start", 61), ("end", 60)):
+        at = now - datetime.timedelta(days=ago)
+        e[key]["utc"] = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        e[key]["local"] = at.astimezone(zoneinfo.ZoneInfo(e[key]["timezone"])).strftime("%Y-%m-%dT%H:%M:%S")
+json.dump(d, open(path, "w"), ensure_ascii=False, indent=1)
+PY
+    curl -s -f -X POST -o /dev/null "$upstream/__control/reload?dir=$2" || fail "could not reload the upstream from $2"
+}
+
+# push_writes_of WHAT WANT_LINE PUTS DELETES: a push printing WANT_LINE with exactly that many writes, each
+# DELETE with the item's ETag in If-Match.
+push_writes_of() {
+    if [ "$4" != 0 ]; then dav_check --calendar Family >"$work/cal.json" || fail "$1: dav_check failed"; fi
+    proxy_reset_log
+    expect_push_ok "$1"
+    grep -q "^family: $2" "$work/push.out" || fail "$1: push printed $(cat "$work/push.out") (want $2)"
+    writes_were "$1" "$3" "$4"
+    deletes_match "$1"
+}
+
+# step_lifecycle: an event cancelled upstream, then cancelled = "drop", then an event past keep_past.
+step_lifecycle() {
+    local hikes brunch jazz
+    hikes=$(resource_name event-594357040111@127.0.0.1)
+    brunch=$(resource_name event-733775555972@127.0.0.1)
+    jazz=$(resource_name event-306006468130@127.0.0.1)
+    upstream_edit "$work/removed" "$work/cancelled" 594357040111 cancel
+    push_writes_of "cancelled upstream" "created 0, updated 1, deleted 0," 1 0
+    grep -q "^PUT /$dav_user/family/$hikes .* match " "$work/proxy.log" || fail "the cancellation's PUT was not to $hikes"
+    dav_curl "$radicale_url$dav_user/family/$hikes" | grep -q '^STATUS:CANCELLED' ||
+        fail "the cancelled event's resource has no STATUS:CANCELLED"
+    sed -i 's/^push = \["family"\]$/&\ncancelled = "drop"/' "$work/push.toml"
+    grep -q '^cancelled = "drop"' "$work/push.toml" || fail "could not set cancelled = drop"
+    push_writes_of 'cancelled = "drop"' "created 0, updated 0, deleted 2," 0 2
+    [ "$(grep -c -E "^DELETE /$dav_user/family/($hikes|$jazz) " "$work/proxy.log")" = 2 ] ||
+        fail "cancelled = drop deleted other than the two cancelled events: $(grep '^DELETE' "$work/proxy.log")"
+    upstream_edit "$work/cancelled" "$work/cancelled2" 733775555972 cancel
+    push_writes_of "cancelled upstream, dropped" "created 0, updated 0, deleted 1," 0 1
+    grep -q "^DELETE /$dav_user/family/$brunch " "$work/proxy.log" || fail "the dropped cancellation's DELETE was not of $brunch"
+    # Ended 60 days ago: within keep_past = 3650d an update (its dates), then out of keep_past = 30d.
+    upstream_edit "$work/cancelled2" "$work/past" 195729862626 past
+    push_writes_of "an event that ended 60 days ago" "created 0, updated 1, deleted 0," 1 0
+    sed -i 's/^keep_past = "3650d"$/keep_past = "30d"/' "$work/push.toml"
+    push_writes_of "keep_past = 30d" "created 0, updated 0, deleted 1," 0 1
+    grep -q "^DELETE /$dav_user/family/$(resource_name event-195729862626@127.0.0.1) " "$work/proxy.log" ||
+        fail "the expired event's DELETE was not of its resource: $(grep '^DELETE' "$work/proxy.log")"
+    check_calendar "after cancellations and expiry"
 }
 
 step_lost_state() {
@@ -221,24 +302,37 @@ step_drift() {
     writes_were "drift" 2 0
     check_calendar "drift"
 
+    # A real conflict: the item changes in the calendar between our listing and our write (the proxy
+    # writes it first, then forwards our PUT with its stale If-Match: Radicale answers 412).
     changed_fixtures "$src" "$work/changed"
     curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+    local path
+    path="/$dav_user/family/$(resource_name event-788216780592@127.0.0.1)"
     proxy_reset_log
-    proxy_fault 412 1 "" PUT
-    expect_push_ok "push with a 412"
-    grep -q "family: created 0, updated 1, deleted 0, unchanged 33" "$work/push.out" ||
-        fail "push with a 412 printed: $(cat "$work/push.out")"
-    [ "$(proxy_count PUT -s 412)" = 1 ] && [ "$(awk '$1 == "PUT" && $3 ~ /^2/' "$work/proxy.log" | wc -l)" = 1 ] ||
-        fail "want the 412 PUT, then one PUT that succeeds: $(proxy_summary)"
-    echo "412: $(proxy_summary)"
-    check_calendar "412"
+    curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/race?path=$path" || fail "could not arm the proxy's race"
+    expect_push_ok "push with a conflict"
+    grep -q "family: created 0, updated 1, deleted 0, unchanged 33 ([0-9]* requests, 1 conflict resolved)" "$work/push.out" ||
+        fail "push with a conflict printed: $(cat "$work/push.out")"
+    local raced
+    raced=$(curl -s -f "${proxy_url}__proxy/state" | $python -c 'import json,sys; print(json.load(sys.stdin)["race_etag"] or "")')
+    [ -n "$raced" ] || fail "the proxy's race did not happen: $(proxy_summary)"
+    # The item's requests, in order: the PUT refused 412, a read of the item, the PUT with the new ETag.
+    local seen
+    seen=$(awk -v p="$path" '$2 == p { print $1, $3, $8 }' "$work/proxy.log" | tr '\n' ';')
+    case "$seen" in
+    "PUT 412 "*";PROPFIND 207 -;PUT 20"?" ${raced//[[:space:]]/};") ;;
+    *) fail "want PUT 412, PROPFIND (read again), PUT If-Match: $raced; the item's requests were: $seen" ;;
+    esac
+    [ "$(proxy_writes)" = 2 ] || fail "a conflict made $(proxy_writes) writes (want the refused PUT and one more): $(proxy_summary)"
+    echo "conflict: $seen"
+    check_calendar "conflict" # the feed wins: the feed's SUMMARY, not "Changed meanwhile"
 }
 
 case "$case_name" in
 initial) step_initial ;;
 unchanged) step_initial; step_unchanged ;;
 change) step_initial; step_change ;;
-removal) step_initial; step_change; step_removal ;;
+removal) step_initial; step_change; step_removal; step_lifecycle ;;
 foreign) step_initial; step_unchanged; step_change; step_removal; step_lost_state; step_prefix_alike ;;
 dry_run) step_dry_run ;;
 drift) step_initial; step_drift ;;

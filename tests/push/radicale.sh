@@ -121,18 +121,19 @@ CONF
 # dav_curl ARGS...: curl signed in as the test user (the password in a curl config file, not in argv).
 dav_curl() { curl -s -K "$work/dav.curlrc" "$@"; }
 
-# start_dav_proxy: dav_proxy.py in front of Radicale, logging to $work/proxy.log. Sets proxy_url
-# (http://127.0.0.1:PORT/) and proxy_pid (also added to extra_pids), or fails the test.
+# start_dav_proxy [NAME [ARGS...]]: dav_proxy.py in front of Radicale, logging to $work/NAME.log (NAME
+# defaults to proxy), with its extra ARGS (--tls CERT KEY). Sets proxy_url (http://127.0.0.1:PORT/, or
+# https://) and proxy_pid (also added to extra_pids), or fails the test.
 start_dav_proxy() {
-    local line
-    rm -f "$work/proxy-ready"
-    mkfifo "$work/proxy-ready"
-    : >"$work/proxy.log"
-    $python "$push_dir/dav_proxy.py" "$radicale_url" "$work/proxy.log" >"$work/proxy-ready" 2>"$work/proxy.err" &
+    local line name=${1:-proxy}
+    rm -f "$work/$name-ready"
+    mkfifo "$work/$name-ready"
+    : >"$work/$name.log"
+    $python "$push_dir/dav_proxy.py" "$radicale_url" "$work/$name.log" "${@:2}" >"$work/$name-ready" 2>"$work/$name.err" &
     proxy_pid=$!
     extra_pids+=("$proxy_pid")
-    read -r -t 30 line <"$work/proxy-ready" || fail "the DAV proxy did not start: $(tail -3 "$work/proxy.err")"
-    case "$line" in "listening on http://127.0.0.1:"*) proxy_url="${line#listening on }/" ;;
+    read -r -t 30 line <"$work/$name-ready" || fail "the DAV proxy did not start: $(tail -3 "$work/$name.err")"
+    case "$line" in "listening on http"*"://127.0.0.1:"*) proxy_url="${line#listening on }/" ;;
         *) fail "the DAV proxy said: $line" ;; esac
 }
 

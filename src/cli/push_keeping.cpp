@@ -1,0 +1,123 @@
+// File: push_keeping.cpp
+// push_keeping(): the state file and the cluster row of each push target; PushLeases: the lease claims of
+// `icsbridge push` in a cluster, on the statement the replicas use (cluster/lease.cpp).
+#include "cli/push_keeping.hpp"
+
+#include "cluster/push_state_rows.hpp"
+#include "cluster/schema.hpp"
+#include "push/state.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <memory>
+
+// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace icsbridge::cli {
+
+namespace net = boost::asio;
+
+push::PushService::Keeping push_keeping(Config const& cfg, Logger const& log) {
+    auto const dir = cfg.storage.dir;
+    if (!cfg.cluster)
+        return [dir](std::string const& target) { return push::state_file(dir, target); };
+    auto rows =
+        std::make_shared<cluster::PushStateRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
+    return [dir, rows, log](std::string const& target) {
+        auto file = push::state_file(dir, target);
+        push::StateKeeping k;
+        k.load = [file, rows, target, log]() -> Result<push::TargetState> {
+            auto row = rows->load(target);
+            if (!row) {
+                log.warn(
+                    "push " + target + ": the database is away (" + row.error().message +
+                    "); going on from the file"
+                );
+                return file.load();
+            }
+            if (!*row)
+                return file.load();
+            return push::state_from_json(**row);
+        };
+        k.save = [file, rows, target, log](push::TargetState const& s) {
+            auto written = file.save(s);
+            if (auto saved = rows->save(target, push::to_json(s)); !saved)
+                log.warn("push " + target + ": the state is on disk only: " + saved.error().message);
+            return written;
+        };
+        return k;
+    };
+}
+
+std::string push_lease_name(std::string const& target) {
+    return "push:" + target;
+}
+
+PushLeases::PushLeases(ClusterConfig const& cluster)
+    : db_(cluster.database_url)
+    , leases_(db_, cluster_node(cluster), cluster.lease) {}
+
+Result<void> PushLeases::take(std::string const& target) {
+    auto const name = push_lease_name(target);
+    if (auto ready = cluster::connect_and_migrate(db_, migrated_on_); !ready)
+        return fail(errc::io_error, "cannot take the lease " + name + ": " + ready.error().message);
+    auto claim = leases_.claim(name);
+    if (!claim)
+        return fail(errc::io_error, "cannot take the lease " + name + ": " + claim.error().message);
+    if (!claim->held)
+        return fail(
+            errc::io_error,
+            "the running service pushes it (" +
+                // The holder is NODE/random (cluster/lease.hpp): the node is what the user knows.
+                (claim->holder.empty() ? std::string("another process")
+                                       : "replica " + claim->holder.substr(0, claim->holder.find('/'))) +
+                " holds the lease " + name + "); nothing written"
+        );
+    held_[target] = true;
+    return {};
+}
+
+bool PushLeases::lost(std::string const& target) const {
+    auto it = held_.find(target);
+    return it == held_.end() || !it->second;
+}
+
+void PushLeases::renew() {
+    for (auto& [target, held] : held_) {
+        if (!held)
+            continue;
+        auto claim = leases_.claim(push_lease_name(target));
+        // Not renewed within the lease: another replica may take it over, so this push must stop writing.
+        held = claim && claim->held;
+    }
+}
+
+net::awaitable<void> PushLeases::keep() {
+    timer_.emplace(co_await net::this_coro::executor);
+    while (!stopped_) {
+        timer_->expires_after(cluster::renew_after(leases_.lease()));
+        co_await timer_->async_wait(net::as_tuple(net::use_awaitable));
+        if (!stopped_)
+            renew();
+    }
+}
+
+void PushLeases::stop() {
+    stopped_ = true;
+    if (timer_)
+        timer_->cancel();
+}
+
+void PushLeases::release_all() {
+    for (auto& [target, held] : held_)
+        if (held)
+            (void)leases_.release(push_lease_name(target));
+    held_.clear();
+}
+
+} // namespace icsbridge::cli
