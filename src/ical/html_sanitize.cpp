@@ -128,9 +128,22 @@ struct Sanitized {
 
 } // namespace
 
+namespace {
+
+/** Where the text run from `i` ends: the next '<' or '&', or the end. */
+std::size_t run_end(std::string_view in, std::size_t i) {
+    while (i < in.size() && in[i] != '<' && in[i] != '&')
+        ++i;
+    return i;
+}
+
+} // namespace
+
 std::string sanitize_html(std::string_view in) {
+    constexpr std::string_view head = "<html><body>", tail = "</body></html>";
     Sanitized out;
-    out.body.reserve(in.size());
+    out.body.reserve(in.size() + head.size() + tail.size());
+    out.body.append(head);
     bool no_more_gt = false;
     std::size_t i = 0;
     while (i < in.size()) {
@@ -146,8 +159,7 @@ std::string sanitize_html(std::string_view in) {
             continue;
         }
         if (c != '<') {
-            std::size_t const stop = in.find_first_of("<&", i + 1);
-            std::size_t const end = stop == std::string_view::npos ? in.size() : stop;
+            std::size_t const end = run_end(in, i + 1);
             std::string_view const run = in.substr(i, end - i);
             out.has_text = out.has_text || run.find_first_not_of(" \t\r\n") != std::string_view::npos;
             append_html_escaped(out.body, run);
@@ -163,7 +175,8 @@ std::string sanitize_html(std::string_view in) {
         out.body.append("</").append(*k).append(">");
     if (!out.has_text)
         return {};
-    return ical::clean_text("<html><body>" + out.body + "</body></html>");
+    out.body.append(tail);
+    return ical::clean_text(out.body);
 }
 
 } // namespace icsbridge

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace icsbridge::ical {
 
@@ -43,6 +44,28 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     return 0;
 }
 
+bool printable_ascii(unsigned char c) {
+    return c >= 0x20 && c < 0x7F;
+}
+
+/** Where the run of printable ASCII (0x20..0x7E) from `i` ends: eight octets at a time while none of them
+ * is below 0x20, 0x7F, or above (the tests are exact, so the octet loop decides the end). */
+std::size_t printable_run_end(std::string_view s, std::size_t i) {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, sizeof w);
+        std::uint64_t const below_space = (w - ones * 0x20) & ~w;
+        std::uint64_t const del = w ^ (ones * 0x7F);
+        std::uint64_t const is_del = (del - ones) & ~del;
+        if ((below_space | is_del | w) & highs)
+            break;
+    }
+    while (i < s.size() && printable_ascii(static_cast<unsigned char>(s[i])))
+        ++i;
+    return i;
+}
+
 } // namespace
 
 void append_utf8(std::string& out, char32_t cp) {
@@ -70,10 +93,7 @@ std::string clean_text(std::string_view in) {
         auto const c = static_cast<unsigned char>(in[i]);
         if (c >= 0x20 && c < 0x7F) {
             // Fast path for the common ASCII run.
-            std::size_t j = i + 1;
-            while (j < in.size() && static_cast<unsigned char>(in[j]) >= 0x20 &&
-                   static_cast<unsigned char>(in[j]) < 0x7F)
-                ++j;
+            std::size_t const j = printable_run_end(in, i + 1);
             out.append(in.substr(i, j - i));
             i = j;
             continue;

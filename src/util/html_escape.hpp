@@ -10,27 +10,33 @@ namespace icsbridge {
 
 /** @brief Appends `text` to `out` with & < > " ' escaped. */
 inline void append_html_escaped(std::string& out, std::string_view text) {
-    for (char c : text) {
-        switch (c) {
+    // Whole runs at a time: descriptions are mostly runs of plain text between a few escapes.
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::string_view escaped;
+        switch (text[i]) {
         case '&':
-            out.append("&amp;");
+            escaped = "&amp;";
             break;
         case '<':
-            out.append("&lt;");
+            escaped = "&lt;";
             break;
         case '>':
-            out.append("&gt;");
+            escaped = "&gt;";
             break;
         case '"':
-            out.append("&quot;");
+            escaped = "&quot;";
             break;
         case '\'':
-            out.append("&#39;");
+            escaped = "&#39;";
             break;
         default:
-            out.push_back(c);
+            continue;
         }
+        out.append(text.data() + run, i - run).append(escaped);
+        run = i + 1;
     }
+    out.append(text.data() + run, text.size() - run);
 }
 
 /** @brief `text` with & < > " ' escaped. */
