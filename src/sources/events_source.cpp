@@ -58,6 +58,13 @@ struct Listing {
     int pages = 0;
 };
 
+// Room for the events a list announces (within max_items, which fails the refresh beyond it): a list of
+// 100,000 events would otherwise move every event it holds some seventeen times as the vector grows.
+void reserve_for(Listing& out, std::optional<std::size_t> announced, std::size_t max_items) {
+    if (announced)
+        out.events.reserve(out.events.size() + std::min(*announced, max_items));
+}
+
 // A list ordered by start, newest first, whose pages lie wholly before `cutoff` from some page on: paging
 // stops there. If the upstream ignores order_by the order check fails and every page is read instead.
 class PastCutoff {
@@ -213,6 +220,8 @@ class EventsClient {
             parse_events_page,
             [&](EventsPage& page, int n) -> Result<PageStep> {
                 PageStep step{page.events.size(), 0, cutoff && cutoff->page_is_past(page.events)};
+                if (n == 1)
+                    reserve_for(out, page.pagination.object_count, question.max_items);
                 std::size_t const before = out.events.size();
                 for (std::size_t i = 0; i < page.events.size(); ++i) {
                     if (listed.insert(page.events[i].id).second)
