@@ -40,7 +40,7 @@ clang_tidy() {
 sanitizers() { [ "${ICSBRIDGE_SKIP_SANITIZERS:-0}" != 1 ]; }
 build_san() {
     CC=clang-14 CXX=clang++-14 step "sanitizer configure" cmake -S . -B build-san -G Ninja \
-        -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DICSBRIDGE_SANITIZE=address,undefined \
+        -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DICSBRIDGE_SANITIZE=address,undefined \
         -DICSBRIDGE_FUZZ=ON -DICSBRIDGE_BENCH=OFF &&
         step "sanitizer build" cmake --build build-san -j"$jobs"
 }
