@@ -39,6 +39,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace icsbridge::cli {
 
@@ -116,6 +117,7 @@ int export_command(Config const& cfg, Args const& args) {
     SourceConfig const* src = cfg.find_source(feed->source);
     ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    std::jthread teardown; // frees the pipeline while the calendar is written; joins before returning
     auto out = run_sync<FeedOutput>(
         [&](Pipeline& p) {
             // The render caches stay: run() fills the feed's with each page's events while the next pages
@@ -123,7 +125,8 @@ int export_command(Config const& cfg, Args const& args) {
             return run_feed_once(p, cfg, *feed, now, progress.callback());
         },
         cfg,
-        command_logger()
+        command_logger(),
+        &teardown
     );
     progress.clear();
     std::string const what = "icsbridge: export " + feed->name + ": ";
