@@ -98,10 +98,16 @@ void PushLeases::renew() {
 }
 
 net::awaitable<void> PushLeases::keep() {
-    timer_.emplace(co_await net::this_coro::executor);
+    // The timer lives in this coroutine, not in the object: the object outlives the command's io_context,
+    // and a timer must not outlive its io_context. stop() reaches it through timer_ while it exists.
+    net::steady_timer timer(co_await net::this_coro::executor);
+    struct Seen {
+        net::steady_timer*& at;
+        ~Seen() { at = nullptr; }
+    } const seen{timer_ = &timer};
     while (!stopped_) {
-        timer_->expires_after(cluster::renew_after(leases_.lease()));
-        co_await timer_->async_wait(net::as_tuple(net::use_awaitable));
+        timer.expires_after(cluster::renew_after(leases_.lease()));
+        co_await timer.async_wait(net::as_tuple(net::use_awaitable));
         if (!stopped_)
             renew();
     }

@@ -57,8 +57,8 @@ class PushLeases {
     cluster::PgConnection db_;
     std::uint64_t migrated_on_ = 0;
     cluster::Leases leases_;
-    std::map<std::string, bool> held_; ///< target -> still held
-    std::optional<boost::asio::steady_timer> timer_;
+    std::map<std::string, bool> held_;           ///< target -> still held
+    boost::asio::steady_timer* timer_ = nullptr; ///< keep()'s timer while keep() runs
     bool stopped_ = false;
 };
 
