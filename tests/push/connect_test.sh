@@ -46,6 +46,9 @@ export OFFICE_SECRET=$office_secret
 # until it printed its URL; sets connect_pid, auth_link (the URL), loopback (its redirect_uri) and state.
 start_connect() {
     local out=$work/connect-$1.out
+    # Emptied here, not by the background job's redirection: that may run after the first read below,
+    # which would then take the URL of this target's previous connect.
+    : >"$out"
     "$bin" connect --config "$cfg" "$@" >"$out" 2>"$work/connect-$1.err" &
     connect_pid=$!
     local lines=() raw

@@ -97,6 +97,7 @@ fake_requests_per_second() {
 # approves at once); its stdout in $work/connect.out, stderr in $work/connect.err, the URL in connect_url. Fails
 # unless it prints a URL of the fake's authorization endpoint and exits 0.
 connect_with() {
+    : >"$work/connect.out" # now, so the loop below cannot read a previous connect's URL
     "$1" connect --config "$2" "$3" --timeout 60 >"$work/connect.out" 2>"$work/connect.err" &
     local pid=$!
     connect_url=

@@ -43,6 +43,7 @@ changed_fixtures() {
 # start_icsbridge BIN CONFIG LOG: `serve` with CONFIG (listen on port 0), stderr to LOG; sets serve_pid and
 # base (http://127.0.0.1:PORT) once it listens.
 start_icsbridge() {
+    : >"$3" # now, so the loop below cannot read a previous serve's port from a reused log
     "$1" serve --config "$2" 2>"$3" &
     serve_pid=$!
     base=
