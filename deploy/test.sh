@@ -5,7 +5,7 @@
 # 1. build/      RelWithDebInfo, warnings as errors: the whole CTest suite.
 # 2. build-san/  clang with AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite again, then
 #                every libFuzzer target for a bounded time (deploy/fuzz.sh, about a minute in all).
-# 3. clang-tidy (.clang-tidy) over src/ against build/compile_commands.json.
+# 3. clang-tidy (.clang-tidy) over src/ against build/compile_commands.json, in batches (deploy/tidy.py).
 # The suites mostly wait on sockets and processes, so the CPU-bound work runs beside them at the lowest
 # CPU priority: the sanitizer build beside the release suite, clang-tidy beside the sanitizer suite. The
 # tests keep the CPU they ask for (a niced process gets ~1.5% of a core that a normal one wants).
@@ -34,7 +34,7 @@ print_timings() {
 trap print_timings EXIT
 
 clang_tidy() {
-    run-clang-tidy-14 -p build -j"$jobs" -quiet "$PWD/src/" >build/clang-tidy.log 2>&1 ||
+    /usr/bin/python3 deploy/tidy.py build "$jobs" >build/clang-tidy.log 2>&1 ||
         { grep -E 'warning:|error:' build/clang-tidy.log | sort -u; echo "clang-tidy found the above" >&2; return 1; }
 }
 sanitizers() { [ "${ICSBRIDGE_SKIP_SANITIZERS:-0}" != 1 ]; }

@@ -32,8 +32,6 @@ using std::chrono::steady_clock;
 
 namespace {
 
-constexpr auto tuple_awaitable = net::as_tuple(net::use_awaitable);
-
 // Servers commonly drop idle keep-alive connections after 5-60 s; older ones are not worth a try.
 constexpr auto max_idle_age = std::chrono::seconds(30);
 

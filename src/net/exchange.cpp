@@ -34,8 +34,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr auto tuple_awaitable = net::as_tuple(net::use_awaitable);
-
 // Upstream APIs send small header blocks; Beast's 8 KiB default is tight for cookie-heavy CDNs.
 constexpr std::uint32_t header_limit = 64 * 1024;
 

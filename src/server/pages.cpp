@@ -2,7 +2,6 @@
 // Index HTML and /healthz JSON (Boost.JSON); /metrics is metrics_text.cpp.
 #include "server/pages.hpp"
 
-#include "net/http_date.hpp"
 #include "server/target_status.hpp"
 #include "views/view_cache.hpp"
 
@@ -16,12 +15,6 @@ namespace icsbridge {
 namespace {
 
 namespace json = boost::json;
-
-json::value time_or_null(std::optional<sys_seconds> t) {
-    if (!t)
-        return nullptr;
-    return json::string(format_http_date(*t));
-}
 
 /** @brief Whether /healthz names the feed: a token feed only to the admin, not even as a part of a merge. */
 bool named(std::vector<FeedStatus> const& statuses, std::string const& name, bool details) {
@@ -37,8 +30,8 @@ feed_json(FeedStatus const& s, std::vector<FeedStatus> const& statuses, sys_seco
     f["name"] = s.name;
     f["public"] = s.is_public;
     f["refresh_seconds"] = s.refresh.count();
-    f["last_success"] = time_or_null(s.last_success);
-    f["last_failure"] = time_or_null(s.last_failure);
+    f["last_success"] = http_date_or_null(s.last_success);
+    f["last_failure"] = http_date_or_null(s.last_failure);
     f["last_error"] = s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error);
     f["stale"] = s.stale(now);
     f["served"] = s.snapshot != nullptr;
@@ -57,7 +50,7 @@ feed_json(FeedStatus const& s, std::vector<FeedStatus> const& statuses, sys_seco
     if (!s.subscribers.empty()) {
         json::object subs;
         for (auto const& sub : s.subscribers)
-            subs[sub.name] = json::object{{"last_fetch", time_or_null(sub.last_fetch)}};
+            subs[sub.name] = json::object{{"last_fetch", http_date_or_null(sub.last_fetch)}};
         f["subscribers"] = std::move(subs);
     }
     return f;
@@ -104,7 +97,7 @@ std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_sec
     // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)
     // only to the admin.
     if (auto r = store.last_reload()) {
-        json::object reload{{"at", time_or_null(r->at)}, {"ok", r->ok}};
+        json::object reload{{"at", http_date_or_null(r->at)}, {"ok", r->ok}};
         if (!r->ok && details)
             reload["error"] = r->error;
         root["last_reload"] = std::move(reload);

@@ -12,10 +12,6 @@ namespace json = boost::json;
 
 namespace {
 
-json::value time_or_null(std::optional<sys_seconds> t) {
-    return t ? json::value(json::string(format_http_date(*t))) : json::value(nullptr);
-}
-
 /** A target name as a label value: names are [A-Za-z0-9._-] (the config refuses others), quoted as is. */
 std::string series(std::string_view metric, std::string const& target, std::string_view extra = {}) {
     return std::string(metric) + "{target=\"" + target + "\"" + std::string(extra) + "} ";
@@ -23,14 +19,18 @@ std::string series(std::string_view metric, std::string const& target, std::stri
 
 } // namespace
 
+json::value http_date_or_null(std::optional<sys_seconds> t) {
+    return t ? json::value(json::string(format_http_date(*t))) : json::value(nullptr);
+}
+
 json::array targets_json(PushStatus const& push) {
     json::array out;
     for (auto const& s : push.snapshot())
         out.push_back(json::object{
             {"name", s.name},
             {"ok", s.last_success.has_value() && s.last_error.empty()},
-            {"last_success", time_or_null(s.last_success)},
-            {"last_failure", time_or_null(s.last_failure)},
+            {"last_success", http_date_or_null(s.last_success)},
+            {"last_failure", http_date_or_null(s.last_failure)},
             {"last_error", s.last_error.empty() ? json::value(nullptr) : json::value(s.last_error)},
             {"items", s.items},
             {"writes", json::object{{"create", s.created}, {"update", s.updated}, {"delete", s.deleted}}},

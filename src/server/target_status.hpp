@@ -7,9 +7,13 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <string>
 
 namespace icsbridge {
+
+/** @brief A time in /healthz: its HTTP date, or null when it has not happened yet. */
+boost::json::value http_date_or_null(std::optional<sys_seconds> t);
 
 /** @brief /healthz "targets": per target its last success and error, items, writes, conflicts, requests,
  * queue.
