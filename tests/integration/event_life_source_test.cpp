@@ -17,7 +17,7 @@ using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 
-namespace {
+namespace event_life_source_test {
 
 std::string const token = "life-token-5150-secret";
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + std::chrono::hours{12};
@@ -70,7 +70,7 @@ struct LifeFixture : test::SourceFixture {
 
 constexpr auto day = std::chrono::seconds(std::chrono::days(1));
 
-} // namespace
+} // namespace event_life_source_test
 
 BOOST_AUTO_TEST_SUITE(event_life_source_test)
 

@@ -17,7 +17,7 @@ using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 
-namespace {
+namespace events_source_test {
 
 std::string const token = "s3cr3t-events-token-4711";
 
@@ -75,7 +75,7 @@ struct EventsFixture : test::SourceFixture {
     }
 };
 
-} // namespace
+} // namespace events_source_test
 
 BOOST_AUTO_TEST_SUITE(events_source_test)
 

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-namespace {
+namespace fake_upstream_test {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -128,7 +128,7 @@ bool is_live(json::value const& ev) {
     return str(ev, "status") == "live";
 }
 
-} // namespace
+} // namespace fake_upstream_test
 
 BOOST_AUTO_TEST_SUITE(fake_upstream_test)
 

@@ -21,7 +21,7 @@ using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 namespace net = boost::asio;
 
-namespace {
+namespace feed_groups_test {
 
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + std::chrono::hours{12};
 
@@ -109,7 +109,7 @@ struct LibicalFixture {
     LibicalFixture() { init_libical(); }
 };
 
-} // namespace
+} // namespace feed_groups_test
 
 BOOST_FIXTURE_TEST_SUITE(feed_groups_test, LibicalFixture)
 

@@ -14,7 +14,7 @@ using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 
-namespace {
+namespace hostile_paging_test {
 
 std::string const secret = "hostile-paging-secret-31337";
 
@@ -43,7 +43,7 @@ Result<std::vector<Event>> fetch_events(ScriptedUpstream const& up) {
     });
 }
 
-} // namespace
+} // namespace hostile_paging_test
 
 BOOST_AUTO_TEST_SUITE(hostile_paging_test)
 

@@ -32,7 +32,7 @@ using namespace std::chrono_literals;
 namespace net = boost::asio;
 using tcp = boost::asio::ip::tcp;
 
-namespace {
+namespace http_client_test {
 
 // Short deadlines and backoffs keep the suite fast; tests that exercise one limit lower just that one.
 ClientOptions test_options() {
@@ -106,7 +106,7 @@ bool contains(std::string const& haystack, std::string_view needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
-} // namespace
+} // namespace http_client_test
 
 BOOST_AUTO_TEST_SUITE(http_client_test)
 

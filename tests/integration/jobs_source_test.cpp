@@ -15,7 +15,7 @@ using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 
-namespace {
+namespace jobs_source_test {
 
 std::string const api_key = "s3cr3t-jobs-key-0815";
 
@@ -49,7 +49,7 @@ struct JobsFixture : test::SourceFixture {
     }
 };
 
-} // namespace
+} // namespace jobs_source_test
 
 BOOST_AUTO_TEST_SUITE(jobs_source_test)
 

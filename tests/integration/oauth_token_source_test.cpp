@@ -23,7 +23,7 @@ using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 namespace net = boost::asio;
 
-namespace {
+namespace oauth_token_source_test {
 
 /** A stored sign-in in memory, counting what the source saved. */
 struct MemoryKeeping {
@@ -81,7 +81,7 @@ ScriptedUpstream::Handler issuing(bool rotate, std::chrono::milliseconds delay =
     };
 }
 
-} // namespace
+} // namespace oauth_token_source_test
 
 BOOST_AUTO_TEST_SUITE(oauth_token_source_test)
 

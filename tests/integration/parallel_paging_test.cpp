@@ -15,7 +15,7 @@ using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 
-namespace {
+namespace parallel_paging_test {
 
 std::string const token = "paging-token-2718";
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 22};
@@ -68,7 +68,7 @@ Run fetch(ScriptedUpstream::Handler handler, int concurrency) {
     return Run{test::ids_of(*r), up.max_in_flight(), up.requests().size()};
 }
 
-} // namespace
+} // namespace parallel_paging_test
 
 BOOST_AUTO_TEST_SUITE(parallel_paging_test)
 

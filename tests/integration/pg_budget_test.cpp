@@ -17,7 +17,7 @@ using namespace icsbridge::cluster;
 using namespace std::chrono_literals;
 using icsbridge::test::shared_postgres;
 
-namespace {
+namespace pg_budget_test {
 
 std::string migrated(std::string const& name) {
     auto const url = shared_postgres().fresh_database(name);
@@ -26,7 +26,7 @@ std::string migrated(std::string const& name) {
     return url;
 }
 
-} // namespace
+} // namespace pg_budget_test
 
 BOOST_AUTO_TEST_SUITE(pg_budget_test)
 

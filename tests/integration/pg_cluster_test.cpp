@@ -27,7 +27,7 @@ using namespace icsbridge::cluster;
 using namespace std::chrono_literals;
 using icsbridge::test::shared_postgres;
 
-namespace {
+namespace pg_cluster_test {
 
 sys_seconds at(long long s) {
     return sys_seconds{std::chrono::seconds{s}};
@@ -62,7 +62,7 @@ std::string body_of(PgSnapshots& db, std::string const& feed) {
     return label_of((*s)->body);
 }
 
-} // namespace
+} // namespace pg_cluster_test
 
 BOOST_AUTO_TEST_SUITE(pg_cluster_test)
 

@@ -21,7 +21,7 @@ using icsbridge::test::shared_postgres;
 using icsbridge::test::StringLogger;
 using std::chrono::sys_seconds;
 
-namespace {
+namespace pg_connections_test {
 
 constexpr char const* sealed_sentinel = "SEALED-v1.c2VjcmV0LXJlZnJlc2gtdG9rZW4";
 
@@ -59,7 +59,7 @@ std::int64_t count(std::string const& url, std::string const& stmt) {
     return PgRow{r->get(), 0}.int8(0).value_or(-1);
 }
 
-} // namespace
+} // namespace pg_connections_test
 
 BOOST_AUTO_TEST_SUITE(pg_connections_test)
 

@@ -24,7 +24,7 @@ using icsbridge::test::ScriptedRequest;
 using icsbridge::test::ScriptedUpstream;
 namespace net = boost::asio;
 
-namespace {
+namespace target_gate_test {
 
 TargetConfig target(std::string name) {
     TargetConfig t;
@@ -42,7 +42,7 @@ push::TargetClient::Gate counting_gate(int& calls, bool open) {
     };
 }
 
-} // namespace
+} // namespace target_gate_test
 
 BOOST_AUTO_TEST_SUITE(target_gate_test)
 

@@ -22,7 +22,7 @@ using icsbridge::test::FakeUpstreamOptions;
 using icsbridge::test::RecordedRequest;
 namespace fake = icsbridge::test::fake;
 
-namespace {
+namespace token_paging_test {
 
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 22};
 constexpr int events = 95; // 10 pages of 10, the last one short
@@ -127,7 +127,7 @@ void no_doubles(std::vector<std::string> const& ids) {
     BOOST_TEST(unique.size() == ids.size());
 }
 
-} // namespace
+} // namespace token_paging_test
 
 BOOST_AUTO_TEST_SUITE(token_paging_test)
 

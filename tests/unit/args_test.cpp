@@ -10,7 +10,7 @@
 using namespace icsbridge;
 using namespace icsbridge::cli;
 
-namespace {
+namespace args_test {
 
 Result<Args> parse(std::vector<std::string_view> words) {
     return parse_args(words);
@@ -24,7 +24,7 @@ std::string mistake(std::vector<std::string_view> words) {
     return r.error().message;
 }
 
-} // namespace
+} // namespace args_test
 
 BOOST_AUTO_TEST_SUITE(args_test)
 

@@ -13,7 +13,7 @@
 using namespace icsbridge;
 using namespace std::chrono_literals;
 
-namespace {
+namespace cluster_config_test {
 
 Result<Config> parse(std::string const& text, std::map<std::string, std::string> env = {}) {
     return parse_config(text, "c.toml", [env](std::string const& name) -> std::optional<std::string> {
@@ -28,7 +28,7 @@ std::string error_of(std::string const& text) {
     return r.error().message;
 }
 
-} // namespace
+} // namespace cluster_config_test
 
 BOOST_AUTO_TEST_SUITE(cluster_config_test)
 

@@ -12,7 +12,7 @@
 
 using namespace icsbridge;
 
-namespace {
+namespace config_connect_test {
 
 // Lines 1-9; each case's text starts on line 10. The source's token comes from the environment, so only a
 // [connect] secret can make the file hold one.
@@ -33,7 +33,7 @@ Result<Config> parse(std::string const& text) {
     });
 }
 
-} // namespace
+} // namespace config_connect_test
 
 BOOST_AUTO_TEST_SUITE(config_connect_test)
 

@@ -9,7 +9,7 @@
 
 using namespace icsbridge;
 
-namespace {
+namespace config_merge_test {
 
 // Lines 1-7; each case's text starts on line 8.
 std::string const base = "[sources.eb]\ntype = \"events\"\nbase_url = \"http://127.0.0.1:9\"\ntoken = \"t\"\n"
@@ -19,7 +19,7 @@ Result<Config> parse(std::string const& text) {
     return parse_config(base + text, "t.toml", [](std::string const&) { return std::nullopt; });
 }
 
-} // namespace
+} // namespace config_merge_test
 
 BOOST_AUTO_TEST_SUITE(config_merge_test)
 

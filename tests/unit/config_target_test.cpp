@@ -14,7 +14,7 @@
 
 using namespace icsbridge;
 
-namespace {
+namespace config_target_test {
 
 // Lines 1-7; each case's text starts on line 8.
 std::string const base = "[sources.eb]\ntype = \"events\"\nbase_url = \"http://127.0.0.1:9\"\ntoken = \"t\"\n"
@@ -32,7 +32,7 @@ Result<Config> parse(std::string const& text) {
     });
 }
 
-} // namespace
+} // namespace config_target_test
 
 BOOST_AUTO_TEST_SUITE(config_target_test)
 

@@ -13,7 +13,7 @@ using namespace icsbridge;
 using namespace std::chrono_literals;
 using icsbridge::test::fixture_path;
 
-namespace {
+namespace config_test {
 
 /** An environment holding exactly `vars`, so no test depends on the real one. */
 EnvLookup fake_env(std::map<std::string, std::string> vars) {
@@ -82,7 +82,7 @@ Mistake const mistakes[] = {
      "[feeds.a] needs select = one of: organizer, organization, search"},
 };
 
-} // namespace
+} // namespace config_test
 
 BOOST_AUTO_TEST_SUITE(config_test)
 

@@ -13,7 +13,7 @@ using namespace icsbridge;
 using namespace icsbridge::connect;
 using namespace std::chrono_literals;
 
-namespace {
+namespace connect_flow_test {
 
 std::chrono::sys_seconds const t0{std::chrono::seconds(1'700'000'000)};
 
@@ -32,7 +32,7 @@ void is_forged(Result<FlowState> const& r) {
     BOOST_TEST(r.error().message == forged_text);
 }
 
-} // namespace
+} // namespace connect_flow_test
 
 BOOST_AUTO_TEST_SUITE(connect_flow_test)
 

@@ -17,7 +17,7 @@
 using namespace icsbridge;
 using namespace icsbridge::connect;
 
-namespace {
+namespace connect_key_test {
 
 /** The bytes 0, 1, ..., 31: the key the known answers were made with. */
 ConnectKey::Bytes counting() {
@@ -46,7 +46,7 @@ bool url_safe(std::string const& s) {
     });
 }
 
-} // namespace
+} // namespace connect_key_test
 
 BOOST_AUTO_TEST_SUITE(connect_key_test)
 

@@ -22,7 +22,7 @@ using icsbridge::test::StringLogger;
 using icsbridge::test::TempDir;
 using std::chrono::sys_seconds;
 
-namespace {
+namespace connection_test {
 
 // Stand-ins for what must never reach a message or a log.
 constexpr char const* sealed_sentinel = "SEALED-v1.c2VjcmV0LXJlZnJlc2gtdG9rZW4";
@@ -86,7 +86,7 @@ void write_text(std::string const& path, std::string const& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-} // namespace
+} // namespace connection_test
 
 BOOST_AUTO_TEST_SUITE(connection_test)
 

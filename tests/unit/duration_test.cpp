@@ -8,7 +8,7 @@ using namespace icsbridge;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-namespace {
+namespace duration_test {
 
 /** Seconds of a parsed duration, -1 when it is refused (keeps assertions printable). */
 long secs(std::string_view text) {
@@ -16,7 +16,7 @@ long secs(std::string_view text) {
     return d ? static_cast<long>(d->count()) : -1;
 }
 
-} // namespace
+} // namespace duration_test
 
 BOOST_AUTO_TEST_SUITE(duration_test)
 

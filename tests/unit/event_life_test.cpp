@@ -9,7 +9,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace event_life_test {
 
 using namespace std::chrono_literals;
 
@@ -24,7 +24,7 @@ Event event(std::string status, sys_seconds start, std::chrono::seconds length =
     return e;
 }
 
-} // namespace
+} // namespace event_life_test
 
 BOOST_AUTO_TEST_SUITE(event_life_test)
 

@@ -13,7 +13,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace event_text_test {
 
 using namespace std::chrono_literals;
 using test::component;
@@ -61,7 +61,7 @@ std::string unescape(std::string const& v) {
     return out;
 }
 
-} // namespace
+} // namespace event_text_test
 
 BOOST_AUTO_TEST_SUITE(event_text_test)
 

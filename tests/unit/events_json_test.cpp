@@ -16,7 +16,7 @@ using namespace icsbridge;
 using icsbridge::test::read_fixture;
 using namespace std::chrono_literals;
 
-namespace {
+namespace events_json_test {
 
 sys_seconds utc(int y, unsigned mo, unsigned d, int h, int mi, int s = 0) {
     return std::chrono::sys_days{std::chrono::year{y} / mo / d} + std::chrono::hours{h} +
@@ -33,7 +33,7 @@ std::string page_with_third_event(std::string const& start) {
     return R"({"events":[)" + ok + "," + ok + "," + ok + "," + bad + "]}";
 }
 
-} // namespace
+} // namespace events_json_test
 
 BOOST_AUTO_TEST_SUITE(events_json_test)
 

@@ -25,7 +25,7 @@ using namespace icsbridge::push;
 using namespace std::chrono_literals;
 namespace net = boost::asio;
 
-namespace {
+namespace fair_budget_test {
 
 using clock = FairTurns::clock;
 clock::time_point const t0{std::chrono::hours(1000)};
@@ -59,7 +59,7 @@ void rethrow(std::exception_ptr e) {
         std::rethrow_exception(e);
 }
 
-} // namespace
+} // namespace fair_budget_test
 
 BOOST_AUTO_TEST_SUITE(fair_budget_test)
 

@@ -14,7 +14,7 @@
 using namespace icsbridge;
 using namespace std::chrono;
 
-namespace {
+namespace google_view_test {
 
 struct LibicalFixture {
     LibicalFixture() { init_libical(); }
@@ -88,7 +88,7 @@ std::string unfolded(std::string s) {
     return s;
 }
 
-} // namespace
+} // namespace google_view_test
 
 BOOST_FIXTURE_TEST_SUITE(google_view_test, LibicalFixture)
 

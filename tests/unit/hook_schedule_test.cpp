@@ -10,10 +10,10 @@ using namespace icsbridge;
 using namespace std::chrono_literals;
 using tp = HookSchedule::clock::time_point;
 
-namespace {
+namespace hook_schedule_test {
 tp const t0 = tp{} + 1000s;
 HookSchedule::Limits const limits{500ms, 3s, 2, 60s};
-} // namespace
+} // namespace hook_schedule_test
 
 BOOST_AUTO_TEST_SUITE(hook_schedule_test)
 

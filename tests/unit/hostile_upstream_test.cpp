@@ -18,7 +18,7 @@
 using namespace icsbridge;
 namespace json = boost::json;
 
-namespace {
+namespace hostile_upstream_test {
 
 /** @brief What tests/python/check_ics.py says about `ics`: empty when both parsers accept it. */
 std::string parser_complaints(std::string const& ics) {
@@ -159,7 +159,7 @@ std::vector<T> parse_every_field_and_type(
     return parsed;
 }
 
-} // namespace
+} // namespace hostile_upstream_test
 
 BOOST_AUTO_TEST_SUITE(hostile_upstream_test)
 

@@ -9,7 +9,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace html_sanitize_test {
 
 std::string body(std::string const& html) {
     std::string const s = sanitize_html(html);
@@ -18,7 +18,7 @@ std::string body(std::string const& html) {
     return s.substr(head.size(), s.size() - head.size() - tail.size());
 }
 
-} // namespace
+} // namespace html_sanitize_test
 
 BOOST_AUTO_TEST_SUITE(html_sanitize_test)
 

@@ -24,7 +24,7 @@ using namespace std::chrono;
 using namespace std::chrono_literals;
 namespace net = boost::asio;
 
-namespace {
+namespace http_client_util_test {
 
 // 1994-11-06T08:49:37Z, the example instant of RFC 9110.
 system_clock::time_point const rfc_instant = sys_days{year{1994} / November / 6} + 8h + 49min + 37s;
@@ -34,7 +34,7 @@ long long secs(std::optional<seconds> s) {
     return s ? s->count() : -1;
 }
 
-} // namespace
+} // namespace http_client_util_test
 
 BOOST_AUTO_TEST_SUITE(http_client_util_test)
 

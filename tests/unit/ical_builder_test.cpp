@@ -17,7 +17,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace ical_builder_test {
 
 using namespace std::chrono_literals;
 using test::component;
@@ -131,7 +131,7 @@ struct LibicalFixture {
     LibicalFixture() { init_libical(); }
 };
 
-} // namespace
+} // namespace ical_builder_test
 
 BOOST_FIXTURE_TEST_SUITE(ical_builder_test, LibicalFixture)
 

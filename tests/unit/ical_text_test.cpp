@@ -11,7 +11,7 @@
 
 namespace icsbridge::ical {
 
-namespace {
+namespace ical_text_test {
 
 /** clean_text()'s rules one octet at a time: UTF-8 checked, CR/CRLF -> LF, other controls but tab dropped. */
 std::string reference_clean(std::string_view in) {
@@ -110,7 +110,7 @@ std::string generated(std::mt19937& rng) {
     return s;
 }
 
-} // namespace
+} // namespace ical_text_test
 
 BOOST_AUTO_TEST_SUITE(ical_text_test)
 

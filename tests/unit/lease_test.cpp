@@ -8,13 +8,13 @@ using namespace icsbridge;
 using namespace icsbridge::cluster;
 using namespace std::chrono_literals;
 
-namespace {
+namespace lease_test {
 
 LeaseClaim claim(bool held, std::chrono::milliseconds remaining) {
     return LeaseClaim{held, held ? "me" : "other", 3, remaining};
 }
 
-} // namespace
+} // namespace lease_test
 
 BOOST_AUTO_TEST_SUITE(lease_test)
 

@@ -16,7 +16,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace merge_test {
 
 using namespace std::chrono_literals;
 using test::component;
@@ -102,7 +102,7 @@ struct LibicalFixture {
     LibicalFixture() { init_libical(); }
 };
 
-} // namespace
+} // namespace merge_test
 
 BOOST_FIXTURE_TEST_SUITE(merge_test, LibicalFixture)
 

@@ -17,7 +17,7 @@
 using namespace icsbridge;
 using namespace std::chrono;
 
-namespace {
+namespace merged_feeds_test {
 
 sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
 
@@ -97,7 +97,7 @@ struct Merging {
     }
 };
 
-} // namespace
+} // namespace merged_feeds_test
 
 BOOST_FIXTURE_TEST_SUITE(merged_feeds_test, LibicalFixture)
 

@@ -22,7 +22,7 @@
 using namespace icsbridge;
 using namespace icsbridge::oauth;
 
-namespace {
+namespace oauth_test {
 
 TargetConfig google_target() {
     TargetConfig t;
@@ -65,7 +65,7 @@ bool is_base64url(std::string const& s) {
            std::string::npos;
 }
 
-} // namespace
+} // namespace oauth_test
 
 BOOST_AUTO_TEST_SUITE(oauth_test)
 

@@ -8,7 +8,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace paging_test {
 
 Pagination numbered(int page, int count) {
     Pagination p;
@@ -34,7 +34,7 @@ Pagination continued(std::string token) {
     return p;
 }
 
-} // namespace
+} // namespace paging_test
 
 BOOST_AUTO_TEST_SUITE(paging_test)
 

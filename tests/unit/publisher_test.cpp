@@ -15,7 +15,7 @@
 using namespace icsbridge;
 using namespace std::chrono;
 
-namespace {
+namespace publisher_test {
 
 sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
 
@@ -55,7 +55,7 @@ struct Fixture {
     std::vector<Publisher::Subscription> subs;
 };
 
-} // namespace
+} // namespace publisher_test
 
 BOOST_FIXTURE_TEST_SUITE(publisher_test, Fixture)
 

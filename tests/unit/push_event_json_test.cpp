@@ -11,7 +11,7 @@ using namespace icsbridge;
 using namespace icsbridge::push;
 namespace json = boost::json;
 
-namespace {
+namespace push_event_json_test {
 
 std::string crlf(std::string_view text) {
     std::string out;
@@ -46,7 +46,7 @@ json::object parse(std::string const& text) {
     return json::parse(text).as_object();
 }
 
-} // namespace
+} // namespace push_event_json_test
 
 BOOST_AUTO_TEST_SUITE(push_event_json_test)
 

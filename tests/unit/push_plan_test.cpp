@@ -12,7 +12,7 @@
 
 using namespace icsbridge::push;
 
-namespace {
+namespace push_plan_test {
 
 Resource item(std::string const& uid, std::string const& content = "v1") {
     return Resource{uid, resource_name(uid), "BODY " + content, "hash-" + uid + "-" + content};
@@ -29,7 +29,7 @@ std::pair<Known, Listing> pushed(std::vector<Resource> const& items) {
     return {known, listing};
 }
 
-} // namespace
+} // namespace push_plan_test
 
 BOOST_AUTO_TEST_SUITE(push_plan_test)
 

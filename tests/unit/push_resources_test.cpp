@@ -8,7 +8,7 @@
 using namespace icsbridge;
 using namespace icsbridge::push;
 
-namespace {
+namespace push_resources_test {
 
 std::string crlf(std::string_view text) {
     std::string out;
@@ -67,7 +67,7 @@ Split split(bool todos) {
     return split_calendar(calendar, *index, todos);
 }
 
-} // namespace
+} // namespace push_resources_test
 
 BOOST_AUTO_TEST_SUITE(push_resources_test)
 

@@ -13,7 +13,7 @@
 
 namespace icsbridge {
 
-namespace {
+namespace rate_budget_test {
 using namespace std::chrono_literals;
 using clock = RateBudget::clock;
 clock::time_point const t0{std::chrono::hours(1000)};
@@ -31,7 +31,7 @@ BudgetGauge shown(UpstreamMetrics const& metrics, clock::time_point t) {
     BOOST_TEST_REQUIRE(all.size() == 1u);
     return all.front();
 }
-} // namespace
+} // namespace rate_budget_test
 
 BOOST_AUTO_TEST_SUITE(rate_budget_test)
 

@@ -10,7 +10,7 @@ using namespace icsbridge::net_detail;
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 
-namespace {
+namespace retry_test {
 
 /** A policy with round numbers: waits of 100, 200, 400, 800 ms (capped at 800), 10 s in all. */
 struct PolicyFixture {
@@ -34,7 +34,7 @@ long long wait_ms(RetryVerdict const& v) {
     return v.wait ? v.wait->count() : -1;
 }
 
-} // namespace
+} // namespace retry_test
 
 BOOST_FIXTURE_TEST_SUITE(retry_test, PolicyFixture)
 
