@@ -7,8 +7,8 @@
 #include "connect/flow_state.hpp"
 #include "oauth/token_endpoint.hpp"
 #include "push/calendar_api.hpp"
+#include "util/run_on.hpp"
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/url/encode.hpp>
@@ -93,8 +93,7 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     // On the connections' thread: the sign-in and the push state are read from the store (a database in a
     // cluster), which an HTTP thread never waits for.
     auto undo = undo_at_provider(**found, delete_calendar);
-    auto undoing = net::co_spawn(connections_.executor(), std::move(undo), net::use_awaitable);
-    auto undone = co_await std::move(undoing);
+    auto undone = co_await run_on(connections_.executor(), std::move(undo));
     if (!undone && undone.error().code == errc::usage)
         co_return page(
             502,

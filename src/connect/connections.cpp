@@ -6,8 +6,8 @@
 #include "connect/flow_state.hpp"
 #include "oauth/provider.hpp"
 #include "oauth/token_source.hpp"
+#include "util/run_on.hpp"
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -128,14 +128,20 @@ void Connections::configure(std::shared_ptr<Config const> cfg) {
     net::post(ioc_, [this] { offer(); });
 }
 
+namespace {
+
+/** `fn()` as a coroutine: a parameter, so it lives in the coroutine's frame (a lambda's captures would not).
+ */
+template <class T, class Fn>
+net::awaitable<T> call(Fn fn) {
+    co_return fn();
+}
+
+} // namespace
+
 template <class T, class Fn>
 net::awaitable<T> Connections::on_own_thread(Fn fn) {
-    auto running = net::co_spawn(
-        ioc_,
-        [fn = std::move(fn)]() mutable -> net::awaitable<T> { co_return fn(); },
-        net::use_awaitable
-    );
-    co_return co_await std::move(running);
+    co_return co_await run_on(ioc_.get_executor(), call<T>(std::move(fn)));
 }
 
 net::awaitable<Result<bool>> Connections::claim(std::string nonce, sys_seconds expires) {

@@ -8,10 +8,10 @@
 #include "net/retry.hpp"
 #include "net/target.hpp"
 #include "util/ascii.hpp"
+#include "util/run_on.hpp"
 #include <icsbridge/duration.hpp>
 #include <icsbridge/net.hpp>
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -289,8 +289,7 @@ boost::asio::awaitable<Result<HttpResponse>> HttpClient::request(HttpRequest req
     // All client state lives on one strand; the caller may run on any executor of the same context.
     // The local copy keeps Impl alive for the whole call, even if the client is destroyed meanwhile.
     auto impl = impl_;
-    auto result = co_await net::co_spawn(impl->strand, impl->do_get(std::move(req)), net::use_awaitable);
-    co_return result;
+    co_return co_await run_on(impl->strand, impl->do_get(std::move(req)));
 }
 
 std::string HttpResponse::header(std::string_view name) const {

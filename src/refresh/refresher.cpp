@@ -2,6 +2,7 @@
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
 #include "refresh/hook_schedule.hpp"
+#include "util/run_on.hpp"
 #include <icsbridge/refresh.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -372,12 +373,12 @@ net::awaitable<void> Refreshers::run_all(std::shared_ptr<Impl> impl) {
 
 net::awaitable<void> Refreshers::run() {
     // All loops share the strand, so `stopped`, `running` and the timers need no lock.
-    co_await net::co_spawn(impl_->strand, run_all(impl_), net::use_awaitable);
+    co_await run_on(impl_->strand, run_all(impl_));
 }
 
 net::awaitable<bool> Refreshers::refresh_once(std::size_t group) {
     auto impl = impl_;
-    co_return co_await net::co_spawn(impl->strand, impl->refresh_once(group), net::use_awaitable);
+    co_return co_await run_on(impl->strand, impl->refresh_once(group));
 }
 
 void Refreshers::poke(std::string const& source) {

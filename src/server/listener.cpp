@@ -3,6 +3,7 @@
 // strand or single-threaded worker, and the graceful stop (stop accepting, close idle connections, wait
 // for the rest). Sessions are in session.cpp, the bytes they move in session_io.cpp.
 #include "server/server_state.hpp"
+#include "util/run_on.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -301,7 +302,7 @@ void Server::set_revoked(std::shared_ptr<RevokedTokens const> revoked) {
 
 net::awaitable<void> Server::run() {
     // The loop runs on the acceptor's strand, where stop() closes the acceptor.
-    co_await net::co_spawn(impl_->strand, accept_loop(impl_), net::use_awaitable);
+    co_await run_on(impl_->strand, accept_loop(impl_));
 }
 
 void Server::stop() {
