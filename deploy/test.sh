@@ -34,8 +34,14 @@ print_timings() {
 trap print_timings EXIT
 
 clang_tidy() {
-    /usr/bin/python3 deploy/tidy.py build "$jobs" >build/clang-tidy.log 2>&1 ||
-        { grep -E 'warning:|error:' build/clang-tidy.log | sort -u; echo "clang-tidy found the above" >&2; return 1; }
+    local rc=0
+    /usr/bin/python3 deploy/tidy.py build "$jobs" >build/clang-tidy.log 2>&1 || rc=$?
+    case "$rc" in
+    0) ;;
+    1) grep -E 'warning:|error:' build/clang-tidy.log | sort -u; echo "clang-tidy found the above" >&2 ;;
+    *) cat build/clang-tidy.log >&2 ;; # could not run: its own words say why
+    esac
+    return "$rc"
 }
 sanitizers() { [ "${ICSBRIDGE_SKIP_SANITIZERS:-0}" != 1 ]; }
 build_san() {

@@ -16,11 +16,14 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 BATCH = 8
 TIDY = "clang-tidy-14"
+# By name: clang-tidy looks for .clang-tidy beside the file it checks, and the batch files are generated.
+CONFIG = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", ".clang-tidy"))
 
 
 def group_sources(entries, src_dir):
@@ -72,9 +75,7 @@ def write_batches(batches, out_dir, src_dir):
 
 def tidy(database_dir, path):
     """(clean, output) of clang-tidy on one file."""
-    # The config by name: clang-tidy would look for it beside the batch files, which may be outside the tree.
-    config = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", ".clang-tidy")
-    command = [TIDY, f"--config-file={os.path.realpath(config)}", "-p", database_dir, "--quiet", path]
+    command = [TIDY, f"--config-file={CONFIG}", "-p", database_dir, "--quiet", path]
     run = subprocess.run(command, capture_output=True, text=True)
     output = run.stdout + run.stderr
     return run.returncode == 0 and not re.search(r"(warning|error):", output), output
@@ -87,7 +88,14 @@ def main():
     build_dir, jobs = os.path.realpath(sys.argv[1]), int(sys.argv[2])
     src_dir = sys.argv[3] if len(sys.argv) == 4 else os.path.join(os.path.dirname(__file__), "..", "src")
     src_dir = os.path.realpath(src_dir)
-    with open(os.path.join(build_dir, "compile_commands.json")) as f:
+    if shutil.which(TIDY) is None:
+        print(f"tidy.py: {TIDY} is not installed (deploy/install-deps.sh installs it)", file=sys.stderr)
+        return 2
+    database = os.path.join(build_dir, "compile_commands.json")
+    if not os.path.isfile(database):
+        print(f"tidy.py: no {database}: configure that build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON", file=sys.stderr)
+        return 2
+    with open(database) as f:
         entries = json.load(f)
     out_dir = os.path.join(build_dir, "tidy")
     made = write_batches(group_sources(entries, src_dir), out_dir, src_dir)

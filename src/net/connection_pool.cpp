@@ -64,7 +64,7 @@ net::awaitable<Result<void>> connect_within_deadline(
 ) {
     st.phase = Phase::connecting;
     c.lowest().expires_after(opts.connect_timeout);
-    auto [ec, ep] = co_await c.lowest().async_connect(endpoints, tuple_awaitable);
+    auto [ec, ep] = co_await c.lowest().async_connect(endpoints, use_tuple);
     if (ec == beast::error::timeout)
         co_return timed_out(opts.service_name, opts.connect_timeout, Phase::connecting, t);
     if (ec)
@@ -84,7 +84,7 @@ net::awaitable<Result<void>>
 handshake_within_deadline(ClientOptions const& opts, Connection& c, Target const& t, AttemptState& st) {
     st.phase = Phase::handshaking;
     c.lowest().expires_after(opts.handshake_timeout);
-    auto [ec] = co_await c.tls->async_handshake(ssl::stream_base::client, tuple_awaitable);
+    auto [ec] = co_await c.tls->async_handshake(ssl::stream_base::client, use_tuple);
     if (ec == beast::error::timeout)
         co_return timed_out(opts.service_name, opts.handshake_timeout, Phase::handshaking, t);
     if (ec)
@@ -99,7 +99,7 @@ handshake_within_deadline(ClientOptions const& opts, Connection& c, Target const
 /** Ends a TLS connection politely without making the caller wait for it. */
 net::awaitable<void> shutdown_tls(std::shared_ptr<Connection> c, milliseconds limit, Logger log) {
     c->lowest().expires_after(limit);
-    auto [ec] = co_await c->tls->async_shutdown(tuple_awaitable);
+    auto [ec] = co_await c->tls->async_shutdown(use_tuple);
     // Most servers close TCP without sending close_notify back (stream_truncated); the response
     // was complete by then, so nothing was lost and nothing is worth reporting.
     if (ec && ec != ssl::error::stream_truncated && ec != net::error::eof)
@@ -136,7 +136,7 @@ net::awaitable<void> Semaphore::acquire() {
     }
     Waiter w(co_await net::this_coro::executor, *this);
     waiters_.push_back(&w);
-    co_await w.timer.async_wait(tuple_awaitable);
+    co_await w.timer.async_wait(use_tuple);
     if (!w.granted)
         throw boost::system::system_error(net::error::operation_aborted);
     w.taken = true;

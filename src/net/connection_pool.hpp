@@ -5,14 +5,13 @@
 
 #include "net/target.hpp"
 #include "net/tls.hpp"
+#include "util/use_tuple.hpp"
 #include <icsbridge/net.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
@@ -24,9 +23,6 @@
 #include <vector>
 
 namespace icsbridge::net_detail {
-
-/** @brief The completion token of the client's waits: the error comes back as a value, not a throw. */
-inline constexpr auto tuple_awaitable = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 struct AttemptState;
 

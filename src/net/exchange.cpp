@@ -69,7 +69,7 @@ stall_watch(Connection& c, std::size_t const& progress, bool& stalled, milliseco
     std::size_t seen = progress;
     for (;;) {
         timer.expires_after(idle);
-        auto [ec] = co_await timer.async_wait(tuple_awaitable);
+        auto [ec] = co_await timer.async_wait(use_tuple);
         if (ec)
             co_return; // the read finished first
         if (progress == seen) {
@@ -95,7 +95,7 @@ read_sized_body(Stream& stream, Connection& c, std::string& body, std::size_t le
     while (progress < length) {
         auto [ec, n] = co_await stream.async_read_some(
             net::buffer(body.data() + progress, length - progress),
-            tuple_awaitable
+            use_tuple
         );
         progress += n;
         if (ec)
@@ -118,7 +118,7 @@ net::awaitable<beast::error_code> read_parsed_body(
     parser.body_limit(max_body);
     beast::error_code ec;
     while (!ec && !parser.is_done()) {
-        auto [rec, n] = co_await http::async_read_some(stream, c.buffer, parser, tuple_awaitable);
+        auto [rec, n] = co_await http::async_read_some(stream, c.buffer, parser, use_tuple);
         progress += n;
         ec = rec;
     }
@@ -168,7 +168,7 @@ exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions con
     Exchange out;
     st.phase = Phase::sending;
     c.lowest().expires_after(opts.io_timeout);
-    auto [wec, wn] = co_await http::async_write(stream, req, tuple_awaitable);
+    auto [wec, wn] = co_await http::async_write(stream, req, use_tuple);
     if (wec) {
         out.ec = wec;
         co_return out;
@@ -182,7 +182,7 @@ exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions con
 
     st.phase = Phase::waiting;
     c.lowest().expires_after(opts.io_timeout);
-    auto [hec, hn] = co_await http::async_read_header(stream, c.buffer, parser, tuple_awaitable);
+    auto [hec, hn] = co_await http::async_read_header(stream, c.buffer, parser, use_tuple);
     st.got_response_bytes = parser.got_some();
     if (hec) {
         out.ec = hec;

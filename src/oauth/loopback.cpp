@@ -3,6 +3,8 @@
 // 8 KiB at most), pages written with Connection: close.
 #include "oauth/loopback.hpp"
 
+#include "util/use_tuple.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -27,7 +29,6 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 constexpr std::chrono::seconds read_deadline{10};
 constexpr std::chrono::seconds write_deadline{10};
 

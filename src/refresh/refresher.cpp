@@ -3,6 +3,7 @@
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
 #include "refresh/hook_schedule.hpp"
 #include "util/run_on.hpp"
+#include "util/use_tuple.hpp"
 #include <icsbridge/refresh.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -25,7 +26,6 @@ namespace {
 
 namespace net = boost::asio;
 using namespace boost::asio::experimental::awaitable_operators;
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 sys_seconds wall_now() {
     return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());

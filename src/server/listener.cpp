@@ -4,6 +4,7 @@
 // for the rest). Sessions are in session.cpp, the bytes they move in session_io.cpp.
 #include "server/server_state.hpp"
 #include "util/run_on.hpp"
+#include "util/use_tuple.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -28,7 +29,6 @@ namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
 
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 constexpr auto shutdown_grace = 10s;
 
 using server_detail::ServerState;

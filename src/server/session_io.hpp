@@ -4,9 +4,9 @@
 // lingering close. listener.cpp drives these; nothing here decides what a response says.
 #pragma once
 
+#include "util/use_tuple.hpp"
 #include <icsbridge/server.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -28,8 +28,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using steady = std::chrono::steady_clock;
-/// Every wait of a session completes with its error code as a value: a closed socket is no exception.
-inline constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 struct SessionState {
     explicit SessionState(boost::asio::ip::tcp::socket s)
