@@ -8,11 +8,13 @@
 #include <icsbridge/model.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace icsbridge {
 
@@ -73,6 +75,28 @@ Result<std::string> render_events(
     EventRenderOptions const& opts,
     RenderCache* cache = nullptr
 );
+
+/** @brief An event's block built ahead of a render (prebuild_events), waiting to enter a cache. */
+struct PrebuiltBlock {
+    std::string key;        ///< the id as the UID writes it
+    std::uint64_t hash = 0; ///< of everything that shapes the block: the render checks it before use
+    std::string block;
+};
+
+/**
+ * @brief The blocks of `events` that `cache` lacks or holds for another version of the event, built
+ * without changing the cache. Several threads may build at once (each call has its own zone table;
+ * libical's zone cache locks itself), provided nothing changes `cache` meanwhile.
+ */
+std::vector<PrebuiltBlock> prebuild_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache const* cache = nullptr
+);
+
+/** @brief Moves blocks from prebuild_events() into `cache`, for the next render_events() to reuse. */
+void adopt_blocks(RenderCache& cache, std::vector<PrebuiltBlock> blocks);
 
 /**
  * @brief Builds the blocks of `events` into `cache` ahead of render_events() (same meta and options), for

@@ -48,6 +48,14 @@ class Pipeline {
     Pipeline(Pipeline const&) = delete;
     Pipeline& operator=(Pipeline const&) = delete;
 
+    /**
+     * @brief From now on run() builds each page's events on `workers` threads of its own while the next pages
+     * travel (0, the default: on the fetch's thread, between pages). For the one-shot commands: the workers
+     * read the feed's render cache, which nothing else may change during a run (in `serve` a webhook's
+     * render may).
+     */
+    void render_on_workers(unsigned workers);
+
     /** @brief Fetches the feed's items from its upstream and renders the calendar. */
     boost::asio::awaitable<Result<FeedOutput>>
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});

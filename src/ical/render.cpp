@@ -2,6 +2,7 @@
 // render_events / render_jobs: order the items, pick the VTIMEZONEs, and assemble the calendar from
 // separately serialised blocks (header + VTIMEZONEs + items + footer), reusing cached blocks.
 #include "ical/builder.hpp"
+#include "ical/item_hash.hpp"
 #include "ical/render_cache.hpp"
 #include "ical/text.hpp"
 #include "ical/timezones.hpp"
@@ -27,95 +28,6 @@ RenderCache::Stats RenderCache::stats() const {
 namespace {
 
 using CacheAccess = ical_detail::RenderCacheAccess;
-
-// Bump when the block format changes, so a long-lived cache never mixes old and new blocks.
-constexpr std::uint64_t block_format_version = 2;
-
-void hash_zoned(ItemHasher& h, ZonedTime const& t) {
-    h.add(t.timezone);
-    h.add(t.utc);
-    // `local` is not rendered (it is derived from utc), so it does not enter the hash.
-}
-
-void hash_money(ItemHasher& h, std::optional<Money> const& m) {
-    h.add(m.has_value());
-    if (m) {
-        h.add(m->currency);
-        h.add(m->minor);
-        h.add(m->major_value);
-    }
-}
-
-// Every Event field that reaches the block, plus the options and meta that shape it.
-std::uint64_t event_hash(Event const& e, CalendarMeta const& meta, EventRenderOptions const& opts) {
-    ItemHasher h;
-    h.add(block_format_version);
-    h.add(meta.uid_domain);
-    h.add(opts.alarm ? static_cast<long long>(opts.alarm->count()) : -1LL);
-    h.add(static_cast<int>(opts.cancelled));
-    h.add(e.id);
-    h.add(e.name);
-    h.add(e.summary);
-    h.add(e.description_text);
-    h.add(e.description_html);
-    h.add(e.url);
-    hash_zoned(h, e.start);
-    hash_zoned(h, e.end);
-    h.add(e.created);
-    h.add(e.changed);
-    h.add(e.status);
-    h.add(e.online);
-    h.add(e.venue.has_value());
-    if (e.venue) {
-        h.add(e.venue->name);
-        h.add(e.venue->address);
-        h.add(e.venue->latitude);
-        h.add(e.venue->longitude);
-    }
-    h.add(e.organizer_name);
-    h.add(e.organizer_url);
-    h.add(e.category_id);
-    h.add(e.is_free);
-    hash_money(h, e.min_price);
-    hash_money(h, e.max_price);
-    h.add(e.sold_out);
-    h.add(static_cast<long long>(e.ticket_classes.size()));
-    for (auto const& tc : e.ticket_classes) {
-        h.add(tc.name);
-        h.add(tc.free);
-        hash_money(h, tc.cost);
-    }
-    h.add(e.currency);
-    return h.value();
-}
-
-std::uint64_t job_hash(JobPost const& p, CalendarMeta const& meta, JobRenderOptions const& opts) {
-    ItemHasher h;
-    h.add(block_format_version);
-    h.add(meta.uid_domain);
-    h.add(static_cast<long long>(opts.due_after.count()));
-    h.add(static_cast<int>(opts.jobs_as));
-    h.add(p.id);
-    h.add(p.title);
-    h.add(p.description_html);
-    h.add(p.perks);
-    h.add(p.howto_apply);
-    for (int v :
-         {p.posted.year, p.posted.month, p.posted.day, p.posted.hour, p.posted.minute, p.posted.second})
-        h.add(v);
-    h.add(p.category);
-    h.add(p.type);
-    h.add(p.company);
-    h.add(p.location);
-    h.add(p.latitude);
-    h.add(p.longitude);
-    h.add(p.remote);
-    h.add(p.relocation);
-    h.add(p.url);
-    h.add(p.apply_url);
-    h.add(p.last_update);
-    return h.value();
-}
 
 // Items in output order. Duplicate ids (an item seen on two upstream pages) are skipped by BlockWriter.
 template <class T, class Less>
@@ -242,34 +154,51 @@ std::string display_name(CalendarMeta const& meta) {
 
 } // namespace
 
+std::vector<PrebuiltBlock> prebuild_events(
+    CalendarMeta const& meta,
+    std::span<Event const> events,
+    EventRenderOptions const& opts,
+    RenderCache const* cache
+) {
+    std::vector<PrebuiltBlock> out;
+    out.reserve(events.size());
+    ical::ZoneTable zones;
+    for (Event const& e : events) {
+        if (e.cancelled() && opts.cancelled == CancelledPolicy::drop)
+            continue;
+        PrebuiltBlock b{ical::one_line(e.id), ical::event_hash(e, meta, opts), {}};
+        if (cache) {
+            auto const& kept = CacheAccess::impl(*cache).events;
+            if (auto it = kept.find(b.key);
+                it != kept.end() && it->second.generation != 0 && it->second.hash == b.hash)
+                continue;
+        }
+        // On failure the render builds it again and reports the error in context.
+        if (ical::append_event(e, meta, opts, zones, b.block))
+            out.push_back(std::move(b));
+    }
+    return out;
+}
+
+void adopt_blocks(RenderCache& cache, std::vector<PrebuiltBlock> blocks) {
+    auto& impl = CacheAccess::impl(cache);
+    // Generation 0 marks an entry no render has built: lift a new cache's counter so these count as built.
+    impl.generation = std::max<std::uint64_t>(impl.generation, 1);
+    for (auto& b : blocks) {
+        auto& entry = impl.events[std::move(b.key)];
+        entry.block = std::move(b.block);
+        entry.hash = b.hash;
+        entry.generation = impl.generation;
+    }
+}
+
 void prerender_events(
     CalendarMeta const& meta,
     std::span<Event const> events,
     EventRenderOptions const& opts,
     RenderCache& cache
 ) {
-    auto& impl = CacheAccess::impl(cache);
-    // Generation 0 marks an entry no render has built: lift a new cache's counter so these count as built.
-    impl.generation = std::max<std::uint64_t>(impl.generation, 1);
-    for (Event const& e : events) {
-        if (e.cancelled() && opts.cancelled == CancelledPolicy::drop)
-            continue;
-        auto [it, fresh] = impl.events.try_emplace(ical::one_line(e.id));
-        auto& entry = it->second;
-        std::uint64_t const h = event_hash(e, meta, opts);
-        if (!fresh && entry.generation != 0 && entry.hash == h)
-            continue;
-        std::string block;
-        if (!ical::append_event(e, meta, opts, impl.zones, block)) {
-            // The render builds it again and reports the error in context.
-            if (fresh)
-                impl.events.erase(it);
-            continue;
-        }
-        entry.block = std::move(block);
-        entry.hash = h;
-        entry.generation = impl.generation;
-    }
+    adopt_blocks(cache, prebuild_events(meta, events, opts, &cache));
 }
 
 namespace {
@@ -345,7 +274,7 @@ Result<std::string> render_events(
     for (Event const* e : items) {
         auto r = blocks.item(
             e->id,
-            [&] { return event_hash(*e, meta, opts); },
+            [&] { return ical::event_hash(*e, meta, opts); },
             [&](std::string& dst) { return ical::append_event(*e, meta, opts, zones, dst); }
         );
         if (!r)
@@ -385,7 +314,7 @@ Result<std::string> render_jobs(
     for (JobPost const* p : items) {
         auto r = blocks.item(
             p->id,
-            [&] { return job_hash(*p, meta, opts); },
+            [&] { return ical::job_hash(*p, meta, opts); },
             [&](std::string& dst) { return ical::append_job(*p, meta, opts, dst); }
         );
         if (!r)

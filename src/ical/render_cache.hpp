@@ -3,7 +3,6 @@
 // shapes the block, and VTIMEZONE texts keyed by (zone, years). Private to src/ical and the tests.
 #pragma once
 
-#include "ical/timezones.hpp"
 #include <icsbridge/ical.hpp>
 
 #include <cstdint>
@@ -101,7 +100,6 @@ struct RenderCache::Impl {
     Items jobs;   ///< by JobPost::id
     Order events_order, jobs_order;
     std::map<std::tuple<std::string, int, int>, std::string, std::less<>> vtimezones;
-    ical::ZoneTable zones; ///< for prerender_events(), which builds blocks outside a render
     std::uint64_t generation = 0;
     std::size_t hits = 0;   ///< blocks reused by the last render
     std::size_t misses = 0; ///< blocks built by the last render
@@ -123,6 +121,7 @@ namespace ical_detail {
 struct RenderCacheAccess {
     using Impl = RenderCache::Impl;
     static Impl& impl(RenderCache& cache) { return *cache.impl_; }
+    static Impl const& impl(RenderCache const& cache) { return *cache.impl_; }
 };
 
 } // namespace ical_detail

@@ -2,6 +2,7 @@
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
 #include "pipeline/item_filter.hpp"
+#include "pipeline/prerender_pool.hpp"
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
 #include <icsbridge/pipeline.hpp>
@@ -42,6 +43,7 @@ struct Pipeline::Impl {
     Logger log;
     std::map<std::string, Upstream, std::less<>> upstreams;
     std::map<std::string, RenderCache, std::less<>> caches;
+    unsigned render_workers = 0; ///< see Pipeline::render_on_workers
     /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
     std::map<std::string, std::shared_ptr<FeedItems const>> answers;
 
@@ -206,6 +208,25 @@ Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fet
     return out;
 }
 
+void Pipeline::render_on_workers(unsigned workers) {
+    impl_->render_workers = workers;
+}
+
+namespace {
+
+/** The events of a page that the feed keeps, as the pool's own copy. */
+std::vector<Event> kept_events(std::span<Event const> added, FeedFilter const& filter) {
+    if (filter.empty())
+        return {added.begin(), added.end()};
+    std::vector<Event> kept;
+    for (Event const& e : added)
+        if (filter_keeps(filter, e))
+            kept.push_back(e);
+    return kept;
+}
+
+} // namespace
+
 net::awaitable<Result<FeedOutput>>
 Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     // While the pages of a long list travel, the CPU mostly waits: build each page's events into the feed's
@@ -213,27 +234,36 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     // events that changed since). Same bytes as rendering afterwards: the cache checks every item's hash.
     auto up = impl_->upstream(feed.source);
     RenderCache* cache = impl_->cache_of(feed);
+    std::unique_ptr<PrerenderPool> pool;
     if (up && (*up)->events && cache) {
+        auto meta = Impl::meta_of(feed, **up);
+        auto opts = EventRenderOptions{feed.alarm, feed.cancelled};
+        if (impl_->render_workers > 0)
+            pool = std::make_unique<PrerenderPool>(meta, opts, *cache, impl_->render_workers);
         progress = [user = std::move(progress),
                     cache,
-                    meta = Impl::meta_of(feed, **up),
-                    opts = EventRenderOptions{feed.alarm, feed.cancelled},
+                    pool = pool.get(),
+                    meta = std::move(meta),
+                    opts,
                     filter = feed.filter](FetchProgress const& p) {
             if (user)
                 user(p);
-            if (filter.empty()) {
+            if (pool)
+                pool->add(kept_events(p.added, filter));
+            else if (filter.empty())
                 prerender_events(meta, p.added, opts, *cache);
-                return;
-            }
-            for (Event const& e : p.added)
-                if (filter_keeps(filter, e))
-                    prerender_events(meta, std::span<Event const>(&e, 1), opts, *cache);
+            else
+                for (Event const& e : p.added)
+                    if (filter_keeps(filter, e))
+                        prerender_events(meta, std::span<Event const>(&e, 1), opts, *cache);
         };
     }
     auto const question = query_of(feed);
     auto items = co_await fetch(question, now, std::move(progress));
     if (!items)
         co_return items.error();
+    if (pool)
+        pool->finish_into(*cache);
     co_return render(feed, *items);
 }
 
