@@ -100,9 +100,10 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "icsbridge developers <dev@icsbridge.invalid
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Shared libraries are found by dpkg-shlibdeps; these are data the binary reads at run time: the system
-# zoneinfo (libical's time zones) and the system trust store (TLS to the upstreams).
+# zoneinfo (libical's time zones) and the system trust store (TLS to the upstreams). libpq5 is opened by
+# name in cluster mode (src/util/libpq_loader.cpp), so dpkg-shlibdeps cannot see it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata, ca-certificates")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "tzdata, ca-certificates, libpq5")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${deb_src}/postinst;${deb_src}/prerm;${deb_src}/postrm;${deb_src}/conffiles")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Debug info stays in the build tree; the package gets a stripped binary (lintian: unstripped-binary-or-object).

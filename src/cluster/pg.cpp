@@ -2,6 +2,7 @@
 // PgConnection: connect with a deadline, run parameterised statements, reset a broken connection once.
 #include "cluster/pg.hpp"
 
+#include "util/libpq_loader.hpp"
 #include <icsbridge/config.hpp>
 
 #include <poll.h>
@@ -108,6 +109,8 @@ Result<void> PgConnection::ensure() {
         // wait connect_timeout a second time for a database that is away.
         PQreset(conn_.get());
     } else {
+        if (auto lib = libpq_loaded(); !lib)
+            return fail(errc::io_error, where() + ": " + lib.error().message);
         // Our defaults come first so that the URL's own values override them: a bounded connect (the
         // control thread waits for it), statements the server ends before our own deadline does, and TCP
         // keepalives, so that a firewall or NAT between us and the server does not drop an idle connection

@@ -1,6 +1,7 @@
 // File: read_cluster.cpp
 // [cluster]: the database URL (inline or from the environment, never echoed), the node name and the lease,
 // each mistake reported at its FILE:LINE:COL; and the masked form of a database URL for anything shown.
+#include "util/libpq_loader.hpp"
 #include "config/reader.hpp"
 
 #include <libpq-fe.h>
@@ -92,6 +93,10 @@ void Reader::read_cluster(toml::table const& t, ClusterConfig& c) {
     }
     // Let libpq itself judge the URI, so `check` catches what a start would; its message may quote any part
     // of the URI, so the password is masked in it.
+    if (auto lib = libpq_loaded(); !lib) {
+        fail_at(where, lib.error().message);
+        return;
+    }
     char* err = nullptr;
     std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> parsed(
         PQconninfoParse(url->c_str(), &err),
