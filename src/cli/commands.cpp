@@ -29,6 +29,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,6 +106,19 @@ std::string names_of_sources(Config const& cfg) {
     return out.empty() ? "none defined" : out;
 }
 
+/**
+ * A one-shot export lives for a second or so: memory it frees is better kept for its next allocation than
+ * handed back to the kernel and faulted in again, zeroed, a moment later (glibc gives back large blocks at
+ * once and trims the heap's top as soon as 128 KB are free). About 5% of a 1,000-event export.
+ */
+void keep_freed_memory() {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); // the largest glibc takes: a page's body comes from the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
 int export_command(Config const& cfg, Args const& args) {
     FeedConfig const* feed = cfg.find_feed(args.feed);
     if (!feed) {
@@ -114,6 +128,7 @@ int export_command(Config const& cfg, Args const& args) {
         );
         return exit_code(errc::feed_unknown);
     }
+    keep_freed_memory();
     SourceConfig const* src = cfg.find_source(feed->source);
     ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());

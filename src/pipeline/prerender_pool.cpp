@@ -18,7 +18,7 @@ PrerenderPool::PrerenderPool(
     CalendarMeta meta, EventRenderOptions opts, RenderCache const& cache, unsigned workers
 )
     : meta_(std::move(meta))
-    , opts_(std::move(opts))
+    , opts_(opts)
     , cache_(cache) {
     workers_.reserve(workers);
     for (unsigned i = 0; i < workers; ++i)
