@@ -136,6 +136,39 @@ check_invalid)
     run 2 check --config "$work/missing.toml"
     expect_err "^$work/missing.toml:1:1: cannot read the config file"
     ;;
+cluster_libpq)
+    # libpq is not loaded at start (its chain of libraries is half the start-up); cluster mode loads it.
+    ldd "$bin" | grep -q 'libpq\.so' && fail "icsbridge links libpq at start"
+    cat >"$work/cluster.toml" <<TOML
+[cluster]
+database_url = "postgresql://icsbridge@127.0.0.1:1/icsbridge"
+
+$(events_source_toml http://127.0.0.1:1 'token = "cluster-case-bearer-secret"')
+
+[feeds.a]
+source = "eb"
+select = "organizer"
+TOML
+    chmod 600 "$work/cluster.toml"
+    run 0 check --config "$work/cluster.toml"
+    expect_out "^cluster: postgresql://icsbridge@127.0.0.1:1/icsbridge"
+    # Without the library (hidden in a mount namespace of this command alone): one clear line at the key.
+    lib=$(readlink -f "$(ldconfig -p | awk '/libpq\.so\.5 / { print $NF; exit }')")
+    if [ -f "$lib" ] && unshare --mount true 2>/dev/null; then
+        unshare --mount sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" \
+            "$bin" check --config "$work/cluster.toml" >"$work/out" 2>"$work/err"
+        [ $? -eq 2 ] || fail "check of a cluster config without libpq should exit 2"
+        expect_err "^$work/cluster.toml:2:1: cluster mode needs the PostgreSQL client library, which cannot be loaded \(.+\); on Debian: apt install libpq5$"
+        expect_err_lines 1
+        no_secret cluster-case-bearer-secret
+        # A config without [cluster] never needs it.
+        EVENTS_TOKEN=x JOBS_API_KEY=y unshare --mount sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' \
+            sh "$lib" "$bin" check --config "$src/config/example.toml" >"$work/out" 2>"$work/err"
+        [ $? -eq 0 ] || fail "check without [cluster] needs libpq: $(cat "$work/err")"
+    else
+        echo "cluster_libpq: cannot hide libpq here (needs root for unshare --mount); its missing-library case is not run"
+    fi
+    ;;
 export_unknown_feed)
     dead_config
     run 2 export --config "$work/dead.toml" --feed nope
