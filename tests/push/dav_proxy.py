@@ -225,8 +225,9 @@ class Handler(BaseHTTPRequestHandler):
             if f["retry_after"] is not None:
                 headers.append(("Retry-After", f["retry_after"]))
             end = time.time()
-            self.reply(f["status"], b"injected by dav_proxy\n", headers)
-            return log(self.command, self.path, f["status"], self.headers, client, start, end)
+            # Logged before the answer leaves: a client that exits on it must find its request in the log.
+            log(self.command, self.path, f["status"], self.headers, client, start, end)
+            return self.reply(f["status"], b"injected by dav_proxy\n", headers)
         if delay["ms"]:
             time.sleep(delay["ms"] / 1000)
         if take_race(self.command, self.path):
@@ -248,10 +249,10 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             conn.close()
         end = time.time()
-        try:
-            self.reply(status, data, back)
-        finally:
-            log(self.command, self.path, status, self.headers, client, start, end)
+        # Logged before the answer leaves: the test reads the log as soon as icsbridge has its answer and
+        # exits, and a line written after the reply could still be missing then.
+        log(self.command, self.path, status, self.headers, client, start, end)
+        self.reply(status, data, back)
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_OPTIONS = do_PATCH = forward
     do_PROPFIND = do_PROPPATCH = do_REPORT = do_MKCALENDAR = do_MKCOL = do_MOVE = do_COPY = forward
