@@ -3,6 +3,7 @@
 // `icsbridge push` in a cluster, on the statement the replicas use (cluster/lease.cpp).
 #include "cli/push_keeping.hpp"
 
+#include "cli/row_then_file.hpp"
 #include "cluster/push_state_rows.hpp"
 #include "cluster/schema.hpp"
 #include "push/state.hpp"
@@ -29,28 +30,15 @@ push::PushService::Keeping push_keeping(Config const& cfg, Logger const& log) {
     auto rows =
         std::make_shared<cluster::PushStateRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
     return [dir, rows, log](std::string const& target) {
-        auto file = push::state_file(dir, target);
-        push::StateKeeping k;
-        k.load = [file, rows, target, log]() -> Result<push::TargetState> {
-            auto row = rows->load(target);
-            if (!row) {
-                log.warn(
-                    "push " + target + ": the database is away (" + row.error().message +
-                    "); going on from the file"
-                );
-                return file.load();
-            }
-            if (!*row)
-                return file.load();
-            return push::state_from_json(**row);
-        };
-        k.save = [file, rows, target, log](push::TargetState const& s) {
-            auto written = file.save(s);
-            if (auto saved = rows->save(target, push::to_json(s)); !saved)
-                log.warn("push " + target + ": the state is on disk only: " + saved.error().message);
-            return written;
-        };
-        return k;
+        return row_then_file<push::StateKeeping>(
+            push::state_file(dir, target),
+            rows,
+            target,
+            log,
+            KeepingWords{"push " + target, "going on from the file", "the state is on disk only: "},
+            [](std::string const& json) { return push::state_from_json(json); },
+            [](push::TargetState const& s) { return push::to_json(s); }
+        );
     };
 }
 

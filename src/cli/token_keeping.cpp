@@ -2,6 +2,7 @@
 // token_keeping() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
 #include "cli/token_keeping.hpp"
 
+#include "cli/row_then_file.hpp"
 #include "cluster/oauth_token_rows.hpp"
 #include "oauth/token_source.hpp"
 #include <icsbridge/net.hpp>
@@ -29,31 +30,18 @@ TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
     auto rows =
         std::make_shared<cluster::OAuthTokenRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
     return [dir, rows, log](std::string const& target) {
-        auto file = oauth::token_file(dir, target);
-        oauth::TokenKeeping k;
-        k.load = [file, rows, target, log]() -> Result<std::optional<oauth::StoredToken>> {
-            auto row = rows->load(target);
-            if (!row) {
-                log.warn(
-                    "target " + target + ": the database is away (" + row.error().message +
-                    "); reading its sign-in from the file"
-                );
-                return file.load();
-            }
-            if (!*row)
-                return file.load();
-            return from_row(**row);
-        };
-        k.save = [file, rows, target, log](oauth::StoredToken const& t) {
-            auto written = file.save(t);
-            if (auto saved = rows->save(target, oauth::to_json(t)); !saved)
-                log.warn(
-                    "target " + target +
-                    ": its new refresh token is on this replica's disk only: " + saved.error().message
-                );
-            return written;
-        };
-        return k;
+        return row_then_file<oauth::TokenKeeping>(
+            oauth::token_file(dir, target),
+            rows,
+            target,
+            log,
+            KeepingWords{
+                "target " + target,
+                "reading its sign-in from the file",
+                "its new refresh token is on this replica's disk only: "},
+            from_row,
+            [](oauth::StoredToken const& t) { return oauth::to_json(t); }
+        );
     };
 }
 
