@@ -2,6 +2,7 @@
 // The events API v3 client: picks the list endpoint for a feed's selection, follows every page with guards,
 // and completes events (expansions, ticket classes) with concurrent requests. Parsing: events_json.cpp.
 #include "sources/events_json.hpp"
+#include "sources/events_lists.hpp"
 #include "sources/json_read.hpp"
 #include "sources/page_follower.hpp"
 #include "sources/upstream_call.hpp"
@@ -20,36 +21,6 @@ namespace net = boost::asio;
 
 namespace {
 
-constexpr char const* expansions = "venue,ticket_availability,organizer";
-
-// Pass-through params (empty values omitted, file order kept), the date window and the expansions.
-Query search_query(UpstreamQuery const& question, sys_seconds now) {
-    Query q;
-    bool has_start = false, has_end = false, has_expand = false;
-    for (auto const& [k, v] : question.params) {
-        if (v.empty())
-            continue;
-        has_start = has_start || k == "start_date.range_start";
-        has_end = has_end || k == "start_date.range_end";
-        has_expand = has_expand || k == "expand";
-        q.emplace_back(k, v);
-    }
-    if (question.window) {
-        // The API wants naive local date-times and reads them in each event's own zone; UTC wall time is
-        // off by at most a zone offset, which does not matter for a window of days.
-        if (!has_start)
-            q.emplace_back("start_date.range_start", jsonr::format_local(jsonr::to_local(now)));
-        if (!has_end)
-            q.emplace_back(
-                "start_date.range_end",
-                jsonr::format_local(jsonr::to_local(now + *question.window))
-            );
-    }
-    if (!has_expand)
-        q.emplace_back("expand", expansions);
-    return q;
-}
-
 // What one refresh has read so far, across the lists it follows.
 struct Listing {
     std::vector<Event> events;
@@ -64,29 +35,6 @@ void reserve_for(Listing& out, std::optional<std::size_t> announced, std::size_t
     if (announced)
         out.events.reserve(out.events.size() + std::min(*announced, max_items));
 }
-
-// A list ordered by start, newest first, whose pages lie wholly before `cutoff` from some page on: paging
-// stops there. If the upstream ignores order_by the order check fails and every page is read instead.
-class PastCutoff {
-  public:
-    explicit PastCutoff(sys_seconds cutoff)
-        : cutoff_(cutoff) {}
-
-    bool page_is_past(std::vector<Event> const& page) {
-        bool all_before = true;
-        for (auto const& e : page) {
-            ordered_ = ordered_ && (!last_start_ || e.start.utc <= *last_start_);
-            last_start_ = e.start.utc;
-            all_before = all_before && std::max(e.start.utc, e.end.utc) < cutoff_;
-        }
-        return ordered_ && all_before && !page.empty();
-    }
-
-  private:
-    sys_seconds cutoff_;
-    std::optional<sys_seconds> last_start_;
-    bool ordered_ = true;
-};
 
 class EventsClient {
   public:
@@ -176,7 +124,7 @@ class EventsClient {
             {"status", published_statuses},
             {"time_filter", "current_future"},
             {"order_by", "start_asc"},
-            {"expand", expansions}};
+            {"expand", event_expansions}};
         auto r = co_await list_events(path, current, question, keep, nullptr, progress, listing);
         if (!r || question.keep_past.count() == 0)
             co_return r;
@@ -184,7 +132,7 @@ class EventsClient {
             {"status", published_statuses},
             {"time_filter", "past"},
             {"order_by", "start_desc"},
-            {"expand", expansions}};
+            {"expand", event_expansions}};
         PastCutoff cutoff(now - question.keep_past);
         co_return co_await list_events(path, past, question, keep, &cutoff, progress, listing);
     }
@@ -277,7 +225,7 @@ class EventsClient {
     net::awaitable<Result<Event>> event_detail(std::string id) const {
         std::string const path = "/v3/events/" + path_segment(id) + "/";
         // A named query: g++ 12 miscompiles braced temporaries inside co_await expressions.
-        Query const query{{"expand", expansions}};
+        Query const query{{"expand", event_expansions}};
         auto body = co_await call_.get_body(path, query);
         if (!body)
             co_return body.error();
