@@ -3,6 +3,7 @@
 #include "ical/timezones.hpp"
 
 #include "ical/ical_ptr.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -29,9 +30,24 @@ bool plausible_zone_name(std::string_view name) {
 
 } // namespace
 
+} // namespace icsbridge::ical
+
+namespace icsbridge {
+
+std::unique_lock<std::mutex> lock_libical_zones() {
+    // The one lock of libical's one zone cache: as process-wide as what it guards.
+    static std::mutex zones;
+    return std::unique_lock(zones);
+}
+
+} // namespace icsbridge
+
+namespace icsbridge::ical {
+
 icaltimezone* ZoneTable::find(std::string const& name) {
     if (auto it = zones_.find(name); it != zones_.end())
         return it->second;
+    auto const lock = lock_libical_zones();
     icaltimezone* zone =
         plausible_zone_name(name) ? icaltimezone_get_builtin_timezone(name.c_str()) : nullptr;
     // UTC (and aliases such as "GMT") come back as libical's UTC zone, which has no VTIMEZONE component:
@@ -66,6 +82,7 @@ int utc_offset(icaltimezone* zone, long long instant) {
 
 std::optional<icaltimetype> local_time(sys_seconds t, icaltimezone* zone) {
     long long const instant = t.time_since_epoch().count();
+    auto lock = lock_libical_zones();
     int const offset = utc_offset(zone, instant);
     // When clocks went back within the last hours, the same wall time may also name an earlier instant;
     // a TZID time means that earlier one (RFC 5545 3.3.5), so this instant cannot be written that way.
@@ -74,6 +91,7 @@ std::optional<icaltimetype> local_time(sys_seconds t, icaltimezone* zone) {
         if (utc_offset(zone, instant + offset - earlier) == earlier)
             return std::nullopt;
     }
+    lock.unlock();
     icaltimetype local = utc_time(t + std::chrono::seconds(offset));
     // Floating: the TZID parameter names the plain IANA zone (libical would print its
     // /freeassociation.sourceforge.net/ prefix, or even a bogus `Z`).
@@ -96,6 +114,7 @@ int utc_year(sys_seconds t) {
 
 Result<std::string>
 vtimezone_text(std::string const& name, icaltimezone* zone, int first_year, int last_year) {
+    auto const lock = lock_libical_zones();
     icalcomponent* builtin = icaltimezone_get_component(zone);
     if (builtin == nullptr)
         return fail(errc::render_failed, "time zone " + name + " has no definition in the system tzdata");

@@ -5,6 +5,7 @@
 #include "push/event_json.hpp"
 
 #include "ical/ical_ptr.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <boost/json.hpp>
 
@@ -64,6 +65,7 @@ Moment moment_of(icalproperty* p, icaltimetype t) {
     m.utc = t;
     icalparameter* tz = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
     char const* name = tz ? icalparameter_get_tzid(tz) : nullptr;
+    auto const lock = lock_libical_zones();
     icaltimezone* zone = name ? icaltimezone_get_builtin_timezone(name) : nullptr;
     if (zone) {
         m.tzid = name;

@@ -6,13 +6,13 @@
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "util/html_escape.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <libical/ical.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <optional>
 
 namespace icsbridge {
@@ -20,9 +20,6 @@ namespace icsbridge {
 namespace {
 
 namespace chr = std::chrono;
-
-// libical's zone cache is process-wide; the refresher uses it too, so HTTP threads take turns here.
-std::mutex zone_mutex;
 
 icaltimezone* find_zone(std::string const& name) {
     if (name.empty() || name == "UTC")
@@ -117,7 +114,8 @@ void append_item(std::string& out, Row const& r) {
 
 /**
  * @brief An item's row, unless it is over: a to-do on its due date, an all-day event from today on, a timed
- * event at its start in the page's zone (`shown`) while it has not ended. The caller holds zone_mutex.
+ * event at its start in the page's zone (`shown`) while it has not ended. The caller holds
+ * lock_libical_zones().
  */
 std::optional<Row>
 coming_row(views::IndexedItem const& it, icaltimezone* shown, long long now_s, long long today) {
@@ -155,7 +153,8 @@ Result<std::vector<Row>>
 coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t limit, chr::sys_seconds now) {
     std::vector<Row> rows;
     {
-        std::lock_guard lock(zone_mutex);
+        // libical's zone cache is process-wide: the HTTP threads and the renders take turns.
+        auto const lock = lock_libical_zones();
         icaltimezone* shown = find_zone(tz);
         if (!shown)
             return fail(errc::usage, "invalid tz: expected a time zone name like Europe/Berlin");
