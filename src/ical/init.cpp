@@ -1,5 +1,5 @@
 // File: init.cpp
-// Process-wide libical settings.
+// Process-wide libical settings, made before any second thread exists.
 #include <icsbridge/ical.hpp>
 
 #include <libical/ical.h>
@@ -9,6 +9,12 @@ namespace icsbridge {
 void init_libical() {
     // A malformed value must come back as an error we can report, not abort() the service.
     icalerror_set_errors_are_fatal(0);
+    // libical builds its list of built-in zones on the first call that needs it, without a lock, and
+    // icaltimezone_get_utc_timezone() is such a call: two render threads making it at once crashed `export`
+    // about 1 run in 30. Built here, on the one thread, the list is only read afterwards; each zone's own
+    // lazy loading and expansion happen under lock_libical_zones().
+    icaltimezone_get_builtin_timezones();
+    icaltimezone_get_utc_timezone();
 }
 
 } // namespace icsbridge

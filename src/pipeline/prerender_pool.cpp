@@ -20,6 +20,8 @@ PrerenderPool::PrerenderPool(
     : meta_(std::move(meta))
     , opts_(opts)
     , cache_(cache) {
+    // libical's process-wide set-up is lazy and unlocked: done here, before a worker could race to it.
+    init_libical();
     workers_.reserve(workers);
     for (unsigned i = 0; i < workers; ++i)
         workers_.emplace_back([this] { work(); });
