@@ -2,8 +2,8 @@
 # File: export_threads_test.sh
 # `export` renders pages on worker threads while the next ones arrive (PrerenderPool). libical's lazy,
 # process-wide set-up once crashed a fresh process 4 runs in 100 when two workers reached it together, and
-# its zones gave events an hour off: 60 fresh exports of 1,000 events in one page (the case that crashed), over several zones,
-# must each succeed and write the same bytes.
+# its zones gave events an hour off: 60 fresh exports of 1,000 events in one page (the case that failed),
+# over several zones, must each succeed and write the same bytes.
 #   export_threads_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
