@@ -214,7 +214,7 @@ void Pipeline::render_on_workers(unsigned workers) {
 
 namespace {
 
-/** The events of a page that the feed keeps, as the pool's own copy. */
+/** The events of a page that the feed keeps, as a copy (the pool's own, or the filtered few). */
 std::vector<Event> kept_events(std::span<Event const> added, FeedFilter const& filter) {
     if (filter.empty())
         return {added.begin(), added.end()};
@@ -253,9 +253,7 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
             else if (filter.empty())
                 prerender_events(meta, p.added, opts, *cache);
             else
-                for (Event const& e : p.added)
-                    if (filter_keeps(filter, e))
-                        prerender_events(meta, std::span<Event const>(&e, 1), opts, *cache);
+                prerender_events(meta, kept_events(p.added, filter), opts, *cache);
         };
     }
     auto const question = query_of(feed);
