@@ -1,8 +1,7 @@
 // File: connect_wiring.cpp
-// make_connections(): the key (or, unreadable, a throwaway one that opens nothing), the store by mode.
+// make_connections(): the key (or, unreadable, a throwaway one that opens nothing), and the records' store.
 #include "cli/connect_wiring.hpp"
 
-#include "cluster/connection_rows.hpp"
 #include <icsbridge/config.hpp>
 
 #include <openssl/rand.h>
@@ -28,6 +27,7 @@ std::unique_ptr<connect::Connections> make_connections(
     push::PushService& push,
     PushStatus& status,
     push::PushService::Keeping keeping,
+    std::unique_ptr<connect::ConnectionStore> store,
     Logger const& log
 ) {
     auto key = connect::ConnectKey::from_file(cfg->connect->key_file);
@@ -37,13 +37,8 @@ std::unique_ptr<connect::Connections> make_connections(
             key.error().message +
             "; connected calendars wait (\"reconnect needed\") and new ones are refused until a restart"
         );
-    std::unique_ptr<connect::ConnectionStore> store;
-    std::chrono::seconds poll{0};
-    if (cfg->cluster) {
-        store = cluster::pg_connections(cfg->cluster->database_url, cluster_node(*cfg->cluster), log);
-        poll = std::chrono::seconds(5); // other replicas add and remove connections
-    } else
-        store = connect::disk_connections(cfg->storage.dir, log);
+    // In a cluster other replicas add and remove connections: their records are read again every 5 s.
+    std::chrono::seconds const poll{cfg->cluster ? 5 : 0};
     auto c = std::make_unique<connect::Connections>(
         cfg,
         readable ? std::move(*key) : throwaway_key(),

@@ -1,6 +1,6 @@
 // File: connect_wiring.hpp
 // The self-serve connections of `serve` ([connect]), wired here because it joins the connect, push and
-// cluster rooms: the key from its file, the records on disk or in the database.
+// cluster rooms: the key from its file, the records in the store make_backends chose.
 #pragma once
 
 #include "connect/connections.hpp"
@@ -19,6 +19,7 @@ std::unique_ptr<connect::Connections> make_connections(
     push::PushService& push,
     PushStatus& status,
     push::PushService::Keeping keeping,
+    std::unique_ptr<connect::ConnectionStore> store,
     Logger const& log
 );
 

@@ -6,12 +6,12 @@
 // its state row, as the replicas push it.
 #include "cli/push_command.hpp"
 
+#include "cli/backends.hpp"
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/push_keeping.hpp"
 #include "cli/terminal_text.hpp"
-#include "cli/token_keeping.hpp"
-#include "push/reconcile.hpp"
+#include "push/run_target.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -127,6 +127,7 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
 /** How the command pushes: the state's keeping of every target, and the leases held (cluster mode). */
 struct Pushing {
     push::PushService::Keeping keeping;
+    push::Authorizers authorizers; ///< the OAuth targets' (one token store for them all)
     PushLeases* leases = nullptr;
     bool dry_run = false;
 };
@@ -155,40 +156,30 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
         ex,
         t,
         command_logger(),
-        t.type == TargetType::caldav ? push::Authorizer{} : oauth_authorizers(cfg, command_logger())(ex, t)
+        t.type == TargetType::caldav ? push::Authorizer{} : how.authorizers(ex, t)
     );
-    push::ReconcileOptions options;
+    push::RunOptions options;
     options.dry_run = dry_run;
-    options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     // A lease lost while writing (not renewed in time) ends the writes: a replica may be pushing now.
     options.cancelled = [&how, &t] { return how.leases && how.leases->lost(t.name); };
-    auto keeping = how.keeping(t.name);
-    if (dry_run)
-        keeping.save = [](push::TargetState const&) { return Result<void>{}; };
-    auto reconciling = push::reconcile(*api, calendars, keeping, options);
-    auto outcome = co_await std::move(reconciling);
-    if (!outcome) {
+    auto const keeping = how.keeping(t.name); // outlives the coroutine, which holds a reference
+    auto running = push::run_target(*api, calendars, keeping, options);
+    auto const report = co_await std::move(running);
+    if (!report.outcome) {
         if (options.cancelled())
             print_err(
                 "icsbridge: push: " + t.name + ": lost the lease " + push_lease_name(t.name) +
                 " while writing (the database did not renew it); stopped, a replica may go on"
             );
         else
-            print_err("icsbridge: push: " + outcome.error().message);
+            print_err("icsbridge: push: " + report.failure);
         co_return false;
     }
-    print_outcome(t, *outcome, dry_run);
-    if (outcome->skipped_todos > 0)
-        print_err(
-            "icsbridge: push: " + t.name + ": " + std::to_string(outcome->skipped_todos) +
-            " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"vevent\" on the feed "
-            "to send them as events"
-        );
-    if (!outcome->refused.empty()) {
-        print_err(
-            "icsbridge: push: " + t.name + ": the server refused " + std::to_string(outcome->refused.size()) +
-            " items, e.g. " + outcome->refused.front()
-        );
+    print_outcome(t, *report.outcome, dry_run);
+    if (!report.todos_note.empty())
+        print_err("icsbridge: push: " + t.name + ": " + report.todos_note);
+    if (!report.ok()) {
+        print_err("icsbridge: push: " + t.name + ": " + report.failure);
         co_return false;
     }
     co_return true;
@@ -226,7 +217,12 @@ int push_command(Config const& cfg, Args const& args) {
         leases.emplace(*cfg.cluster);
     int failed = 0;
     auto const ours = take_leases(*targets, leases ? &*leases : nullptr, failed);
-    Pushing const how{push_keeping(cfg, command_logger()), leases ? &*leases : nullptr, args.dry_run};
+    auto backends = make_backends(cfg, command_logger());
+    Pushing const how{
+        backends.push_state,
+        oauth_authorizers(backends.tokens, cfg.path, command_logger()),
+        leases ? &*leases : nullptr,
+        args.dry_run};
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     auto pushed = run_sync<int>(
         [&](Pipeline& p) -> net::awaitable<Result<int>> {

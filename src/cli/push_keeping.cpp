@@ -23,12 +23,10 @@ namespace icsbridge::cli {
 
 namespace net = boost::asio;
 
-push::PushService::Keeping push_keeping(Config const& cfg, Logger const& log) {
-    auto const dir = cfg.storage.dir;
-    if (!cfg.cluster)
+push::PushService::Keeping
+push_keeping(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log) {
+    if (!rows)
         return [dir](std::string const& target) { return push::state_file(dir, target); };
-    auto rows =
-        std::make_shared<cluster::PushStateRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
     return [dir, rows, log](std::string const& target) {
         return row_then_file<push::StateKeeping>(
             push::state_file(dir, target),

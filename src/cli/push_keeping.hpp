@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cluster/lease.hpp"
+#include "cluster/push_state_rows.hpp"
 #include "push/push_service.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -14,17 +15,19 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace icsbridge::cli {
 
 /**
- * @brief Each target's state keeping under `cfg`: the file without [cluster]; with it the row first (the
- * file when there is none or the database is away, logged), saved to both (a row that cannot be written is
- * a warning). One database connection serves every target.
+ * @brief Each target's state keeping: the file under `dir`; with `rows` (cluster mode, make_backends) the
+ * row first (the file when there is none or the database is away, logged), saved to both (a row that
+ * cannot be written is a warning). The one database connection of `rows` serves every target.
  */
-push::PushService::Keeping push_keeping(Config const& cfg, Logger const& log);
+push::PushService::Keeping
+push_keeping(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log);
 
 /** @brief The lease push:NAME serve's replicas take before they push NAME (service.cpp, push_turn). */
 std::string push_lease_name(std::string const& target);

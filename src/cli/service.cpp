@@ -3,10 +3,10 @@
 // SIGHUP and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in flight, exit 0).
 #include "cli/service.hpp"
 
+#include "cli/backends.hpp"
 #include "cli/connect_wiring.hpp"
 #include "cli/push_keeping.hpp"
 #include "cli/reload_plan.hpp"
-#include "cli/token_keeping.hpp"
 #include "connect/connect_routes.hpp"
 #include "push/push_views.hpp"
 
@@ -59,6 +59,7 @@ Service::Service(Config const& cfg, Logger const& log)
     : log_(log)
     , cfg_(std::make_shared<Config const>(cfg))
     , live_(cfg_)
+    , backends_(cli::make_backends(*cfg_, log_))
     , store_(*cfg_)
     , node_(
           cfg_->cluster ? std::make_unique<cluster::ClusterNode>(
@@ -141,7 +142,14 @@ Service::~Service() {
 void Service::wire_connections() {
     if (!cfg_->connect)
         return;
-    connections_ = cli::make_connections(cfg_, *push_, connection_status_, push_keeping(), log_);
+    connections_ = cli::make_connections(
+        cfg_,
+        *push_,
+        connection_status_,
+        backends_.push_state,
+        backends_.connections(),
+        log_
+    );
     connections_->count_into(metrics_.connections);
     server_->set_async_routes(std::make_shared<connect::ConnectRoutes>(*connections_, log_));
 }
@@ -172,16 +180,12 @@ void Service::subscribe() {
     }));
 }
 
-push::PushService::Keeping Service::push_keeping() {
-    return cli::push_keeping(*cfg_, log_);
-}
-
 std::unique_ptr<push::PushService> Service::make_push() {
-    auto authorizers = cli::oauth_authorizers(*cfg_, log_);
+    auto authorizers = cli::oauth_authorizers(backends_.tokens, cfg_->path, log_);
     return std::make_unique<push::PushService>(
         store_,
         metrics_.push,
-        push_keeping(),
+        backends_.push_state,
         log_,
         push_turn(),
         std::move(authorizers),

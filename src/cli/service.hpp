@@ -3,6 +3,7 @@
 // a reader sees what runs and who calls whom.
 #pragma once
 
+#include "cli/backends.hpp"
 #include "cli/generation.hpp"
 #include "cluster/cluster_node.hpp"
 #include "push/push_service.hpp"
@@ -62,7 +63,6 @@ class Service {
     void wire_connections();
     void subscribe();
     push::PushService::Turn push_turn();
-    push::PushService::Keeping push_keeping();
     /** The push service with its state keeping, turns and the OAuth targets' authorizers. */
     std::unique_ptr<push::PushService> make_push();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
@@ -84,6 +84,7 @@ class Service {
 
     std::shared_ptr<Config const> cfg_; ///< the config at start: listen, threads, storage.dir, gzip
     LiveConfig live_;                   ///< the config in force (a reload replaces it)
+    cli::Backends backends_;            ///< files, or the database's rows: chosen once, at start
     Metrics metrics_;                   ///< /metrics' counters, shared by the server and the clients
     FeedStore store_;                   ///< the served table
     ViewCache views_;                   ///< the views built from it; dropped per feed on publication

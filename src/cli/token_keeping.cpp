@@ -23,12 +23,10 @@ Result<std::optional<oauth::StoredToken>> from_row(std::string const& json) {
 
 } // namespace
 
-TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
-    auto const dir = cfg.storage.dir;
-    if (!cfg.cluster)
+TokenKeepingFor
+token_keeping(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log) {
+    if (!rows)
         return [dir](std::string const& target) { return oauth::token_file(dir, target); };
-    auto rows =
-        std::make_shared<cluster::OAuthTokenRows>(cfg.cluster->database_url, cluster_node(*cfg.cluster));
     return [dir, rows, log](std::string const& target) {
         return row_then_file<oauth::TokenKeeping>(
             oauth::token_file(dir, target),
@@ -45,9 +43,11 @@ TokenKeepingFor token_keeping(Config const& cfg, Logger const& log) {
     };
 }
 
-push::Authorizers oauth_authorizers(Config const& cfg, Logger const& log) {
-    auto keeping = token_keeping(cfg, log);
-    return [keeping, path = cfg.path, log](boost::asio::any_io_executor ex, TargetConfig const& t) {
+push::Authorizers
+oauth_authorizers(TokenKeepingFor keeping, std::string const& config_path, Logger const& log) {
+    return [keeping = std::move(keeping),
+            path = config_path,
+            log](boost::asio::any_io_executor ex, TargetConfig const& t) {
         auto held = std::make_shared<oauth::HeldTokens>(std::move(ex), t, path, keeping(t.name), log);
         push::Authorizer a;
         a.authorization = [held] { return oauth::authorize_with(held); };

@@ -1,16 +1,18 @@
 // File: token_keeping.hpp
 // Where the OAuth targets' stored sign-ins live for a config: the token file under storage.dir, and in
 // cluster mode the database row (read first; the file is the copy for when the database is away), wired
-// here like the push state (service.cpp, push_keeping) because it joins the oauth and cluster rooms; and
-// the push adapters' Authorizers made of them.
+// here like the push state (make_backends chooses) because it joins the oauth and cluster rooms; and the
+// push adapters' Authorizers made of them.
 #pragma once
 
+#include "cluster/oauth_token_rows.hpp"
 #include "oauth/token_store.hpp"
 #include "push/calendar_api.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace icsbridge::cli {
@@ -19,12 +21,13 @@ namespace icsbridge::cli {
 using TokenKeepingFor = std::function<oauth::TokenKeeping(std::string const& target)>;
 
 /**
- * @brief The keeping of `cfg`'s OAuth targets. Without [cluster]: the file. With it: load reads the row
- * (the file when there is no row, or the database is away: logged as a warning), save writes the file and
- * the row (a row that cannot be written is a warning: the token is still in use from memory and file).
- * One database connection is shared by every target of the returned function.
+ * @brief The keeping of the OAuth targets' sign-ins: the file under `dir`. With `rows` (cluster mode,
+ * make_backends): load reads the row (the file when there is no row, or the database is away: logged as a
+ * warning), save writes the file and the row (a row that cannot be written is a warning: the token is
+ * still in use from memory and file). The one database connection of `rows` serves every target.
  */
-TokenKeepingFor token_keeping(Config const& cfg, Logger const& log);
+TokenKeepingFor
+token_keeping(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log);
 
 /**
  * @brief What `connect` stores: the file, and in cluster mode the row, where either failing is an error
@@ -33,10 +36,11 @@ TokenKeepingFor token_keeping(Config const& cfg, Logger const& log);
 Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t);
 
 /**
- * @brief The push adapters' Authorizer of each google and microsoft target of `cfg`: an oauth::TokenSource
- * over token_keeping(cfg, log), with an HttpClient of its own for the token endpoint (the target's ca_file),
- * held alive by the Authorizer. Errors name `icsbridge connect --config cfg.path TARGET`.
+ * @brief The push adapters' Authorizer of each google and microsoft target: an oauth::TokenSource over
+ * `keeping`, with an HttpClient of its own for the token endpoint (the target's ca_file), held alive by the
+ * Authorizer. Errors name `icsbridge connect --config CONFIG_PATH TARGET`.
  */
-push::Authorizers oauth_authorizers(Config const& cfg, Logger const& log);
+push::Authorizers
+oauth_authorizers(TokenKeepingFor keeping, std::string const& config_path, Logger const& log);
 
 } // namespace icsbridge::cli

@@ -3,7 +3,7 @@
 // the outcome leaves in the status registry and the log.
 #include "push/target_loop.hpp"
 
-#include "push/reconcile.hpp"
+#include "push/run_target.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -120,27 +120,23 @@ net::awaitable<void> TargetLoop::once() {
             FeedCalendar{m.feed, std::shared_ptr<std::string const>(snap, &snap->body), m.view}
         );
     }
-    ReconcileOptions options;
-    options.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    RunOptions options;
     options.cancelled = [this] { return stopping_; };
     options.on_write = [this](Outcome const& o) {
         deps_.status.update(target_.name, [&](TargetStatus& s) {
             s.queue = o.writes_planned - std::min(o.writes_planned, o.created + o.updated + o.deleted);
         });
     };
-    auto& dav = api_->client();
-    auto const requests_before = dav.requests();
-    auto const conflicts_before = dav.conflicts();
-    auto reconciling = reconcile(*api_, calendars, keeping_, options);
-    auto outcome = co_await std::move(reconciling);
-    record(outcome, dav.requests() - requests_before, dav.conflicts() - conflicts_before);
+    auto running = run_target(*api_, calendars, keeping_, options);
+    record(co_await std::move(running));
 }
 
-void TargetLoop::record(Result<Outcome> const& outcome, std::size_t requests, std::size_t conflicts) {
+void TargetLoop::record(Report const& report) {
+    auto const& outcome = report.outcome;
     deps_.status.update(target_.name, [&](TargetStatus& s) {
         ++s.reconciles;
-        s.requests += requests;
-        s.conflicts += conflicts;
+        s.requests += report.requests;
+        s.conflicts += report.conflicts;
         s.queue = 0;
         if (outcome) {
             s.created += outcome->created;
@@ -151,7 +147,7 @@ void TargetLoop::record(Result<Outcome> const& outcome, std::size_t requests, st
     });
     if (!outcome) {
         if (outcome.error().code != errc::shutdown)
-            note_failure(outcome.error().message);
+            note_failure(report.failure);
         // No retry storm: a refusal (credentials, rights, quota, throttling) waits for the next period.
         if (outcome.error().code == errc::upstream_auth || outcome.error().code == errc::not_connected ||
             outcome.error().code == errc::upstream_rate_limited ||
@@ -159,19 +155,12 @@ void TargetLoop::record(Result<Outcome> const& outcome, std::size_t requests, st
             blocked_until_ = steady_clock::now() + period_;
         return;
     }
-    if (outcome->skipped_todos > 0 && !warned_todos_) {
+    if (!report.todos_note.empty() && !warned_todos_) {
         warned_todos_ = true; // once: it stays so until the config changes
-        deps_.log.warn(
-            "push " + target_.name + ": " + std::to_string(outcome->skipped_todos) +
-            " job posts left out: the calendar takes no tasks (VTODO); set jobs_as = \"vevent\" on the "
-            "feed"
-        );
+        deps_.log.warn("push " + target_.name + ": " + report.todos_note);
     }
-    if (!outcome->refused.empty()) {
-        note_failure(
-            "the server refused " + std::to_string(outcome->refused.size()) + " items, e.g. " +
-            outcome->refused.front()
-        );
+    if (!report.ok()) {
+        note_failure(report.failure);
         return;
     }
     deps_.status.update(target_.name, [&](TargetStatus& s) {
@@ -182,7 +171,7 @@ void TargetLoop::record(Result<Outcome> const& outcome, std::size_t requests, st
         deps_.log.info(
             "push " + target_.name + ": created " + std::to_string(outcome->created) + ", updated " +
             std::to_string(outcome->updated) + ", deleted " + std::to_string(outcome->deleted) + ", " +
-            std::to_string(outcome->items) + " items in the calendar (" + std::to_string(requests) +
+            std::to_string(outcome->items) + " items in the calendar (" + std::to_string(report.requests) +
             " requests)"
         );
 }

@@ -6,6 +6,7 @@
 
 #include "push/calendar_api.hpp"
 #include "push/push_service.hpp"
+#include "push/run_target.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -50,7 +51,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
 
   private:
     boost::asio::awaitable<void> once();
-    void record(Result<Outcome> const& outcome, std::size_t requests, std::size_t conflicts);
+    void record(Report const& report);
     void note_waiting(std::string const& feed);
     void note_failure(std::string const& why);
 

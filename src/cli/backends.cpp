@@ -1,0 +1,26 @@
+// File: backends.cpp
+// make_backends(): the one place that asks whether the config runs alone or in a cluster.
+#include "cli/backends.hpp"
+
+#include "cli/push_keeping.hpp"
+#include "cluster/connection_rows.hpp"
+#include "cluster/oauth_token_rows.hpp"
+#include "cluster/push_state_rows.hpp"
+
+namespace icsbridge::cli {
+
+Backends make_backends(Config const& cfg, Logger const& log) {
+    auto const& dir = cfg.storage.dir;
+    if (!cfg.cluster)
+        return Backends{push_keeping(dir, nullptr, log), token_keeping(dir, nullptr, log), [dir, log] {
+                            return connect::disk_connections(dir, log);
+                        }};
+    auto const url = cfg.cluster->database_url;
+    auto const node = cluster_node(*cfg.cluster);
+    return Backends{
+        push_keeping(dir, std::make_shared<cluster::PushStateRows>(url, node), log),
+        token_keeping(dir, std::make_shared<cluster::OAuthTokenRows>(url, node), log),
+        [url, node, log] { return cluster::pg_connections(url, node, log); }};
+}
+
+} // namespace icsbridge::cli

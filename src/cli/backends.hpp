@@ -1,0 +1,29 @@
+// File: backends.hpp
+// Where a config keeps what outlives one process, chosen once: the files under storage.dir on one box; in
+// cluster mode the database's rows first (one connection per kind, shared by every target), the files as
+// the copy for when the database is away. `serve` and `icsbridge push` take every keeping from here.
+// (The feed snapshots follow the same choice through the cluster node, which owns their rows.)
+#pragma once
+
+#include "cli/token_keeping.hpp"
+#include "connect/connection_store.hpp"
+#include "push/push_service.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/log.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace icsbridge::cli {
+
+struct Backends {
+    push::PushService::Keeping push_state; ///< each push target's and connection's state
+    TokenKeepingFor tokens;                ///< each OAuth target's stored sign-in
+    /// The self-serve connections' records ([connect]), made when asked: on disk, or the database's rows.
+    std::function<std::unique_ptr<connect::ConnectionStore>()> connections;
+};
+
+/** @brief The keepings of `cfg`: files, or with [cluster] the database's rows and the files. */
+Backends make_backends(Config const& cfg, Logger const& log);
+
+} // namespace icsbridge::cli
