@@ -93,7 +93,8 @@ struct TargetConfig {
     friend bool operator==(TargetConfig const&, TargetConfig const&) = default;
 };
 
-/** @brief All connections' requests together, by default: Google's 600 a minute per project user, less room. */
+/** @brief All connections' requests together, by default: Google's 600 a minute per project user, less room.
+ */
 inline constexpr Budget default_connect_rate{500, std::chrono::minutes(1)};
 
 /**
@@ -147,6 +148,11 @@ struct FeedConfig {
     std::string select;      ///< events: organizer|organization|search; jobs: search|recent
     std::string title;       ///< calendar name; defaults to name
     std::string description; ///< X-WR-CALDESC; optional
+    /// The agenda page's zone when a request asks none (an IANA name such as "America/Los_Angeles"); empty:
+    /// the zone most of its items use. The loader checks its form; check_feed_zones() (ical.hpp) that the
+    /// system knows it, at `timezone_line`:`timezone_column`.
+    std::string timezone;
+    int timezone_line = 0, timezone_column = 0;
     std::chrono::seconds refresh{std::chrono::minutes(15)};
     /// Deadline of one whole refresh (every page, retry and expansion); past it the refresh fails and the
     /// last good snapshot stays. One slow upstream cannot hold the refresh loop for an hour.
@@ -224,6 +230,19 @@ std::string scrub_database_password(std::string text, std::string_view url);
 /** @brief The node name leases are held under: `node`, or HOSTNAME-PID when it is empty. */
 std::string cluster_node(ClusterConfig const& c);
 
+/**
+ * @brief A secret the config names that this environment lacks: an unset or empty `*_env` variable, an
+ * unreadable or empty `*_file`. Not a mistake in the file: only a command that uses its table fails over it
+ * (require_secrets()); `serve` and `check` use every table.
+ */
+struct MissingSecret {
+    /// the table that needs it: "[sources.NAME]", "[targets.NAME]", "[server]", "[cluster]",
+    /// "[connect.google]"; a hook secret only `serve` uses: "[sources.NAME] webhook_secret"
+    std::string owner;
+    /// "FILE:LINE:COL: environment variable X (api_key_env of [sources.jobs]) is not set"
+    std::string message;
+};
+
 struct Config {
     std::string path; ///< the file it was read from
     ServerConfig server;
@@ -235,6 +254,8 @@ struct Config {
     std::optional<ConnectConfig> connect; ///< nullopt: no `[connect]`, no self-serve connections
     bool secrets_in_file =
         false; ///< a token, api_key, password, client_secret… is written in the file itself
+    /// What this environment lacks, in file order; the tables concerned hold an empty secret meanwhile.
+    std::vector<MissingSecret> missing_secrets;
 
     FeedConfig const* find_feed(std::string_view name) const;
     SourceConfig const* find_source(std::string_view name) const;
@@ -278,6 +299,24 @@ Result<Config> load_config(std::string const& path, EnvLookup const& env);
 
 /** @brief Same, from text already in memory; `path` is only used in messages. */
 Result<Config> parse_config(std::string_view text, std::string const& path, EnvLookup const& env);
+
+/**
+ * @brief The tables whose secrets running `feed` uses: its source's, or each part's of a merged feed
+ * ("[sources.NAME]"; none for a source the config does not define).
+ */
+std::vector<std::string> secret_owners_of_feed(Config const& cfg, FeedConfig const& feed);
+
+/**
+ * @brief Success when no secret of the tables `owners` is missing; else errc::config_invalid whose message
+ * names each missing one, a line each (`FILE:LINE:COL: environment variable X (KEY of TABLE) is not set`).
+ */
+Result<void> require_secrets(Config const& cfg, std::vector<std::string> const& owners);
+
+/**
+ * @brief The same for the whole service (`serve`, `check`): every missing secret, then a line saying how
+ * the service gets them (the environment, `/etc/icsbridge/secrets.env` under systemd).
+ */
+Result<void> require_all_secrets(Config const& cfg);
 
 /** @brief The subscription URL of a feed: public_url + "/feeds/NAME.ics" (no token). */
 std::string feed_url(Config const& cfg, FeedConfig const& feed);

@@ -169,6 +169,15 @@ std::string html_to_text(std::string_view html);
  */
 std::string sanitize_html(std::string_view html);
 
+/** @brief Whether the system knows the zone `name` ("Area/City" or "UTC"), as the agenda's `?tz=` asks. */
+bool known_time_zone(std::string const& name);
+
+/**
+ * @brief Every feed's `timezone` is one the system knows; else errc::config_invalid at its FILE:LINE:COL
+ * (the loader checks only its form: the lookup is libical's).
+ */
+Result<void> check_feed_zones(Config const& cfg);
+
 /** @brief Process-wide libical settings; call once in main() before any thread starts. */
 void init_libical();
 

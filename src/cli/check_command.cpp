@@ -22,6 +22,13 @@ void print_err(std::string const& line) {
     std::fputc('\n', stderr);
 }
 
+int missing_secrets_status(Result<void> const& needed) {
+    if (needed)
+        return 0;
+    print_err(needed.error().message);
+    return exit_code(needed.error().code);
+}
+
 namespace {
 
 /** @brief Feeds whose last calendar in storage.dir is too large for Google (a feed not fetched yet has none).
@@ -248,6 +255,9 @@ int check_command(Config const& cfg) {
     for (auto const& w : config_warnings(cfg))
         print_err("icsbridge: warning: " + w);
     warn_google_sizes(cfg);
+    // `check` answers for the service, which needs every secret: all that are missing, then exit 2.
+    if (int const rc = missing_secrets_status(require_all_secrets(cfg)); rc != 0)
+        return rc;
     print_service(cfg);
     for (auto const& f : cfg.feeds)
         print_feed(cfg, f);

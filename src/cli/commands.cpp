@@ -16,6 +16,7 @@
 #include "views/view.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/duration.hpp>
+#include <icsbridge/ical.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/merge.hpp>
 #include <icsbridge/pipeline.hpp>
@@ -128,6 +129,9 @@ int export_command(Config const& cfg, Args const& args) {
         );
         return exit_code(errc::feed_unknown);
     }
+    if (int const rc = missing_secrets_status(require_secrets(cfg, secret_owners_of_feed(cfg, *feed)));
+        rc != 0)
+        return rc;
     keep_freed_memory();
     SourceConfig const* src = cfg.find_source(feed->source);
     ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
@@ -179,6 +183,9 @@ int list_command(Config const& cfg, Args const& args) {
         );
         return exit_code(errc::feed_unknown);
     }
+    if (int const rc = missing_secrets_status(require_secrets(cfg, {"[sources." + args.source + "]"}));
+        rc != 0)
+        return rc;
     bool const tags = args.command == Command::tags;
     auto list = run_sync<std::vector<Category>>(
         [&](Pipeline& p) { return tags ? p.tags(args.source) : p.categories(args.source); },
@@ -193,6 +200,27 @@ int list_command(Config const& cfg, Args const& args) {
     for (auto const& c : *list)
         std::printf("%s\t%s\n", terminal_field(c.id).c_str(), terminal_field(c.name).c_str());
     return std::fflush(stdout) == 0 ? 0 : exit_code(errc::io_error);
+}
+
+/** Once per run, whatever reads the level later: a typo must neither pass for a level nor be fatal. */
+void warn_unknown_log_level() {
+    if (char const* level = std::getenv("ICSBRIDGE_LOG"); level && *level && !log_level_from_env())
+        print_err(
+            "icsbridge: warning: ICSBRIDGE_LOG=" + terminal_field(level) +
+            " is not a level (debug, info, warn, error); using the default"
+        );
+}
+
+/** The config of `args`, with what is checked after loading (push views, feed zones) before any command. */
+Result<Config> load_checked(Args const& args) {
+    auto cfg = load_config(args.config, process_env());
+    if (!cfg)
+        return cfg;
+    if (auto views = push::check_push_views(*cfg); !views)
+        return views.error();
+    if (auto zones = check_feed_zones(*cfg); !zones)
+        return zones.error();
+    return cfg;
 }
 
 } // namespace
@@ -216,10 +244,8 @@ int dispatch(int argc, char** argv) {
         return 0;
     }
 
-    auto cfg = load_config(args.config, process_env());
-    if (cfg)
-        if (auto views = push::check_push_views(*cfg); !views)
-            cfg = views.error();
+    warn_unknown_log_level();
+    auto cfg = load_checked(args);
     if (!cfg) {
         // FILE:LINE:COL first, as compilers do, so editors can jump to it.
         print_err(cfg.error().message);
@@ -227,6 +253,9 @@ int dispatch(int argc, char** argv) {
     }
     switch (args.command) {
     case Command::serve:
+        // The service touches every table: all that is missing at once, with how the service gets them.
+        if (int const rc = missing_secrets_status(require_all_secrets(*cfg)); rc != 0)
+            return rc;
         return serve_command(*cfg, stderr_logger(log_level_from_env().value_or(LogLevel::info)));
     case Command::export_feed:
         return export_command(*cfg, args);

@@ -23,6 +23,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace icsbridge::cli {
 
@@ -174,6 +175,12 @@ int connect_command(Config const& cfg, Args const& args) {
     TargetConfig const* t = cfg.find_target(args.target);
     if (auto refused = refuse_target(cfg, args, t))
         return *refused;
+    // The target's client secret, and the database a cluster keeps the sign-in in: nothing else.
+    std::vector<std::string> owners{"[targets." + t->name + "]"};
+    if (cfg.cluster)
+        owners.emplace_back("[cluster]");
+    if (int const rc = missing_secrets_status(require_secrets(cfg, owners)); rc != 0)
+        return rc;
     net::io_context ioc;
     ClientOptions opts;
     opts.service_name = std::string(oauth::provider_name(t->type)) + " token endpoint";

@@ -17,6 +17,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -49,6 +50,25 @@ std::optional<std::vector<TargetConfig const*>> chosen_targets(Config const& cfg
         (names.empty() ? "none defined" : names) + ")"
     );
     return std::nullopt;
+}
+
+/** The tables whose secrets pushing `targets` uses: theirs, their feeds' sources, and [cluster]. */
+std::vector<std::string>
+push_secret_owners(Config const& cfg, std::vector<TargetConfig const*> const& targets) {
+    std::vector<std::string> out;
+    if (cfg.cluster)
+        out.emplace_back("[cluster]"); // the state rows, and the leases of a real run
+    for (auto const* t : targets)
+        out.push_back("[targets." + t->name + "]");
+    for (auto const& feed : cfg.feeds)
+        for (auto const& to : feed.push)
+            if (std::any_of(targets.begin(), targets.end(), [&](auto const* t) {
+                    return t->name == to.target;
+                })) {
+                auto const sources = secret_owners_of_feed(cfg, feed);
+                out.insert(out.end(), sources.begin(), sources.end());
+            }
+    return out;
 }
 
 /** Each feed that pushes into one of `targets`, read once: its calendar, or why there is none. */
@@ -113,13 +133,14 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
                                       : ", " + std::to_string(o.conflicts) +
                                             (o.conflicts == 1 ? " conflict" : " conflicts") + " resolved";
     std::printf(
-        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu requests%s)\n",
+        "%s: created %zu, updated %zu, deleted %zu, unchanged %zu (%zu %s%s)\n",
         t.name.c_str(),
         o.created,
         o.updated,
         o.deleted,
         o.unchanged,
         o.requests,
+        o.requests == 1 ? "request" : "requests",
         conflicts.c_str()
     );
 }
@@ -211,6 +232,9 @@ int push_command(Config const& cfg, Args const& args) {
         print_err("icsbridge: push: " + cfg.path + " defines no [targets.NAME]; nothing to push");
         return exit_code(errc::usage);
     }
+    if (int const rc = missing_secrets_status(require_secrets(cfg, push_secret_owners(cfg, *targets)));
+        rc != 0)
+        return rc;
     // A dry run writes nothing: it reads the state (the row in a cluster) without the lease.
     std::optional<PushLeases> leases;
     if (cfg.cluster && !args.dry_run)

@@ -11,6 +11,9 @@ FeedConfig calendar_part(FeedConfig f) {
     f.token.clear();
     f.tokens.clear();
     f.line = 0;
+    // The agenda page reads its zone per request: no calendar changes with it.
+    f.timezone.clear();
+    f.timezone_line = f.timezone_column = 0;
     return f;
 }
 

@@ -9,6 +9,7 @@
 #include "cli/reload_plan.hpp"
 #include "connect/connect_routes.hpp"
 #include "push/push_views.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -265,6 +266,12 @@ void Service::reload() {
     if (next)
         if (auto views = push::check_push_views(*next); !views)
             next = views.error();
+    if (next)
+        if (auto zones = check_feed_zones(*next); !zones)
+            next = zones.error();
+    if (next)
+        if (auto secrets = require_all_secrets(*next); !secrets)
+            next = secrets.error();
     if (!next) {
         log_.error("reload refused, the running config stays: " + next.error().message);
         store_.record_reload({now, false, next.error().message});

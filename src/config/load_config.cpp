@@ -1,6 +1,7 @@
 // File: load_config.cpp
 // TOML -> Config: every key is checked, and every mistake is reported as `FILE:LINE:COL: what is wrong`
-// at the offending key or value. Secrets are resolved here (inline or from the environment) and never echoed.
+// at the offending key or value. Secrets are resolved here (inline, from the environment or a file) and never
+// echoed; one this environment lacks is noted for the commands that need it (secrets.cpp).
 #include "config/reader.hpp"
 #include <icsbridge/config.hpp>
 
@@ -292,6 +293,7 @@ Result<Config> parse_config(std::string_view text, std::string const& path, EnvL
     r.read(root, cfg);
     if (r.error())
         return *r.error();
+    cfg.missing_secrets = r.take_missing();
     cfg.secrets_in_file =
         r.inline_secret() ||
         std::any_of(cfg.feeds.begin(), cfg.feeds.end(), [](FeedConfig const& f) { return !f.is_public(); });

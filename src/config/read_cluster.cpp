@@ -1,8 +1,8 @@
 // File: read_cluster.cpp
 // [cluster]: the database URL (inline or from the environment, never echoed), the node name and the lease,
 // each mistake reported at its FILE:LINE:COL; and the masked form of a database URL for anything shown.
-#include "util/libpq_loader.hpp"
 #include "config/reader.hpp"
+#include "util/libpq_loader.hpp"
 
 #include <libpq-fe.h>
 #include <unistd.h>
@@ -84,22 +84,24 @@ void Reader::read_cluster(toml::table const& t, ClusterConfig& c) {
         return;
     bool const inline_before = inline_secret_;
     auto url = secret(t, "database_url", "[cluster]");
-    if (!url)
+    if (failed())
         return;
+    if (url && !read_database_url(t, std::move(*url), c, inline_before))
+        return;
+    read_cluster_node(t, c);
+}
+
+bool Reader::read_database_url(toml::table const& t, std::string url, ClusterConfig& c, bool inline_before) {
     auto const& where = key_pos(t, t.contains("database_url") ? "database_url" : "database_url_env");
-    if (!url->starts_with("postgresql://") && !url->starts_with("postgres://")) {
-        fail_at(where, "database_url must be a libpq URI such as postgresql://USER@HOST/DATABASE");
-        return;
-    }
+    if (!url.starts_with("postgresql://") && !url.starts_with("postgres://"))
+        return fail_at(where, "database_url must be a libpq URI such as postgresql://USER@HOST/DATABASE");
     // Let libpq itself judge the URI, so `check` catches what a start would; its message may quote any part
     // of the URI, so the password is masked in it.
-    if (auto lib = libpq_loaded(); !lib) {
-        fail_at(where, lib.error().message);
-        return;
-    }
+    if (auto lib = libpq_loaded(); !lib)
+        return fail_at(where, lib.error().message);
     char* err = nullptr;
     std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> parsed(
-        PQconninfoParse(url->c_str(), &err),
+        PQconninfoParse(url.c_str(), &err),
         &PQconninfoFree
     );
     std::unique_ptr<char, decltype(&PQfreemem)> err_owner(err, &PQfreemem);
@@ -107,13 +109,16 @@ void Reader::read_cluster(toml::table const& t, ClusterConfig& c) {
         std::string why = err ? err : "libpq cannot parse it";
         while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
             why.pop_back();
-        fail_at(where, "database_url is not a valid libpq URI: " + scrub_database_password(why, *url));
-        return;
+        return fail_at(where, "database_url is not a valid libpq URI: " + scrub_database_password(why, url));
     }
     // A URL without a password (peer auth, .pgpass) is no secret in the file.
-    if (passwords_of(*url).empty())
+    if (passwords_of(url).empty())
         inline_secret_ = inline_before;
-    c.database_url = std::move(*url);
+    c.database_url = std::move(url);
+    return true;
+}
+
+void Reader::read_cluster_node(toml::table const& t, ClusterConfig& c) {
     if (auto node = str(t, "node")) {
         // The feed-name alphabet: it shows in log lines, /healthz and the lease rows as it is.
         if (node->size() > 63 || !config_detail::valid_feed_name(*node)) {

@@ -80,6 +80,7 @@ bool Reader::check_feed_keys(
                       "select",
                       "title",
                       "description",
+                      "timezone",
                       "refresh",
                       "fetch_timeout",
                       "token",
@@ -103,6 +104,7 @@ bool Reader::check_feed_keys(
                       "select",
                       "title",
                       "description",
+                      "timezone",
                       "refresh",
                       "fetch_timeout",
                       "token",
@@ -148,12 +150,35 @@ void Reader::read_feed_common(toml::table const& t, FeedConfig& f) {
         f.title = *v;
     if (auto v = str(t, "description", true))
         f.description = *v;
+    read_timezone(t, f);
     if (auto v = duration(t, "refresh"))
         f.refresh = *v;
     if (auto v = integer(t, "max_items", 1, 10'000'000))
         f.max_items = static_cast<std::size_t>(*v);
     if (auto v = duration(t, "fetch_timeout"))
         f.fetch_timeout = *v;
+}
+
+void Reader::read_timezone(toml::table const& t, FeedConfig& f) {
+    auto v = str(t, "timezone");
+    if (!v)
+        return;
+    auto const& at = t.get("timezone")->source();
+    // The form here; whether the system knows the zone is check_feed_zones()' (the zone lookup is libical's).
+    bool const area_city =
+        v->size() <= 64 && v->find("..") == std::string::npos && v->front() != '/' && v->back() != '/' &&
+        v->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") ==
+            std::string::npos;
+    if (!area_city) {
+        fail_at(
+            at,
+            "timezone = \"" + *v + "\" is not a time zone name such as \"America/Los_Angeles\" or \"UTC\""
+        );
+        return;
+    }
+    f.timezone = *v;
+    f.timezone_line = static_cast<int>(at.begin.line);
+    f.timezone_column = static_cast<int>(at.begin.column);
 }
 
 void Reader::read_events_feed(toml::table const& t, FeedConfig& f) {

@@ -127,7 +127,8 @@ void Reader::read_ca_file(toml::table const& t, SourceConfig& s) {
 }
 
 void Reader::read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s) {
-    auto value = secret(t, "webhook_secret", where);
+    // Only `serve` answers hooks: exporting the source's feeds does not need it.
+    auto value = secret(t, "webhook_secret", where, where + " webhook_secret");
     if (!value)
         return;
     auto const key = t.contains("webhook_secret") ? "webhook_secret" : "webhook_secret_env";

@@ -119,8 +119,13 @@ void Reader::read_secret_of(
 ) {
     std::string const file_key = key + "_file";
     if (!t.contains(file_key)) {
-        if (!required && !t.contains(key) && !t.contains(key + "_env"))
+        bool const none = !t.contains(key) && !t.contains(key + "_env");
+        if (!required && none)
             return;
+        if (none) {
+            fail_at(t.source(), where + " needs " + key + ", " + key + "_env or " + file_key);
+            return;
+        }
         if (auto value = secret(t, key, where))
             out = std::move(*value);
         return;
@@ -135,11 +140,14 @@ void Reader::read_secret_of(
     auto file = str(t, file_key);
     if (!file)
         return;
+    // A file this environment lacks (a service credential, on a workstation) is a missing secret: only the
+    // commands that use this table fail over it.
     std::ifstream in(*file, std::ios::binary);
     if (!in) {
-        fail_at(
+        missing_at(
             t.get(file_key)->source(),
-            file_key + " \"" + *file + "\" cannot be read: " + std::strerror(errno)
+            where,
+            file_key + " \"" + *file + "\" of " + where + " cannot be read: " + std::strerror(errno)
         );
         return;
     }
@@ -148,7 +156,11 @@ void Reader::read_secret_of(
     while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
         value.pop_back();
     if (value.empty()) {
-        fail_at(t.get(file_key)->source(), file_key + " \"" + *file + "\" is empty");
+        missing_at(
+            t.get(file_key)->source(),
+            where,
+            file_key + " \"" + *file + "\" of " + where + " is empty"
+        );
         return;
     }
     out = std::move(value);

@@ -86,6 +86,10 @@ class Reader {
     /** @brief True once a secret was read from the file itself rather than the environment. */
     bool inline_secret() const { return inline_secret_; }
 
+    /** The secrets this environment lacks, each with the table that needs it (see Config::missing_secrets).
+     */
+    std::vector<MissingSecret> take_missing() { return std::move(missing_); }
+
     bool fail_at(toml::source_region const& where, std::string const& msg) {
         if (!error_) {
             auto const line = where.begin.line ? where.begin.line : 1;
@@ -222,9 +226,28 @@ class Reader {
         return std::nullopt;
     }
 
-    /** A secret given inline (`key`) or through an environment variable (`key_env`): exactly one of them. */
-    std::optional<std::string>
-    secret(toml::table const& t, std::string const& key, std::string const& where) {
+    /**
+     * A secret this environment lacks: only the commands that use `where` fail over it (require_secrets()),
+     * so it is noted, not failed at. nullopt, for the caller to go on without the value.
+     */
+    std::nullopt_t
+    missing_at(toml::source_region const& at, std::string const& where, std::string const& msg) {
+        auto const line = at.begin.line ? at.begin.line : 1;
+        auto const col = at.begin.column ? at.begin.column : 1;
+        missing_.push_back(
+            {where, path_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg}
+        );
+        return std::nullopt;
+    }
+
+    /**
+     * A secret given inline (`key`) or through an environment variable (`key_env`): exactly one of them.
+     * An unset or empty variable is a missing secret of `owner` (by default `where`; missing_at()), not a
+     * mistake in the file.
+     */
+    std::optional<std::string> secret(
+        toml::table const& t, std::string const& key, std::string const& where, std::string const& owner = {}
+    ) {
         std::string const env_key = key + "_env";
         bool const inline_given = t.contains(key);
         bool const env_given = t.contains(env_key);
@@ -248,14 +271,13 @@ class Reader {
         if (!var)
             return std::nullopt;
         auto value = env_(*var);
-        if (!value || value->empty()) {
-            fail_at(
+        if (!value || value->empty())
+            return missing_at(
                 t.get(env_key)->source(),
+                owner.empty() ? where : owner,
                 "environment variable " + *var + " (" + env_key + " of " + where + ") is " +
                     (value ? "empty" : "not set")
             );
-            return std::nullopt;
-        }
         return value;
     }
 
@@ -283,6 +305,9 @@ class Reader {
     void read_client_limits(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
     void read_cluster(toml::table const& t, ClusterConfig& c);
+    /** read_cluster's steps: the URL when this environment has it (false: a mistake), then node and lease. */
+    bool read_database_url(toml::table const& t, std::string url, ClusterConfig& c, bool inline_before);
+    void read_cluster_node(toml::table const& t, ClusterConfig& c);
     void read_source(std::string const& name, toml::table const& t, SourceConfig& s);
     void read_webhook_secret(toml::table const& t, std::string const& where, SourceConfig& s);
     /** The steps of read_source: the keys its type allows, base_url, budget, ca_file. */
@@ -297,6 +322,8 @@ class Reader {
     bool check_feed_keys(toml::table const& t, std::string const& where, bool events, FeedConfig const& f);
     bool read_select(toml::table const& t, std::string const& where, bool events, FeedConfig& f);
     void read_feed_common(toml::table const& t, FeedConfig& f);
+    /** `timezone` of a fetched or merged feed: its form (an IANA name), and where it was written. */
+    void read_timezone(toml::table const& t, FeedConfig& f);
     void read_events_feed(toml::table const& t, FeedConfig& f);
     void read_jobs_feed(toml::table const& t, FeedConfig& f);
     void read_feed_extras(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);
@@ -352,6 +379,7 @@ class Reader {
     std::string path_;
     EnvLookup const& env_;
     std::optional<Error> error_;
+    std::vector<MissingSecret> missing_;
     bool inline_secret_ = false;
     std::string note_; ///< appended to "not valid in" messages: why a key belongs elsewhere
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <vector>
 
 namespace icsbridge::ical {
 
@@ -108,18 +109,40 @@ bool says_cancelled(std::string_view summary) {
     return ascii_iequals(summary.substr(0, 6), "cancel");
 }
 
+std::string location_text(std::string_view place) {
+    std::string const line = one_line(place);
+    std::vector<std::string_view> parts;
+    std::string_view rest = line;
+    while (!rest.empty()) {
+        auto const comma = rest.find(',');
+        std::string_view part = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!part.empty() && part.front() == ' ')
+            part.remove_prefix(1);
+        while (!part.empty() && part.back() == ' ')
+            part.remove_suffix(1);
+        bool const repeated = std::any_of(parts.begin(), parts.end(), [&](std::string_view p) {
+            return ascii_iequals(p, part);
+        });
+        if (!part.empty() && !repeated)
+            parts.push_back(part);
+    }
+    std::string out;
+    for (auto p : parts)
+        out.append(out.empty() ? "" : ", ").append(p);
+    return out;
+}
+
 std::string event_location(Event const& e) {
     if (e.online)
         return "Online";
     if (!e.venue)
         return {};
     std::string const name = one_line(e.venue->name);
-    std::string address = one_line(e.venue->address);
-    if (name.empty())
-        return address;
-    if (address.empty() || address.starts_with(name))
-        return address.empty() ? name : address;
-    return name + ", " + address;
+    std::string const address = one_line(e.venue->address);
+    if (name.empty() || address.starts_with(name))
+        return location_text(address);
+    return location_text(address.empty() ? name : name + ", " + address);
 }
 
 std::string event_description(Event const& e, std::string const& url) {

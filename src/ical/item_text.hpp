@@ -21,7 +21,13 @@ std::string web_url(std::string_view in);
 /** @brief True when a title already says the event is cancelled ("CANCELLED - Gala", "Canceled: x"). */
 bool says_cancelled(std::string_view summary);
 
-/** @brief "Venue, address", "Online", or empty. */
+/**
+ * @brief A place on one line with each comma-separated part once: upstreams repeat a part ("Boston, MA, MA,
+ * US" from a job board's location name; a venue's name that its address starts with again).
+ */
+std::string location_text(std::string_view place);
+
+/** @brief "Venue, address", "Online", or empty; location_text(). */
 std::string event_location(Event const& e);
 
 /**

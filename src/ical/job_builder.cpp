@@ -68,7 +68,7 @@ void add_job_common(
         url = web_url(p.url);
     if (!url.empty())
         b.add_text(icalproperty_new_url, url);
-    std::string location = one_line(p.location);
+    std::string location = location_text(p.location);
     if (location.empty() && p.remote)
         location = "Remote";
     if (!location.empty())

@@ -44,18 +44,26 @@ std::unique_lock<std::mutex> lock_libical_zones() {
 
 namespace icsbridge::ical {
 
+icaltimezone* system_zone(std::string const& name) {
+    if (name == "UTC")
+        return icaltimezone_get_utc_timezone();
+    icaltimezone* zone =
+        plausible_zone_name(name) ? icaltimezone_get_builtin_timezone(name.c_str()) : nullptr;
+    // A failed lookup sets icalerrno; it is an expected outcome here, not a render failure.
+    icalerror_clear_errno();
+    return zone;
+}
+
 icaltimezone* ZoneTable::find(std::string const& name) {
     if (auto it = zones_.find(name); it != zones_.end())
         return it->second;
     auto const lock = lock_libical_zones();
-    icaltimezone* zone =
-        plausible_zone_name(name) ? icaltimezone_get_builtin_timezone(name.c_str()) : nullptr;
+    icaltimezone* zone = system_zone(name);
     // UTC (and aliases such as "GMT") come back as libical's UTC zone, which has no VTIMEZONE component:
     // cloning it would crash, and UTC needs no VTIMEZONE anyway.
     if (zone != nullptr &&
         (zone == icaltimezone_get_utc_timezone() || icaltimezone_get_component(zone) == nullptr))
         zone = nullptr;
-    // A failed lookup sets icalerrno; it is an expected outcome here, not a render failure.
     icalerror_clear_errno();
     zones_.emplace(name, zone);
     return zone;
@@ -154,3 +162,26 @@ vtimezone_text(std::string const& name, icaltimezone* zone, int first_year, int 
 }
 
 } // namespace icsbridge::ical
+
+namespace icsbridge {
+
+bool known_time_zone(std::string const& name) {
+    auto const lock = lock_libical_zones();
+    return ical::system_zone(name) != nullptr;
+}
+
+Result<void> check_feed_zones(Config const& cfg) {
+    for (auto const& f : cfg.feeds)
+        if (!f.timezone.empty() && !known_time_zone(f.timezone))
+            return fail(
+                errc::config_invalid,
+                cfg.path + ":" + std::to_string(f.timezone_line) + ":" + std::to_string(f.timezone_column) +
+                    ": timezone = \"" + f.timezone + "\" of [feeds." + f.name +
+                    "] is not a time zone this system knows (an IANA name such as \"America/Los_Angeles\", "
+                    "as "
+                    "in /usr/share/zoneinfo)"
+            );
+    return {};
+}
+
+} // namespace icsbridge

@@ -15,6 +15,13 @@
 namespace icsbridge::ical {
 
 /**
+ * @brief The system's zone of that name ("Area/City", or "UTC": libical's UTC zone); nullptr for a name that
+ * is none. The one lookup of zone names: renders, the agenda page's `?tz=` and feeds' `timezone` go through
+ * it. The caller holds lock_libical_zones().
+ */
+icaltimezone* system_zone(std::string const& name);
+
+/**
  * @brief Resolves zone names once per render. Zones are libical built-ins: process-wide, never freed.
  * A name that resolves to nullptr (empty, unknown, or UTC itself) means "write the time in UTC".
  */

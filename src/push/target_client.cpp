@@ -221,7 +221,8 @@ Error refusal(std::string_view target, std::string_view method, std::string_view
     case 401:
         return fail(
             errc::upstream_auth,
-            head + "the server refused the credentials; check username and password"
+            head + "the server refused the credentials; check username and the password (password, " +
+                "password_env or password_file of [targets." + std::string(target) + "])"
         );
     case 403:
         return fail(

@@ -172,7 +172,7 @@ void TargetLoop::record(Report const& report) {
             "push " + target_.name + ": created " + std::to_string(outcome->created) + ", updated " +
             std::to_string(outcome->updated) + ", deleted " + std::to_string(outcome->deleted) + ", " +
             std::to_string(outcome->items) + " items in the calendar (" + std::to_string(report.requests) +
-            " requests)"
+            (report.requests == 1 ? " request)" : " requests)")
         );
 }
 

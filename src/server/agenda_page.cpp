@@ -3,6 +3,7 @@
 // system zones (the ones the calendar itself was written with), one caller at a time.
 #include "server/agenda_page.hpp"
 
+#include "ical/timezones.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "util/html_escape.hpp"
@@ -14,6 +15,9 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
 
 namespace icsbridge {
 
@@ -21,15 +25,10 @@ namespace {
 
 namespace chr = std::chrono;
 
+/** A zone of the page or of an item (empty: UTC), through the tree's one lookup; the caller holds the lock.
+ */
 icaltimezone* find_zone(std::string const& name) {
-    if (name.empty() || name == "UTC")
-        return icaltimezone_get_utc_timezone();
-    // Area/City names only: the lookup reads files under the system's zoneinfo.
-    if (name.find("..") != std::string::npos ||
-        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
-            std::string::npos)
-        return nullptr;
-    return icaltimezone_get_builtin_timezone(name.c_str());
+    return ical::system_zone(name.empty() ? std::string("UTC") : name);
 }
 
 /** Wall-clock seconds in `zone` -> the UTC instant. */
@@ -148,6 +147,20 @@ coming_row(views::IndexedItem const& it, icaltimezone* shown, long long now_s, l
     return r;
 }
 
+/**
+ * @brief One row per thing a person sees on a day: `jobs_as = "both"` writes each job post twice (a VTODO
+ * due that day and an all-day VEVENT on it), which read as the same line twice. The first stays (the
+ * to-do's "due", as rendered first).
+ */
+void drop_repeats(std::vector<Row>& rows) {
+    std::set<std::tuple<long long, std::string_view, std::string_view, std::string_view>> seen;
+    std::erase_if(rows, [&](Row const& r) {
+        long long const day = (r.key >= 0 ? r.key : r.key - 86399) / 86400;
+        auto const& it = *r.item;
+        return !seen.emplace(day, it.summary_value, it.url_value, it.location_value).second;
+    });
+}
+
 /** @brief The coming items in the order shown, at most `limit`; fails on a zone name we cannot use. */
 Result<std::vector<Row>>
 coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t limit, chr::sys_seconds now) {
@@ -165,6 +178,7 @@ coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t li
                 rows.push_back(std::move(*r));
     }
     std::stable_sort(rows.begin(), rows.end(), [](Row const& a, Row const& b) { return a.key < b.key; });
+    drop_repeats(rows);
     if (rows.size() > limit)
         rows.resize(limit);
     return rows;
@@ -225,7 +239,9 @@ void append_days(std::string& out, std::vector<Row> const& rows) {
 } // namespace
 
 Result<std::string> agenda_page(views::FeedIndex const& index, AgendaPage const& page, chr::sys_seconds now) {
-    std::string const tz = page.tz.empty() ? usual_zone(index) : page.tz;
+    std::string const tz = !page.tz.empty()          ? page.tz
+                           : !page.feed_zone.empty() ? page.feed_zone
+                                                     : usual_zone(index);
     auto rows = coming_rows(index, tz, page.limit, now);
     if (!rows)
         return rows.error();

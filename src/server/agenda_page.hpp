@@ -18,7 +18,7 @@ namespace icsbridge {
 struct AgendaPage {
     std::string title;       ///< the feed's calendar name
     std::string https_url;   ///< the feed's URL, with `?token=` when the request had one
-    std::string tz;          ///< `?tz=` of the request; empty: the zone most items are written in (else UTC)
+    std::string tz;          ///< `?tz=` of the request; empty: `feed_zone`
     std::size_t limit = 300; ///< at most this many items (the soonest)
     std::optional<std::chrono::sys_seconds> changed; ///< when the calendar's data last changed upstream
     std::optional<std::chrono::sys_seconds> checked; ///< when the feed was last fetched
@@ -27,6 +27,7 @@ struct AgendaPage {
         std::string id, label, href;
     };
     std::vector<Button> connect;
+    std::string feed_zone; ///< the feed's `timezone`; empty: the zone most items are written in (else UTC)
 };
 
 /**

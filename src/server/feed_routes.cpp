@@ -179,6 +179,7 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
         page.https_url += "?token=" + boost::urls::encode(token, boost::urls::unreserved_chars);
     if (auto it = c.url.params().find("tz"); it != c.url.params().end())
         page.tz = (*it).value;
+    page.feed_zone = feed->timezone;
     page.connect = connect_buttons(c, *feed, token);
     page.changed = snap->last_modified;
     for (auto const& st : c.store.status())

@@ -185,11 +185,13 @@ class EventsClient {
                     out.events.push_back(std::move(page.events[i]));
                     out.incomplete.push_back(page.incomplete[i]);
                 }
+                // The items count both lists, a list's object_count only itself; the past list is read only
+                // back to keep_past, so its count is no bound either: no total then.
                 if (progress)
                     progress(FetchProgress{
                         out.pages + n,
                         out.events.size(),
-                        page.pagination.object_count,
+                        cutoff ? std::nullopt : page.pagination.object_count,
                         std::span<Event const>(out.events).subspan(before)});
                 return step;
             },

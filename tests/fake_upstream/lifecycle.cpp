@@ -1,6 +1,6 @@
 // File: lifecycle.cpp
-// The lifecycle events of the fake upstream (see lifecycle.hpp), in zones without DST so that `local`
-// stays right for any date.
+// The lifecycle events of the fake upstream (see lifecycle.hpp), in their venue's own zone: the first
+// event's San Francisco venue, so America/Los_Angeles, with `local` right on either side of a DST change.
 #include "fake_upstream/lifecycle.hpp"
 
 #include <cstdio>
@@ -50,6 +50,14 @@ std::string lifecycle_text() {
 
 namespace {
 
+/** US Pacific time: -7h from the second Sunday of March, 10:00 UTC, to the first of November, 09:00 UTC. */
+minutes pacific_offset(sys_seconds utc) {
+    year const y = year_month_day{floor<days>(utc)}.year();
+    sys_seconds const summer = sys_days{y / March / Sunday[2]} + hours(10);
+    sys_seconds const winter = sys_days{y / November / Sunday[1]} + hours(9);
+    return utc >= summer && utc < winter ? hours(-7) : hours(-8);
+}
+
 json::object make_event(
     json::object base,
     std::string const& id,
@@ -63,8 +71,9 @@ json::object make_event(
     base["id"] = id;
     base["name"] = json::object{{"text", name}, {"html", name}};
     base["summary"] = name;
-    base["start"] = dt_tz(start, "Asia/Tokyo", hours(9));
-    base["end"] = dt_tz(end, "Asia/Tokyo", hours(9));
+    // The venue (the first event's) is in San Francisco: an event there is written in its zone.
+    base["start"] = dt_tz(start, "America/Los_Angeles", pacific_offset(start));
+    base["end"] = dt_tz(end, "America/Los_Angeles", pacific_offset(end));
     base["status"] = status;
     base["organization_id"] = org;
     base["created"] = format_utc(created, true);

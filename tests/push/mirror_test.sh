@@ -127,6 +127,7 @@ step_unchanged() {
     # One sync-collection REPORT from the kept token, as the README says: nothing else to ask.
     [ "$n" = 1 ] && [ "$(proxy_count REPORT -s 207)" = 1 ] ||
         fail "a push with nothing changed made $n requests (want the one REPORT): $(proxy_summary)"
+    grep -q "unchanged 34 (1 request)$" "$work/push.out" || fail "one request is not said so: $(cat "$work/push.out")"
     echo "unchanged: $n request(s): $(proxy_summary)"
     check_calendar "second push"
 }

@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
          "t.toml:13:1: give one of password, password_env or password_file in [targets.family]"},
         {base + target + "password_env = \"NOPE\"\n",
          "t.toml:12:16: environment variable NOPE (password_env of [targets.family]) is not set"},
-        {base + target, "t.toml:8:1: [targets.family] needs password or password_env"},
+        {base + target, "t.toml:8:1: [targets.family] needs password, password_env or password_file"},
         {base + "[targets.family]\ntype = \"outlook\"\n",
          "t.toml:9:8: type = \"outlook\" is not one of: caldav, google, microsoft"},
         {base + "[targets.family]\ntyp = \"caldav\"\n",
@@ -109,6 +109,9 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.text) {
             auto r = parse(c.text);
+            // A secret this environment lacks is no mistake in the file: the config loads and names it.
+            if (r && !r->missing_secrets.empty())
+                r = fail(errc::config_invalid, r->missing_secrets.front().message);
             BOOST_TEST_REQUIRE(!r.has_value());
             std::string const want = c.message;
             // A message ending in ": " only pins the position (the view parser words the rest).
@@ -271,6 +274,9 @@ BOOST_AUTO_TEST_CASE(oauth_mistakes_point_at_the_offending_key_and_never_show_th
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.text) {
             auto r = parse(c.text);
+            // A secret this environment lacks is no mistake in the file: the config loads and names it.
+            if (r && !r->missing_secrets.empty())
+                r = fail(errc::config_invalid, r->missing_secrets.front().message);
             BOOST_TEST_REQUIRE(!r.has_value());
             BOOST_TEST(r.error().message == c.message);
             BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);

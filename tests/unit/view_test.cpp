@@ -7,6 +7,7 @@
 #include "support/server_fixtures.hpp"
 #include "views/view.hpp"
 #include "views/view_cache.hpp"
+#include <icsbridge/ical.hpp>
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -243,7 +244,7 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     org.replace(at, 16, "STATUS:CANCELLED");
     auto idx = views::index_calendar(org);
     BOOST_REQUIRE(idx);
-    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}, {}};
+    AgendaPage page{"My <events>", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}, {}, {}};
     auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
     BOOST_REQUIRE(html);
     // The first event runs until 2027-01-06, so all 34 are still coming on 2026-12-01.
@@ -271,6 +272,52 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(agenda_shows_the_feeds_own_zone_unless_the_request_asks_another) {
+    // Setup: the organizer golden's events are mostly in America/Los_Angeles.
+    auto idx = views::index_calendar(golden("organizer.ics"));
+    BOOST_REQUIRE(idx);
+    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, {}, {}, {}, {}};
+    page.feed_zone = "Asia/Tokyo";
+
+    // Run + Check: the feed's timezone, not the zone most events use
+    auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(html);
+    BOOST_TEST(html->find("Times in Asia/Tokyo") != std::string::npos);
+    BOOST_TEST(html->find("Friday, 4 December 2026") != std::string::npos);
+    // ?tz= still wins.
+    page.tz = "America/Los_Angeles";
+    auto asked = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(asked);
+    BOOST_TEST(asked->find("Times in America/Los_Angeles") != std::string::npos);
+    BOOST_TEST(known_time_zone("America/Los_Angeles"));
+    BOOST_TEST(known_time_zone("UTC"));
+    for (std::string bad : {"Mars/Olympus", "../../etc/passwd", "", "America/"})
+        BOOST_TEST(!known_time_zone(bad), bad);
+}
+
+BOOST_AUTO_TEST_CASE(agenda_lists_a_job_post_written_both_ways_once) {
+    // Setup: jobs.ics is rendered with jobs_as = "both": a VTODO due on a day and an all-day VEVENT on it.
+    std::string const body = golden("jobs.ics");
+    auto idx = views::index_calendar(body);
+    BOOST_REQUIRE(idx);
+    std::size_t due_from_today = 0;
+    for (auto p = body.find("\r\nDUE;VALUE=DATE:"); p != std::string::npos;
+         p = body.find("\r\nDUE;VALUE=DATE:", p + 1))
+        due_from_today += body.compare(p + 17, 8, "20261001") >= 0 ? 1 : 0;
+    BOOST_REQUIRE(due_from_today > 2u);
+    AgendaPage page{"Jobs", "https://cal.example.org/feeds/j.ics", "", 300, {}, {}, {}, {}};
+
+    // Run
+    auto html = agenda_page(*idx, page, sys_days{2026y / October / 1});
+
+    // Check: a row per post, shown as due; a place's parts once each
+    BOOST_REQUIRE(html);
+    BOOST_TEST(count(*html, "<li") == due_from_today + 3u); // + the three subscribe links
+    BOOST_TEST(count(*html, ">due<") == due_from_today);
+    BOOST_TEST(html->find("Boston, MA, US") != std::string::npos);
+    BOOST_TEST(html->find("MA, MA") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked) {
     // Issue 28: "changed 3 min ago, checked 20 s ago", in the viewer's words.
     sys_seconds const now = sys_days{2026y / December / 1} + 12h;
@@ -282,7 +329,7 @@ BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked)
 
     auto idx = views::index_calendar(golden("organizer.ics"));
     BOOST_REQUIRE(idx);
-    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, now - 3min, now - 20s, {}};
+    AgendaPage page{"Mine", "https://cal.example.org/feeds/x.ics", "", 300, now - 3min, now - 20s, {}, {}};
     auto html = agenda_page(*idx, page, now);
     BOOST_REQUIRE(html);
     BOOST_TEST(html->find(">changed 3 min ago, checked 20 s ago</span>") != std::string::npos);
