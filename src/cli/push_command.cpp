@@ -30,16 +30,31 @@ namespace net = boost::asio;
 
 namespace {
 
-/** The targets the command works on: the one named, or all; nullopt (after the message) if unknown. */
+bool pushed_into(Config const& cfg, std::string const& target) {
+    return std::any_of(cfg.feeds.begin(), cfg.feeds.end(), [&](FeedConfig const& f) {
+        return std::any_of(f.push.begin(), f.push.end(), [&](PushTo const& to) {
+            return to.target == target;
+        });
+    });
+}
+
+/**
+ * The targets the command works on: the one named, or all that a feed pushes into (an unused one is left
+ * alone, as serve leaves it: `check` warns of it); nullopt (after the message) if unknown.
+ */
 std::optional<std::vector<TargetConfig const*>> chosen_targets(Config const& cfg, Args const& args) {
     std::vector<TargetConfig const*> out;
     if (args.target.empty()) {
         for (auto const& [name, t] : cfg.targets)
-            out.push_back(&t);
+            if (pushed_into(cfg, name))
+                out.push_back(&t);
         return out;
     }
     if (auto const* t = cfg.find_target(args.target)) {
-        out.push_back(t);
+        if (pushed_into(cfg, t->name))
+            out.push_back(t);
+        else
+            print_err("icsbridge: push: " + t->name + ": no feed pushes into it; its calendar is left alone");
         return out;
     }
     std::string names;
@@ -228,9 +243,14 @@ int push_command(Config const& cfg, Args const& args) {
     auto targets = chosen_targets(cfg, args);
     if (!targets)
         return exit_code(errc::feed_unknown);
-    if (targets->empty()) {
+    if (cfg.targets.empty()) {
         print_err("icsbridge: push: " + cfg.path + " defines no [targets.NAME]; nothing to push");
         return exit_code(errc::usage);
+    }
+    if (targets->empty()) {
+        if (args.target.empty())
+            print_err("icsbridge: push: no feed pushes into any target (push = [...]); nothing to push");
+        return 0;
     }
     if (int const rc = missing_secrets_status(require_secrets(cfg, push_secret_owners(cfg, *targets)));
         rc != 0)

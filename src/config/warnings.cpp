@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 
@@ -95,6 +96,23 @@ void connect_warnings(Config const& cfg, std::vector<std::string>& out) {
     );
 }
 
+void unused_target_warnings(Config const& cfg, std::vector<std::string>& out) {
+    for (auto const& [target, t] : cfg.targets) {
+        auto const& name = target; // a lambda may not capture a structured binding (clang 14)
+        bool const used = std::any_of(cfg.feeds.begin(), cfg.feeds.end(), [&](FeedConfig const& f) {
+            return std::any_of(f.push.begin(), f.push.end(), [&](PushTo const& to) {
+                return to.target == name;
+            });
+        });
+        if (!used)
+            out.push_back(
+                cfg.path + ":" + std::to_string(t.line) + ": [targets." + name +
+                "]: no feed pushes into it (push = [\"" + name +
+                "\"] in a feed); push and serve leave its calendar alone"
+            );
+    }
+}
+
 } // namespace
 
 std::vector<std::string> config_warnings(Config const& cfg) {
@@ -121,6 +139,7 @@ std::vector<std::string> config_warnings(Config const& cfg) {
     }
     oauth_warnings(cfg, out);
     connect_warnings(cfg, out);
+    unused_target_warnings(cfg, out);
     return out;
 }
 

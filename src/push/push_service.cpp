@@ -81,7 +81,8 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
     cfg_ = cfg;
     std::vector<std::string> names;
     for (auto const& [name, t] : cfg->targets)
-        names.push_back(name);
+        if (!mirrored_into(*cfg, name).empty())
+            names.push_back(name); // an unused target is left alone: nothing to show
     status_.set_targets(names);
     // A target whose settings or feeds changed starts anew (its state file carries over); one gone stops.
     for (auto it = loops_.begin(); it != loops_.end();) {
@@ -98,6 +99,8 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
         if (loops_.contains(name))
             continue;
         auto feeds = mirrored_into(*cfg, name);
+        if (feeds.empty())
+            continue; // no feed pushes into it: its calendar is left alone (`check` says so)
         auto const period = period_of(*cfg, feeds);
         auto auth = authorizers_ && t.type != TargetType::caldav ? authorizers_(ioc_.get_executor(), t)
                                                                  : Authorizer{};
