@@ -8,7 +8,7 @@ set -euo pipefail
 build_pkgs=(
     g++ cmake ninja-build pkg-config
     libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev libqrencode-dev libpq-dev libxml2-dev tzdata ca-certificates curl dpkg-dev file
+    libical-dev libssl-dev zlib1g-dev libtomlplusplus-dev libqrencode-dev libpq-dev libxml2-dev libpsl-dev tzdata ca-certificates curl dpkg-dev file
 )
 # --demo: also what the test tree (the fake upstream is built there) needs to configure.
 test_build_pkgs=(libboost-test1.81-dev)

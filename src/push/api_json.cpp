@@ -113,11 +113,4 @@ Error api_refusal(
     return fail(errc::upstream_status, head + "the service would not take it");
 }
 
-bool same_origin(std::string_view base, std::string_view link) {
-    auto b = boost::urls::parse_uri(base);
-    auto l = boost::urls::parse_uri(link);
-    return b && l && b->scheme_id() == l->scheme_id() && b->encoded_host() == l->encoded_host() &&
-           b->port_number() == l->port_number();
-}
-
 } // namespace icsbridge::push

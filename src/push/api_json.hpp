@@ -49,8 +49,4 @@ Error api_refusal(
     bool slow_down
 );
 
-/** @brief Whether `link` (a nextLink, deltaLink) points into the same origin as `base`: our token goes
- * nowhere else. */
-bool same_origin(std::string_view base, std::string_view link);
-
 } // namespace icsbridge::push

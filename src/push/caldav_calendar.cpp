@@ -54,13 +54,32 @@ Result<Multistatus> multistatus_of(
     return ms;
 }
 
+/**
+ * `ref` made absolute against `from`, whose answer named it (`what`: a redirect, an href), when the target's
+ * credentials may go there; else the guard's refusal, saying where the URL came from.
+ */
+Result<std::string>
+follow(TargetClient const& dav, std::string const& from, std::string_view ref, std::string_view what) {
+    auto to = resolve_href(from, ref);
+    if (auto allowed = dav.may_send_to(to, from); !allowed)
+        return fail(
+            allowed.error().code,
+            allowed.error().message + " (" + std::string(what) + " in the answer from " + redact_url(from) +
+                ")"
+        );
+    return to;
+}
+
 net::awaitable<Result<Found>> propfind_one(TargetClient& dav, std::string url) {
     for (int hops = 0;; ++hops) {
         auto r = co_await with_depth(dav, "PROPFIND", url, propfind_body(), "0");
         if (!r)
             co_return r.error();
         if (is_redirect(r->status) && hops < 3 && !r->header("Location").empty()) {
-            url = resolve_href(url, r->header("Location"));
+            auto next = follow(dav, url, r->header("Location"), "a redirect");
+            if (!next)
+                co_return next.error();
+            url = std::move(*next);
             continue;
         }
         auto ms = multistatus_of(dav, "PROPFIND", url, *r);
@@ -115,13 +134,15 @@ net::awaitable<Result<std::string>> calendar_home(TargetClient& dav, std::string
             dav.name() + ": " + redact_url(url) +
                 " names no current-user-principal; give the calendar's own URL as url"
         );
-    auto const principal = resolve_href(at->url, at->entry.current_user_principal);
-    auto home = co_await propfind_one(dav, principal);
+    auto const principal = follow(dav, at->url, at->entry.current_user_principal, "the principal's href");
+    if (!principal)
+        co_return principal.error();
+    auto home = co_await propfind_one(dav, *principal);
     if (!home)
         co_return home.error();
     if (home->entry.calendar_home_set.empty())
-        co_return principal;
-    co_return resolve_href(home->url, home->entry.calendar_home_set);
+        co_return *principal;
+    co_return follow(dav, home->url, home->entry.calendar_home_set, "the calendar home's href");
 }
 
 net::awaitable<Result<Collection>>
@@ -162,8 +183,12 @@ net::awaitable<Result<Collection>> find_calendar(TargetClient& dav, TargetConfig
     if (!ms)
         co_return ms.error();
     for (auto const& e : ms->responses)
-        if (e.is_calendar && (e.displayname == target.calendar || last_segment(e.href) == target.calendar))
-            co_return Collection{resolve_href(*home, e.href), takes_todos(e), false};
+        if (e.is_calendar && (e.displayname == target.calendar || last_segment(e.href) == target.calendar)) {
+            auto url = follow(dav, *home, e.href, "the calendar's href");
+            if (!url)
+                co_return url.error();
+            co_return Collection{std::move(*url), takes_todos(e), false};
+        }
     if (!create)
         co_return Collection{resolve_href(*home, slug(target.calendar) + "/"), true, false, true};
     co_return co_await create_calendar(dav, *home, target.calendar);

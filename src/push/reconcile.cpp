@@ -221,6 +221,9 @@ net::awaitable<Result<Outcome>> reconcile(
         run.state = TargetState{};
     }
     run.state.identity = api.calendar_identity();
+    auto const allowed = [&dav](std::string_view url) { return dav.may_send_to(url); };
+    if (auto kept = check_kept_urls(run.state, allowed); !kept)
+        co_return kept.error();
     auto const requests_before = dav.requests();
     auto const conflicts_before = dav.conflicts();
     if (auto read = co_await read_calendar(run); !read)

@@ -14,6 +14,23 @@ namespace icsbridge::push {
 
 namespace json = boost::json;
 
+Result<void>
+check_kept_urls(TargetState const& s, std::function<Result<void>(std::string_view url)> const& allowed) {
+    // Google and Graph keep a calendar id: no URL, nothing to check. (A sync token is no address even when it
+    // looks like one, as Radicale's do; Graph's delta link is, and TargetClient refuses it when sent.)
+    if (!s.collection.starts_with("http://") && !s.collection.starts_with("https://"))
+        return Result<void>{};
+    if (auto ok = allowed(s.collection); !ok)
+        return fail(
+            ok.error().code,
+            ok.error().message +
+                " (the target's kept push state points there, written by an earlier version: it is not used; "
+                "delete it, storage.dir/push/TARGET.json or its row of icsbridge_push_state, and the calendar "
+                "is found again)"
+        );
+    return Result<void>{};
+}
+
 std::string state_path(std::string const& storage_dir, std::string_view target) {
     return storage_dir + "/push/" + std::string(target) + ".json";
 }

@@ -6,6 +6,7 @@
 #include "push/plan.hpp"
 #include <icsbridge/error.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,12 +22,20 @@ struct TargetState {
     bool todos = true;      ///< the collection takes VTODO (its supported-calendar-component-set)
     /// icsbridge created `collection` (it was not there): only such a calendar is deleted on a disconnect
     bool created = false;
-    Known items;            ///< uid -> what we wrote
-    Listing listing;        ///< our resources as the server last listed them (name -> ETag)
+    Known items;     ///< uid -> what we wrote
+    Listing listing; ///< our resources as the server last listed them (name -> ETag)
     /// name -> the server's id, where the server picks ids (Graph); CalDAV and Google derive them from names
     std::map<std::string, std::string> ids;
     friend bool operator==(TargetState const&, TargetState const&) = default;
 };
+
+/**
+ * @brief Ok when the calendar collection's URL the state keeps (CalDAV) is one `allowed` lets the target's
+ * credentials go to; else that refusal, saying the kept state is not used. A state written before the
+ * credential rule (issue 35) may point where a server's redirect once led.
+ */
+Result<void>
+check_kept_urls(TargetState const& s, std::function<Result<void>(std::string_view url)> const& allowed);
 
 /** @brief storage_dir + "/push/" + target + ".json". */
 std::string state_path(std::string const& storage_dir, std::string_view target);

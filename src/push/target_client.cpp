@@ -95,6 +95,16 @@ ClientOptions options_for(TargetConfig const& t) {
     return o;
 }
 
+/**
+ * CalDAV's password may follow the server's hrefs across its registrable domain (iCloud's); an OAuth access
+ * token goes to the API's own origin only.
+ */
+CredentialGuard guard_for(TargetConfig const& t) {
+    if (t.type == TargetType::caldav)
+        return CredentialGuard(t.name, t.url, CredentialGuard::Reach::registrable_domain);
+    return CredentialGuard(t.name, t.api_base, CredentialGuard::Reach::origin);
+}
+
 } // namespace
 
 Authorizer fixed_authorization(std::string header) {
@@ -118,6 +128,7 @@ TargetClient::TargetClient(
     net::any_io_executor ex, TargetConfig const& target, Logger log, Authorizer auth, SlowDownTest slow_down
 )
     : name_(target.name)
+    , guard_(guard_for(target))
     , auth_(std::move(auth))
     , slow_down_(std::move(slow_down))
     , http_(std::move(ex), options_for(target), log)
@@ -166,6 +177,8 @@ TargetClient::send(std::string method, std::string url, std::string body, Header
         );
     if (!auth_.authorization)
         co_return fail(errc::upstream_auth, name_ + ": the target has no credentials to send");
+    if (auto allowed = guard_.check(url); !allowed)
+        co_return allowed.error();
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
         auto waiting = wait_for_turn();

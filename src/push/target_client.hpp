@@ -3,8 +3,10 @@
 // is shared by all of the target's requests: the `rate` window, and one pause after a 429/503/5xx or a
 // dropped connection (Retry-After, else backoff), so a throttled server sees the whole target wait, not just
 // the request it refused. Answers come back as they are; what a status means is the caller's to decide.
+// The target's credentials go only where its CredentialGuard allows (issue 35), checked on every request.
 #pragma once
 
+#include "net/credential_guard.hpp"
 #include "sources/rate_budget.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -85,10 +87,19 @@ class TargetClient {
 
     /**
      * @brief One request, retried after throttling or transport failures as push_retry_wait() says. Every
-     * status comes back as an answer; an error only when no answer came (unreachable, TLS, timeout).
+     * status comes back as an answer; an error only when no answer came (unreachable, TLS, timeout), or when
+     * the credentials may not go to `url` (errc::upstream_auth naming both origins; nothing is sent).
      */
     boost::asio::awaitable<Result<HttpResponse>>
     send(std::string method, std::string url, std::string body = {}, Headers headers = {});
+
+    /**
+     * @brief Whether the target's credentials may go to `url`, which the answer from `from` named (a
+     * redirect's Location, an href); `from` empty: a URL of the target's own (configured or kept).
+     */
+    Result<void> may_send_to(std::string_view url, std::string_view from = {}) const {
+        return guard_.check(url, from);
+    }
 
     /** @brief Every try passes `gate` from now on (none by default: configured targets pace alone). */
     void set_gate(Gate gate) { gate_ = std::move(gate); }
@@ -113,6 +124,7 @@ class TargetClient {
     unsigned judged_status(Result<HttpResponse> const& answer) const;
 
     std::string name_;
+    CredentialGuard guard_;
     Authorizer auth_; ///< never logged: holds the password or tokens
     SlowDownTest slow_down_;
     Gate gate_; ///< empty: no shared budget

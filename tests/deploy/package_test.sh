@@ -61,7 +61,7 @@ contents)
     # Depends: derived by dpkg-shlibdeps from the binary (libical, Boost.JSON, OpenSSL...), plus the data
     # packages typed by hand.
     depends=$(dpkg-deb -f "$deb" Depends)
-    for dep in libical3 libboost-json1.81.0 libssl3 libc6 tzdata ca-certificates; do
+    for dep in libical3 libboost-json1.81.0 libssl3 libpsl5 libc6 tzdata ca-certificates; do
         grep -Eq "(^|, )$dep( |,|$)" <<<"$depends" || fail "Depends lacks $dep: $depends"
     done
 

@@ -2,8 +2,8 @@
 // A push target's shared gate (issue 27) against a scripted server on loopback: every try passes the gate,
 // a retried request twice; a gate that answers false ends the request as errc::shutdown before anything is
 // sent; connections sharing one FairBudget each count their requests in it.
-#include "push/fair_budget.hpp"
 #include "integration/scripted_upstream.hpp"
+#include "push/fair_budget.hpp"
 #include "push/target_client.hpp"
 #include "support/run_coro.hpp"
 
@@ -26,9 +26,10 @@ namespace net = boost::asio;
 
 namespace target_gate_test {
 
-TargetConfig target(std::string name) {
+TargetConfig target(std::string name, std::string url) {
     TargetConfig t;
     t.name = std::move(name);
+    t.url = std::move(url); // its credentials go to this origin only
     t.username = "u";
     t.password = "p";
     return t;
@@ -55,7 +56,7 @@ BOOST_AUTO_TEST_CASE(every_try_passes_the_gate) {
     int calls = 0;
     // Run
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        push::TargetClient client(ex, target("gated"), Logger{});
+        push::TargetClient client(ex, target("gated", up.base_url()), Logger{});
         client.set_gate(counting_gate(calls, true));
         auto sending = client.send("GET", up.base_url() + "/cal/");
         auto answer = co_await std::move(sending);
@@ -71,7 +72,7 @@ BOOST_AUTO_TEST_CASE(a_closed_gate_ends_the_request_before_it_is_sent) {
     ScriptedUpstream up([](ScriptedRequest const&) { return ScriptedReply{200, "ok"}; });
     int calls = 0;
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
-        push::TargetClient client(ex, target("gated"), Logger{});
+        push::TargetClient client(ex, target("gated", up.base_url()), Logger{});
         client.set_gate(counting_gate(calls, false));
         auto sending = client.send("GET", up.base_url() + "/cal/");
         auto answer = co_await std::move(sending);
@@ -89,8 +90,8 @@ BOOST_AUTO_TEST_CASE(connections_sharing_a_fair_budget_each_take_their_turns) {
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
         // Setup: no limit, so only the counting is under test here (the order is fair_budget_test's).
         push::FairBudget budget(ex, Budget{0, std::chrono::seconds(0)});
-        push::TargetClient a(ex, target("connection-a"), Logger{});
-        push::TargetClient b(ex, target("connection-b"), Logger{});
+        push::TargetClient a(ex, target("connection-a", up.base_url()), Logger{});
+        push::TargetClient b(ex, target("connection-b", up.base_url()), Logger{});
         a.set_gate(push::gate_of(budget, "a"));
         b.set_gate(push::gate_of(budget, "b"));
         // Run

@@ -9,13 +9,14 @@ request is forwarded unchanged (method, path, body, headers such as Authorizatio
 If-None-Match) on a fresh connection to UPSTREAM_URL, whose answer goes back unchanged but for the hop-by-hop
 headers. Each request forwarded or refused is appended to LOG_FILE as one line:
 
-    METHOD PATH STATUS UNIX_TIME PRECONDITION CLIENT START IF_MATCH
+    METHOD PATH STATUS UNIX_TIME PRECONDITION CLIENT START IF_MATCH AUTH
 
 UNIX_TIME is when the answer was ready to go back (before the client could have it), START when the
 request arrived (so [START, UNIX_TIME] lies within the client's own wait: overlapping lines were in flight
 at once). PRECONDITION is "create" for If-None-Match: *, "match" for If-Match, "-" for neither (Radicale
 answers 201 to every successful PUT, so only this tells a create from a replace); IF_MATCH is the If-Match
-value as sent ("-" without one). CLIENT is the name given to the
+value as sent ("-" without one); AUTH is "auth" when the request carried an Authorization header, else "-"
+(a redirect test asks whether credentials reached a host they must not). CLIENT is the name given to the
 process that sent it (POST /__proxy/client), "-" for any other: several `serve` replicas pushing one
 calendar send the same URLs and headers, so only the process that owns the connection tells them apart.
 Tests count requests (e.g. no PUT line after a reconcile that should write nothing) and measure the gap
@@ -34,7 +35,10 @@ Control requests go to /__proxy/ and are never forwarded or logged:
                                   its SUMMARY replaced by "Changed meanwhile" (no precondition, the
                                   request's credentials), so the item's ETag moves between the client's
                                   listing and its write. The ETag that PUT got is "race_etag" in the state
-    POST /__proxy/clear           no fault, no delay, no race
+    POST /__proxy/redirect?path=P&location=L[&status=302][&method=PROPFIND]
+                                  every request (of METHOD, default any) to path P is answered STATUS
+                                  (default 302) with `Location: L` instead of being forwarded
+    POST /__proxy/clear           no fault, no delay, no race, no redirect
     POST /__proxy/client?pid=N&name=NAME
                                   requests on connections that process N owns are logged as CLIENT NAME
     GET  /__proxy/state           the fault in force, as JSON
@@ -59,6 +63,7 @@ lock = threading.Lock()
 fault = {"status": 0, "count": 0, "retry_after": None, "method": None}
 delay = {"ms": 0}
 race = {"path": None, "method": None, "etag": None}
+redirect = {"path": None, "location": None, "status": 302, "method": None}
 clients = {}  # pid -> name (POST /__proxy/client)
 
 
@@ -66,8 +71,9 @@ def log(method, path, status, headers, client="-", start=None, end=None):
     cond = "create" if headers.get("If-None-Match", "").strip() == "*" else "match" if headers.get("If-Match") else "-"
     end = time.time() if end is None else end
     if_match = "".join((headers.get("If-Match") or "-").split())
-    line = "%s %s %d %.3f %s %s %.3f %s\n" % (method, path, status, end, cond, client,
-                                              end if start is None else start, if_match)
+    auth = "auth" if headers.get("Authorization") else "-"
+    line = "%s %s %d %.3f %s %s %.3f %s %s\n" % (method, path, status, end, cond, client,
+                                                 end if start is None else start, if_match, auth)
     with lock, open(log_path, "a") as f:
         f.write(line)
 
@@ -79,6 +85,14 @@ def take_fault(method):
             return None
         fault["count"] -= 1
         return dict(fault)
+
+
+def redirect_for(method, path):
+    """The armed redirect's (status, location) when it covers this request, else None."""
+    with lock:
+        if redirect["path"] != path or (redirect["method"] and redirect["method"] != method):
+            return None
+        return redirect["status"], redirect["location"]
 
 
 def take_race(method, path):
@@ -200,7 +214,11 @@ class Handler(BaseHTTPRequestHandler):
                 clients[int(q["pid"])] = q["name"]
             elif url.path == "/__proxy/race":
                 race.update(path=q["path"], method=q.get("method", "PUT"), etag=None)
+            elif url.path == "/__proxy/redirect":
+                redirect.update(path=q["path"], location=q["location"], status=int(q.get("status", 302)),
+                                method=q.get("method"))
             elif url.path == "/__proxy/clear":
+                redirect.update(path=None, location=None, status=302, method=None)
                 fault.update(status=0, count=0, retry_after=None, method=None)
                 delay["ms"] = 0
                 race.update(path=None, method=None, etag=None)
@@ -219,6 +237,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/__proxy/"):
             return self.control(body)
         client = self.client()  # now, while the client is surely there to be found
+        moved = redirect_for(self.command, urllib.parse.urlsplit(self.path).path)
+        if moved:
+            log(self.command, self.path, moved[0], self.headers, client, start)
+            return self.reply(moved[0], b"moved by dav_proxy\n", [("Location", moved[1]), ("Content-Type", "text/plain")])
         f = take_fault(self.command)
         if f:
             headers = [("Content-Type", "text/plain")]

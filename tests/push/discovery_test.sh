@@ -136,13 +136,7 @@ case "$(cat "$work/found.txt")" in
 esac
 
 # 7. HTTPS: a TLS proxy with a self-signed certificate for 127.0.0.1, trusted only through ca_file.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
-    -addext subjectAltName=IP:127.0.0.1 -keyout "$work/tls.key" -out "$work/tls.pem" 2>"$work/openssl.err" ||
-    fail "could not make a certificate: $(cat "$work/openssl.err")"
-plain_proxy_url=$proxy_url
-start_dav_proxy tls-proxy --tls "$work/tls.pem" "$work/tls.key"
-tls_url=$proxy_url
-proxy_url=$plain_proxy_url
+start_tls_proxy
 make_calendar "$dav_user/secure/" "Secure"
 secure_toml() { # [LINE...]: a config whose one target is the Secure calendar over HTTPS
     server_toml "$work/state" "127.0.0.1:0"

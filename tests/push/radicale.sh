@@ -137,6 +137,19 @@ start_dav_proxy() {
         *) fail "the DAV proxy said: $line" ;; esac
 }
 
+# start_tls_proxy: a second proxy, named tls-proxy, serving HTTPS with a self-signed certificate for 127.0.0.1
+# ($work/tls.pem, its key $work/tls.key: trusted only through ca_file). Sets tls_url; proxy_url stays the plain
+# proxy's.
+start_tls_proxy() {
+    local plain=$proxy_url
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$work/tls.key" -out "$work/tls.pem" 2>"$work/openssl.err" ||
+        fail "could not make a certificate: $(cat "$work/openssl.err")"
+    start_dav_proxy tls-proxy --tls "$work/tls.pem" "$work/tls.key"
+    tls_url=$proxy_url
+    proxy_url=$plain
+}
+
 # proxy_fault STATUS COUNT [RETRY_AFTER [METHOD]]: the next COUNT requests (of METHOD) get STATUS.
 proxy_fault() {
     local q="status=$1&count=$2"
