@@ -78,9 +78,18 @@ struct Run {
     }
 };
 
-/** One op to its end: written, or refused (recorded in the outcome), or an error that stops the run. */
+/**
+ * One op to its end: written, or refused (recorded in the outcome), or an error that stops the run. Its 412s
+ * count as conflicts resolved only once the item is as the feed wants it (written, or gone as asked): a 412
+ * after which nothing lands resolved nothing.
+ */
 net::awaitable<Result<void>> carry_out(Run& run, Op op) {
     using Kind = WriteAnswer::Kind;
+    std::size_t conflicts = 0;
+    auto const resolved = [&] {
+        run.dav.conflicts() += conflicts;
+        return Result<void>{};
+    };
     for (int round = 0; round < 4; ++round) {
         auto const it = run.by_name.find(op.name);
         Resource const* resource =
@@ -92,18 +101,18 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
         switch (a->kind) {
         case Kind::done:
             op.kind == OpKind::remove ? run.removed(op) : run.landed(op, *a);
-            co_return Result<void>{};
+            co_return resolved();
         case Kind::gone:
             if (op.kind == OpKind::remove) {
                 run.removed(op);
-                co_return Result<void>{};
+                co_return resolved();
             }
             op = Op{OpKind::create, op.uid, op.name, "", op.hash};
             continue;
         case Kind::conflict: {
             // Changed or created behind our back (or our own earlier write whose answer was lost): the
             // feed wins, against what is there now.
-            ++run.dav.conflicts();
+            ++conflicts;
             auto reading = run.api.version_now(run.state, op.name);
             auto now = co_await std::move(reading);
             if (!now)
@@ -111,7 +120,7 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
             auto again = after_conflict(op, *now);
             if (!again) {
                 run.removed(op);
-                co_return Result<void>{};
+                co_return resolved();
             }
             op = std::move(*again);
             continue;

@@ -31,7 +31,7 @@ StateKeeping state_file(std::string const& storage_dir, std::string const& targe
 struct Outcome {
     std::size_t created = 0, updated = 0, deleted = 0, unchanged = 0;
     std::size_t requests = 0;
-    std::size_t conflicts = 0;        ///< 412 answers, each resolved by reading the item again
+    std::size_t conflicts = 0;        ///< 412 answers after which the item was read again and written
     std::size_t items = 0;            ///< our items in the calendar afterwards
     std::size_t skipped_todos = 0;    ///< job posts the calendar cannot take
     std::vector<std::string> refused; ///< items the server would not take, one reason each

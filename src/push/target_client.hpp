@@ -110,7 +110,11 @@ class TargetClient {
 
     /** @brief Requests sent so far (every try). */
     std::size_t requests() const { return requests_; }
-    /** @brief Answers 412 so far (someone else changed an item between our read and our write). */
+    /**
+     * @brief Conflicts resolved so far: 412 answers (someone else changed an item between our read and our
+     * write) after which the item was written (the reconcile counts them; a 412 with no write after it is
+     * none).
+     */
     std::size_t& conflicts() { return conflicts_; }
     std::string const& name() const { return name_; }
     /** @brief The target's max_concurrency: writes in flight at once. */

@@ -9,6 +9,8 @@
 #                   and never more than 2 are in flight at once
 #   507             an item's PUT answered 507 Insufficient Storage: exit 1, one line naming the quota, the
 #                   PUT not tried again
+#   412 storm       every PUT answered 412 Precondition Failed: each item refused after its tries, exit 1, and no
+#                   "conflicts resolved" printed (none was: nothing was written after a 412; issue 35)
 #   403             another user's calendar: exit 1, the 403 named
 #   not a calendar  url is a plain collection (the principal) with no calendar key: exit 1, says so
 #   unreachable     a closed port: exit 1 within 60 s (connection refused is retried with backoff, ~35 s),
@@ -127,6 +129,22 @@ one_line_for good "507" 'quota'
 [ "$(proxy_count PUT)" = 1 ] || fail "507: the refused PUT was tried again: $(proxy_summary)"
 echo "507: $(cat "$work/push.err")"
 
+# 1c. A 412 storm: every PUT into a fresh calendar is refused as changed meanwhile. Nothing lands, so no
+# conflict was resolved, whatever was read again in between.
+make_calendar "$dav_user/storm/" "Storm"
+sed -e "s|${proxy_url}$dav_user/good/|${proxy_url}$dav_user/storm/|" "$work/quota.toml" >"$work/storm.toml"
+proxy_reset_log
+proxy_fault 412 100000 "" PUT
+"$bin" push --config "$work/storm.toml" >"$work/push.out" 2>"$work/push.err"
+push_rc=$?
+proxy_clear
+[ "$push_rc" = 1 ] || fail "412 storm: push exited $push_rc (want 1): $(cat "$work/push.out" "$work/push.err")"
+[ "$(proxy_count PUT -s 412)" -ge 34 ] || fail "412 storm: not every item was tried: $(proxy_summary)"
+[ "$(proxy_count PUT -s 201) $(proxy_count PUT -s 204)" = "0 0" ] || fail "412 storm: a PUT landed: $(proxy_summary)"
+grep -q "conflict" "$work/push.out" "$work/push.err" &&
+    fail "412 storm: conflicts counted as resolved though nothing was written: $(grep conflict "$work/push.out" "$work/push.err")"
+echo "412 storm: $(proxy_summary); printed: $(head -c 300 "$work/push.out" "$work/push.err" | tr '\n' ' ')"
+
 # 2. 403: alice writing into bob's calendar.
 export TEST_DAV_PASSWORD=$dav_password
 cat >"$work/push.toml" <<TOML
@@ -146,10 +164,11 @@ echo "403: $(grep -i bobs "$work/push.err")"
 
 # 3. Not a calendar: the principal collection itself.
 sed -i "s|url = \"${proxy_url}bob/cal/\"|url = \"${proxy_url}$dav_user/\"|" "$work/push.toml"
+calendars_before=$(dav_check | $python -c 'import json,sys; print(len(json.load(sys.stdin)["calendars"]))')
 run_push
 [ "$push_rc" = 1 ] || fail "not a calendar: push exited $push_rc (want 1)"
 one_line_for bobs "not a calendar" 'calendar'
-[ "$(dav_check | $python -c 'import json,sys; print(len(json.load(sys.stdin)["calendars"]))')" = 2 ] ||
+[ "$(dav_check | $python -c 'import json,sys; print(len(json.load(sys.stdin)["calendars"]))')" = "$calendars_before" ] ||
     fail "not a calendar: a calendar was made (url names a collection, not a server with calendar = ...)"
 echo "not a calendar: $(grep -i bobs "$work/push.err")"
 
