@@ -1,10 +1,13 @@
 // File: caldav_calendar.cpp
 // find_calendar() walks the discovery chain one PROPFIND at a time, following the redirects servers send
-// for /.well-known/caldav; list_ours() asks sync-collection first and falls back to PROPFIND once a server
-// shows it has no sync. Only resources whose name marks them ours (is_owned) are listed.
+// for /.well-known/caldav (and each redirect or href only where the target's credentials may go);
+// list_ours() asks sync-collection first, follows a report the server cuts short from part to part (never
+// round in a circle), and falls back to PROPFIND once a server shows it has no sync. Only resources whose
+// name marks them ours (is_owned) are listed.
 #include "push/caldav_calendar.hpp"
 
 #include "push/dav_xml.hpp"
+#include "push/page_trail.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -213,6 +216,60 @@ ListingUpdate to_update(Multistatus const& ms, bool full) {
     return u;
 }
 
+/** A sync-collection answer the server cut short (RFC 6578 3.6: a 507 response for the collection). */
+bool cut_short(Multistatus const& ms) {
+    return std::any_of(ms.responses.begin(), ms.responses.end(), [](DavEntry const& e) {
+        return e.status == 507;
+    });
+}
+
+/** `part` (the changes since `into`'s token) added to `into`. */
+void add_part(ListingUpdate& into, ListingUpdate part) {
+    for (auto& [name, etag] : part.changed) {
+        std::erase(into.removed, name);
+        into.changed[name] = std::move(etag);
+    }
+    for (auto& name : part.removed) {
+        into.changed.erase(name);
+        into.removed.push_back(std::move(name));
+    }
+    into.sync_token = std::move(part.sync_token);
+}
+
+/** Servers cut a long report at a size of their own; this many a part is assumed for the page limit. */
+constexpr std::size_t sync_part = 100;
+
+/**
+ * The rest of a sync-collection report cut short, asked from each part's token until one is whole. A token
+ * named twice (the server asks us to start again where we were) or too many parts is an error: the listing
+ * would never end.
+ */
+net::awaitable<Result<ListingUpdate>> rest_of_report(
+    TargetClient& dav, std::string const& collection, std::string const& token, ListingUpdate update
+) {
+    PageTrail trail(dav.name(), "the sync-collection report", sync_part);
+    if (!token.empty())
+        trail.first(token);
+    for (;;) {
+        if (update.sync_token.empty())
+            co_return fail(
+                errc::upstream_malformed,
+                dav.name() + ": REPORT " + redact_url(collection) + " was cut short without a sync token"
+            );
+        if (auto go_on = trail.next(update.sync_token); !go_on)
+            co_return go_on.error();
+        auto r = co_await with_depth(dav, "REPORT", collection, sync_collection_body(update.sync_token), "1");
+        if (!r)
+            co_return r.error();
+        auto ms = multistatus_of(dav, "REPORT", collection, *r);
+        if (!ms)
+            co_return ms.error();
+        add_part(update, to_update(*ms, false));
+        if (!cut_short(*ms))
+            co_return update;
+    }
+}
+
 net::awaitable<Result<ListingUpdate>> propfind_listing(TargetClient& dav, std::string const& collection) {
     auto r = co_await with_depth(dav, "PROPFIND", collection, propfind_body(), "1");
     if (!r)
@@ -235,6 +292,8 @@ list_ours(TargetClient& dav, std::string const& collection, std::string const& t
         auto ms = multistatus_of(dav, "REPORT", collection, *r);
         if (!ms)
             co_return ms.error();
+        if (cut_short(*ms))
+            co_return co_await rest_of_report(dav, collection, token, to_update(*ms, token.empty()));
         co_return to_update(*ms, token.empty());
     }
     if (r->status == 401 || r->status == 404)

@@ -6,6 +6,7 @@
 #include "push/api_json.hpp"
 #include "push/calendar_api.hpp"
 #include "push/event_json.hpp"
+#include "push/page_trail.hpp"
 
 #include <boost/json.hpp>
 
@@ -24,6 +25,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t id_length = 32;
+/** The most entries a page holds, as asked (maxResults): a listing of more pages than the limit loops. */
+constexpr std::size_t calendars_a_page = 250, events_a_page = 2500;
 
 std::string id_of(std::string const& name) {
     return name.substr(owned_prefix.size(), id_length);
@@ -99,6 +102,7 @@ class GoogleApi final : public CalendarApi {
         if (!target_.calendar_id.empty())
             co_return Collection{target_.calendar_id, true, false, false};
         std::string page;
+        PageTrail trail(target_.name, "the calendar list", calendars_a_page);
         do {
             auto const url = target_.api_base + "/users/me/calendarList?maxResults=250" +
                              (page.empty() ? "" : "&pageToken=" + query_value(page));
@@ -112,6 +116,8 @@ class GoogleApi final : public CalendarApi {
             if (auto id = calendar_named(*body); !id.empty())
                 co_return Collection{id, true, false, false};
             page = member_text(*body, "nextPageToken");
+            if (auto go_on = page.empty() ? Result<void>{} : trail.next(page); !go_on)
+                co_return go_on.error();
         } while (!page.empty());
         if (!create)
             co_return Collection{"", true, false, true};
@@ -123,6 +129,7 @@ class GoogleApi final : public CalendarApi {
         std::string token = state.sync_token;
         u.full = token.empty();
         std::string page;
+        PageTrail trail(target_.name, "the calendar's events", events_a_page);
         for (;;) {
             auto const url = target_.api_base + "/calendars/" + path_segment(state.collection) +
                              "/events?maxResults=2500&showDeleted=true" +
@@ -137,6 +144,7 @@ class GoogleApi final : public CalendarApi {
                 page.clear();
                 u = ListingUpdate{};
                 u.full = true;
+                trail = PageTrail(target_.name, "the calendar's events", events_a_page);
                 continue;
             }
             auto body = json_object_of(*r);
@@ -145,6 +153,8 @@ class GoogleApi final : public CalendarApi {
             page = read_page(*body, u);
             if (page.empty())
                 co_return u;
+            if (auto go_on = trail.next(page); !go_on)
+                co_return go_on.error();
         }
     }
 

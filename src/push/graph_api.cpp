@@ -7,6 +7,7 @@
 #include "push/api_json.hpp"
 #include "push/calendar_api.hpp"
 #include "push/event_json.hpp"
+#include "push/page_trail.hpp"
 
 #include <boost/json.hpp>
 
@@ -23,6 +24,10 @@ namespace net = boost::asio;
 namespace json = boost::json;
 
 namespace {
+
+/** Entries a page holds at most, as asked ($top, the delta rounds' Prefer): more pages than the limit loop.
+ */
+constexpr std::size_t a_page = 100, delta_page = 500;
 
 /** More unknown ids than this in one delta: list ours in full instead of asking one by one. */
 constexpr std::size_t most_lookups = 20;
@@ -87,6 +92,8 @@ class GraphApi final : public CalendarApi {
         if (!target_.calendar_id.empty())
             co_return Collection{target_.calendar_id, true, false, false};
         std::string url = target_.api_base + "/me/calendars?$top=100";
+        PageTrail trail(target_.name, "the calendar list", a_page);
+        trail.first(url);
         while (!url.empty()) {
             auto page = co_await get_page(url);
             if (!page)
@@ -96,6 +103,8 @@ class GraphApi final : public CalendarApi {
                     if (v.is_object() && member_text(v.get_object(), "name") == target_.calendar)
                         co_return Collection{member_text(v.get_object(), "id"), true, false, false};
             url = member_text(*page, "@odata.nextLink");
+            if (auto go_on = url.empty() ? Result<void>{} : trail.next(url); !go_on)
+                co_return go_on.error();
         }
         if (!create)
             co_return Collection{"", true, false, true};
@@ -210,6 +219,8 @@ class GraphApi final : public CalendarApi {
         u.sync_token = std::move(*round);
         state.ids.clear();
         std::string url = cal + "/events?$top=100&$select=id&" + owner_filter() + "&" + owner_expand();
+        PageTrail trail(target_.name, "our events", a_page);
+        trail.first(url);
         while (!url.empty()) {
             auto page = co_await get_page(url);
             if (!page)
@@ -222,6 +233,8 @@ class GraphApi final : public CalendarApi {
                             u.changed[name] = version_of(v.get_object());
                         }
             url = member_text(*page, "@odata.nextLink");
+            if (auto go_on = url.empty() ? Result<void>{} : trail.next(url); !go_on)
+                co_return go_on.error();
         }
         co_return u;
     }
@@ -272,10 +285,12 @@ class GraphApi final : public CalendarApi {
     /** Follows one delta round from `url` to its deltaLink (returned), each event to `seen`. */
     net::awaitable<Result<std::string>>
     delta_round(std::string url, std::function<void(json::object const&)> const& seen) {
+        PageTrail trail(target_.name, "a delta round", delta_page);
+        trail.first(url);
         for (;;) {
             // Delta pages are small unless asked for more: the round after a large upload would be a
             // hundred requests or more.
-            Headers prefer{{"Prefer", "odata.maxpagesize=500"}};
+            Headers prefer{{"Prefer", "odata.maxpagesize=" + std::to_string(delta_page)}};
             auto paging = get_page(url, std::move(prefer));
             auto page = co_await std::move(paging);
             if (!page)
@@ -286,6 +301,8 @@ class GraphApi final : public CalendarApi {
                         if (v.is_object())
                             seen(v.get_object());
             if (auto next = member_text(*page, "@odata.nextLink"); !next.empty()) {
+                if (auto go_on = trail.next(next); !go_on)
+                    co_return go_on.error();
                 url = std::move(next);
                 continue;
             }

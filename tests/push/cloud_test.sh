@@ -11,6 +11,9 @@
 #              syncToken; graph: the delta link), not in full
 #   change     one event renamed upstream: one write, to that event
 #   removal    one event gone upstream: one delete, of that event
+#   loop       the API names the same next page for ever (google: nextPageToken; graph: @odata.nextLink): push
+#              stops on the second time it is named, exit 1 with a line naming the target, in a handful of
+#              requests, writing nothing (issue 35)
 #   conflict   one of our events edited behind icsbridge's back, and again between its read and its write:
 #              the update carries If-Match, meets a 412 (counted as a conflict), and the feed's version wins
 #   serve      `serve` with the webhook (each case an event renamed upstream), one serve throughout:
@@ -358,6 +361,22 @@ if got != due:
 PY
 }
 
+step_loop() {
+    fake_admin config '{"repeat_page_token": true}' >/dev/null
+    fake_admin reset_counts >/dev/null
+    timeout 60 "$bin" push --config "$work/push.toml" >"$work/push.out" 2>"$work/push.err"
+    push_rc=$?
+    fake_admin config '{"repeat_page_token": false}' >/dev/null
+    [ "$push_rc" = 1 ] ||
+        fail "a listing that never ends: push exited $push_rc (want 1; 124: still listing after 60 s): $(head -c 300 "$work/push.err")"
+    grep "cal" "$work/push.err" | grep -q "never end" || fail "a listing that never ends: $(cat "$work/push.err")"
+    local n
+    n=$(fake_requests total)
+    [ "$n" -le 6 ] || fail "a listing that never ends cost $n requests: $(fake_state "d['requests']['by_kind']")"
+    writes_were "a listing that never ends" 0
+    echo "loop: exit 1 after $n requests: $(head -c 300 "$work/push.err")"
+}
+
 step_revoked() {
     fake_admin revoke >/dev/null
     fake_admin reset_counts >/dev/null
@@ -370,7 +389,7 @@ step_revoked() {
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 
-for step in connect initial unchanged change removal conflict serve quota kill moved primary serve_revoked revoked; do
+for step in connect initial unchanged change removal loop conflict serve quota kill moved primary serve_revoked revoked; do
     step_started=$(date +%s%N)
     "step_$step"
     echo "  ($step: $(( ($(date +%s%N) - step_started) / 1000000 )) ms)"

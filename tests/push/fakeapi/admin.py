@@ -33,8 +33,10 @@ account; reset_counts and config are the whole fake's.
     POST /_fake/expire        every access token (of account=E) expired now (refresh tokens still good)
     POST /_fake/forget_sync   every sync token, delta link and page token (of account=E) forgotten (-> 410 / 400)
     POST /_fake/config {latency_ms, quota_per_minute, user_quota_per_minute, error_rate, token_lifetime,
-         reject_tokens} (any of them) -> the config; setting a quota (even to its value) starts its 60 s windows
-         empty; reject_tokens true: every API request answered 401, even with an access token just refreshed
+         reject_tokens, repeat_page_token} (any of them) -> the config; setting a quota (even to its value) starts
+         its 60 s windows empty; reject_tokens true: every API request answered 401, even with an access token
+         just refreshed; repeat_page_token true: every listing page (google: calendarList, events; microsoft: a
+         nextLink page, a delta round) names a next page that is itself again, for ever
 """
 import json
 

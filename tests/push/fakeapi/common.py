@@ -92,16 +92,18 @@ class Config:
         self.token_lifetime = args.token_lifetime
         self.user_quota_per_minute = args.user_quota_per_minute
         self.reject_tokens = False  # every API request 401, even with a fresh access token
+        self.repeat_page_token = False  # every listing page names itself as the next one, for ever
 
     def update(self, values):
         for key, kind in (("latency_ms", int), ("quota_per_minute", int), ("error_rate", float),
-                          ("token_lifetime", int), ("user_quota_per_minute", int), ("reject_tokens", strict_bool)):
+                          ("token_lifetime", int), ("user_quota_per_minute", int), ("reject_tokens", strict_bool),
+                          ("repeat_page_token", strict_bool)):
             if key in values:
                 setattr(self, key, kind(values[key]))
 
     def as_json(self):
         return {k: getattr(self, k) for k in ("latency_ms", "quota_per_minute", "error_rate", "token_lifetime",
-                                              "user_quota_per_minute", "reject_tokens")}
+                                              "user_quota_per_minute", "reject_tokens", "repeat_page_token")}
 
 
 def strict_bool(value):

@@ -182,6 +182,10 @@ class Google:
             if page is None or page["what"] != what:
                 raise bad("Invalid pageToken value.")
             ids, offset, snapshot = page["ids"], page["offset"], page["snapshot"]
+        if self.state.config.repeat_page_token:
+            # A broken API: every page names the same token, which answers that page again, for ever.
+            self.state.pages["same-page-again"] = {"what": what, "ids": ids, "offset": offset, "snapshot": snapshot}
+            return ids[offset:offset + limit], "same-page-again", snapshot
         end = offset + limit
         if end >= len(ids):
             return ids[offset:], None, snapshot

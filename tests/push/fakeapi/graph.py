@@ -163,7 +163,9 @@ class Graph:
         top, skip = min(int(top), 1000), int(skip)
         body = {"@odata.context": req.base_url + "/v1.0/" + context,
                 "value": [render(x) for x in items[skip:skip + top]]}
-        if skip + top < len(items):
+        if self.state.config.repeat_page_token:  # a broken API: the next page is this one, for ever
+            body["@odata.nextLink"] = req.base_url + req.target
+        elif skip + top < len(items):
             query = dict(req.query, **{"$skip": [str(skip + top)]})
             body["@odata.nextLink"] = req.base_url + req.path + "?" + urllib.parse.urlencode(
                 query, doseq=True, quote_via=urllib.parse.quote, safe="$")
@@ -241,7 +243,9 @@ class Graph:
         items = [self.delta_item(cal.events[i], window) for i in here]
         body = {"@odata.context": req.base_url + "/v1.0/$metadata#Collection(event)", "value": items}
         link = req.base_url + req.path + "?"
-        if rest:
+        if self.state.config.repeat_page_token:  # a broken API: the next page is this one, for ever
+            body["@odata.nextLink"] = req.base_url + req.target
+        elif rest:
             token = opaque(24)
             self.state.pages[token] = {"what": "delta " + cal.id, "ids": ids, "offset": offset + size,
                                        "window": window, "snapshot": snapshot}
