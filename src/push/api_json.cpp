@@ -81,10 +81,18 @@ Error api_refusal(
     std::string const head = std::string(target) + ": " + std::to_string(r.status) + " from " +
                              std::string(method) + " " + redact_url(url) +
                              (said.empty() ? "" : " (" + said + ")") + ": ";
-    if (r.status == 429 || slow_down)
+    // Google says "slow down" with a 403 too: throttling after the backoff's tries, not a missing right.
+    bool const throttled =
+        r.status == 429 || slow_down ||
+        (r.status == 403 && (reason == "rateLimitExceeded" || reason == "userRateLimitExceeded"));
+    if (throttled)
         return fail(
             errc::upstream_rate_limited,
-            head + "over the account's request quota; trying again next period"
+            head + "the service is throttling the account's requests (over its request rate or quota) and "
+                   "still was "
+                   "after backing off; icsbridge backs off and tries again next period (lower the target's "
+                   "rate if "
+                   "this persists)"
         );
     switch (r.status) {
     case 401:

@@ -37,9 +37,9 @@ std::string error_message(HttpResponse const& r);
 
 /**
  * @brief Why the target cannot go on after `r` (Google or Graph), naming the target, the request (its
- * path only) and what to do: reconnect (401), rights or scope (403), the calendar (404), quota (429 or
- * `slow_down`), the service (5xx). Codes as TargetClient's refusals: upstream_auth, upstream_not_found,
- * upstream_rate_limited, upstream_status.
+ * path only) and what to do: reconnect (401), rights or scope (403), the calendar (404), throttling (429,
+ * Google's 403 rateLimitExceeded / userRateLimitExceeded, or `slow_down`), the service (5xx). Codes as
+ * TargetClient's refusals: upstream_auth, upstream_not_found, upstream_rate_limited, upstream_status.
  */
 Error api_refusal(
     std::string_view target,
