@@ -105,6 +105,18 @@ CredentialGuard guard_for(TargetConfig const& t) {
     return CredentialGuard(t.name, t.api_base, CredentialGuard::Reach::origin);
 }
 
+/** A body's type when the caller gave none: CalDAV's PUT sends iCalendar, its other methods XML. */
+void add_content_type(std::string const& method, std::string const& body, Headers& headers) {
+    bool const typed = std::any_of(headers.begin(), headers.end(), [](auto const& h) {
+        return boost::algorithm::iequals(h.first, "Content-Type");
+    });
+    if (!typed && !body.empty() && method != "DELETE")
+        headers.emplace_back(
+            "Content-Type",
+            method == "PUT" ? "text/calendar; charset=utf-8" : "application/xml; charset=utf-8"
+        );
+}
+
 } // namespace
 
 Authorizer fixed_authorization(std::string header) {
@@ -167,14 +179,7 @@ net::awaitable<bool> TargetClient::wait_for_turn() {
 net::awaitable<Result<HttpResponse>>
 TargetClient::send(std::string method, std::string url, std::string body, Headers headers) {
     thread_local std::minstd_rand rng{std::random_device{}()};
-    bool const typed = std::any_of(headers.begin(), headers.end(), [](auto const& h) {
-        return boost::algorithm::iequals(h.first, "Content-Type");
-    });
-    if (!typed && !body.empty() && method != "DELETE")
-        headers.emplace_back(
-            "Content-Type",
-            method == "PUT" ? "text/calendar; charset=utf-8" : "application/xml; charset=utf-8"
-        );
+    add_content_type(method, body, headers);
     if (!auth_.authorization)
         co_return fail(errc::upstream_auth, name_ + ": the target has no credentials to send");
     if (auto allowed = guard_.check(url); !allowed)
