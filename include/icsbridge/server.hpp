@@ -12,6 +12,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/address.hpp>
 
 #include <array>
 #include <atomic>
@@ -83,6 +84,9 @@ struct ServerRequest {
     std::string_view accept;        ///< the Accept header
     std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
     bool body_too_large = false;    ///< a hook body over the limit, left unread
+    /// Who sent it: the peer, or behind a trusted proxy the client its X-Forwarded-For names. Set for the
+    /// async routes only (the sign-in caps count by it).
+    boost::asio::ip::address client;
 };
 
 /** @brief A response; the body of a feed is a view into the shared, immutable snapshot (never copied). */

@@ -68,6 +68,16 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
     auto flow = open_state(connections_.key(), sealed, c.now);
     if (!flow)
         co_return refused_sign_in(flow.error().message);
+    auto const code = param(params, "code");
+    auto const error = param(params, "error");
+    // Nothing is recorded for an answer that can neither connect nor say why not (a refusal, "error=",
+    // still uses up the state): claims are kept 10 minutes, so each must be one a sign-in could use.
+    if (code.empty() && error.empty())
+        co_return refused_sign_in(
+            "The answer holds no code to sign in with: start again from the feed's page."
+        );
+    if (auto wait = claims_.take(c.req.client, c.now))
+        co_return too_many_sign_ins(*wait);
     // Claimed before anything else is looked at: a replayed answer is refused whatever it holds.
     auto claiming = connections_.claim(flow->nonce, flow->expires);
     auto claimed = co_await std::move(claiming);
@@ -80,7 +90,7 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
         co_return nothing_here();
     auto const back = feed_page_url(c.cfg, *feed, flow->token);
     auto const label = std::string(provider_label(flow->provider));
-    if (auto error = param(params, "error"); !error.empty())
+    if (!error.empty())
         co_return page(
             200,
             message_page(
@@ -93,11 +103,8 @@ net::awaitable<ServerResponse> ConnectRoutes::finish(Call const& c) {
             )
         );
     auto target = provider_target(c.cfg, flow->provider, *feed);
-    auto const code = param(params, "code");
-    if (!target || code.empty())
-        co_return refused_sign_in(
-            "The answer holds no code to sign in with: start again from the feed's page."
-        );
+    if (!target)
+        co_return refused_sign_in("This service no longer offers " + label + ": nothing was connected.");
     auto connecting = connect_with(c, *flow, *target, code, back);
     co_return co_await std::move(connecting);
 }

@@ -40,6 +40,20 @@ ServerResponse nothing_here() {
     return page(404, message_page("Not found", "There is nothing at this address."));
 }
 
+ServerResponse too_many_sign_ins(std::chrono::seconds wait) {
+    auto r = page(
+        429,
+        message_page(
+            "Too many sign-ins",
+            "Too many sign-ins were started from here (or from everywhere) in the last minutes: try again "
+            "in " +
+                std::to_string((wait.count() + 59) / 60) + " minute(s)."
+        )
+    );
+    r.headers.emplace_back("Retry-After", std::to_string(wait.count()));
+    return r;
+}
+
 std::string param(urls::params_view params, std::string_view name) {
     auto it = params.find(name);
     return it == params.end() ? std::string() : std::string((*it).value);

@@ -7,6 +7,7 @@
 
 #include <boost/url/url_view.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@ std::string title_of(FeedConfig const& feed);
  * only for calendars it creates); nullopt when [connect] does not offer the provider. */
 std::optional<TargetConfig>
 provider_target(Config const& cfg, std::string_view provider, FeedConfig const& f);
+/** @brief 429 with Retry-After `wait`: the client (or everyone) began or finished too many sign-ins. */
+ServerResponse too_many_sign_ins(std::chrono::seconds wait);
 /** @brief scheme://host[:port] of an absolute URL; empty when it is not one. */
 std::string origin_of(std::string_view url);
 

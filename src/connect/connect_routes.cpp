@@ -102,7 +102,7 @@ ConnectRoutes::handle(ServerRequest const& req, std::shared_ptr<Config const> cf
     co_return co_await std::move(managing);
 }
 
-ServerResponse ConnectRoutes::start(Call const& c, std::string_view provider) const {
+ServerResponse ConnectRoutes::start(Call const& c, std::string_view provider) {
     auto const name = param(c.url.params(), "feed");
     auto const token = param(c.url.params(), "token");
     auto const* feed = c.cfg.find_feed(name);
@@ -124,6 +124,8 @@ ServerResponse ConnectRoutes::start(Call const& c, std::string_view provider) co
     std::string const query = "?" + view;
     if (auto checked = views::parse_view_params(urls::url_view(query).params(), today); !checked)
         return page(400, message_page("Not a view of this feed", checked.error().message));
+    if (auto wait = begun_.take(c.req.client, c.now))
+        return too_many_sign_ins(*wait);
     auto const flow = new_flow(std::string(provider), name, view, token, c.now);
     auto const location = oauth::authorization_url(
         *target,

@@ -6,6 +6,7 @@
 
 #include "connect/connections.hpp"
 #include "connect/flow_state.hpp"
+#include "connect/sign_in_cap.hpp"
 #include <icsbridge/server.hpp>
 
 #include <boost/url/params_view.hpp>
@@ -37,7 +38,7 @@ class ConnectRoutes final : public AsyncRoutes {
 
   private:
     struct Call;
-    ServerResponse start(Call const& c, std::string_view provider) const;
+    ServerResponse start(Call const& c, std::string_view provider);
     boost::asio::awaitable<ServerResponse> finish(Call const& c);
     /** The code traded for the person's refresh token, the connection stored; their page, or why not. */
     boost::asio::awaitable<ServerResponse> connect_with(
@@ -49,6 +50,10 @@ class ConnectRoutes final : public AsyncRoutes {
 
     Connections& connections_;
     Logger log_;
+    // Each claim is kept until its state expires: counted as long, these bound what a flood of sign-ins
+    // holds (the README's security notes give the caps).
+    SignInCap begun_{SignInCaps{30, 10000, state_lifetime}};
+    SignInCap claims_{SignInCaps{30, 10000, state_lifetime}};
 };
 
 } // namespace icsbridge::connect

@@ -3,6 +3,8 @@
 // the session ends), trusted proxies parsed once.
 #include "server/client_limit.hpp"
 
+#include "util/trim.hpp"
+
 namespace icsbridge::server_detail {
 
 namespace ip = boost::asio::ip;
@@ -76,6 +78,22 @@ void ClientLimit::release(ip::address const& client) {
         return;
     if (--it->second == 0)
         open_.erase(it);
+}
+
+ip::address ClientLimit::client_of(ip::address const& peer, std::string_view forwarded) const {
+    auto client = plain_address(peer);
+    while (trusted(client) && !forwarded.empty()) {
+        auto const comma = forwarded.rfind(',');
+        auto const entry =
+            trim_ows(comma == std::string_view::npos ? forwarded : forwarded.substr(comma + 1));
+        forwarded = comma == std::string_view::npos ? std::string_view() : forwarded.substr(0, comma);
+        boost::system::error_code ec;
+        auto const a = ip::make_address(std::string(entry), ec);
+        if (ec)
+            break;
+        client = plain_address(a);
+    }
+    return client;
 }
 
 std::size_t ClientLimit::held(ip::address const& client) const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge::server_detail {
@@ -29,10 +30,18 @@ class ClientLimit {
     void release(boost::asio::ip::address const& client);
     /** @brief Connections `client` holds now (tests, logs). */
     std::size_t held(boost::asio::ip::address const& client) const;
+    /** @brief Whether `a` is in trusted_proxies. */
+    bool trusted(boost::asio::ip::address const& a) const;
+    /**
+     * @brief The client a request comes from: `peer`, or when `peer` is a trusted proxy, the last address
+     * of `forwarded` (its X-Forwarded-For) that is not one, read from the right: a proxy appends the
+     * address it saw, and anything left of that is what the client claimed. An entry that is not an
+     * address ends the walk at the hop that added it.
+     */
+    boost::asio::ip::address
+    client_of(boost::asio::ip::address const& peer, std::string_view forwarded) const;
 
   private:
-    bool trusted(boost::asio::ip::address const& a) const;
-
     std::size_t cap_;
     std::vector<boost::asio::ip::network_v4> trusted_v4_;
     std::vector<boost::asio::ip::network_v6> trusted_v6_;

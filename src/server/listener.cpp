@@ -139,6 +139,7 @@ void start_session(
     beast::error_code ignored;
     sock.set_option(tcp::no_delay(true), ignored); // the last segment of a response must not wait
     auto st = std::make_shared<SessionState>(std::move(sock));
+    st->peer = client;
     std::uint64_t id = 0;
     {
         std::lock_guard lock(impl->mtx);

@@ -252,6 +252,7 @@ net::awaitable<Next> answer(
     // The body is a view into the immutable snapshot, which `res` keeps alive until written.
     ServerResponse res;
     if (impl.async_routes && impl.async_routes->owns(path_of(sreq.target))) {
+        sreq.client = impl.clients.client_of(st.peer, req["X-Forwarded-For"]);
         auto handling = impl.async_routes->handle(sreq, impl.live->get(), now);
         res = co_await std::move(handling);
         res.route = Route::connect;

@@ -42,7 +42,8 @@ struct SessionState {
     steady::duration write_stall{std::chrono::seconds(60)}; ///< longest a write may make no progress
     bool idle = false;                                      ///< waiting for the next request
     bool done = false;                                      ///< the session has ended; the watchdog stops
-    std::string head; ///< the response header block, reused so its capacity is kept
+    std::string head;              ///< the response header block, reused so its capacity is kept
+    boost::asio::ip::address peer; ///< the socket's remote address, as accepted
     // All of the above is only touched on the session's strand.
 
     /**
