@@ -3,6 +3,7 @@
 // of a config that is valid but risky (on stderr; the exit status stays 0).
 #include "cli/check_command.hpp"
 
+#include "cli/connect_wiring.hpp"
 #include "cli/terminal_text.hpp"
 #include "connect/connect_key.hpp"
 #include "oauth/provider.hpp"
@@ -117,25 +118,6 @@ void print_targets(Config const& cfg) {
             t.max_concurrency
         );
     }
-}
-
-/** "readable", or what is wrong with [connect]'s key file and how to make one (its content never shown). */
-std::string key_file_state(std::string const& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    auto const st = fs::status(path, ec);
-    std::string const make = "; make one with: openssl rand -hex 32 > " + path + " && chmod 600 " + path;
-    if (!fs::exists(st))
-        return "missing" + make;
-    if (!fs::is_regular_file(st))
-        return "not a regular file" + make;
-    if (!std::ifstream(path, std::ios::binary).is_open())
-        return "not readable by this user";
-    if (!connect::ConnectKey::from_file(path)) // what is wrong with its content is never printed
-        return "not a key: it must hold 64 hex digits or 32 raw bytes" + make;
-    if ((st.permissions() & (fs::perms::group_read | fs::perms::others_read)) != fs::perms::none)
-        return "readable by others: chmod 600 " + path;
-    return "readable";
 }
 
 /** [connect]: the providers subscribers may connect, the key file and the shared rate; secrets as "set". */

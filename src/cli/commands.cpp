@@ -7,6 +7,7 @@
 #include "cli/args.hpp"
 #include "cli/check_command.hpp"
 #include "cli/connect_command.hpp"
+#include "cli/connect_wiring.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/output_file.hpp"
 #include "cli/push_command.hpp"
@@ -246,6 +247,10 @@ int dispatch(int argc, char** argv) {
 
     warn_unknown_log_level();
     auto cfg = load_checked(args);
+    // Only the commands that use [connect]'s key need it (a command needs only the secrets it touches).
+    if (cfg && (args.command == Command::serve || args.command == Command::check))
+        if (auto key = check_connect_key(*cfg); !key)
+            cfg = key.error();
     if (!cfg) {
         // FILE:LINE:COL first, as compilers do, so editors can jump to it.
         print_err(cfg.error().message);

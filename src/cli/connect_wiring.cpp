@@ -6,7 +6,10 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace icsbridge::cli {
@@ -21,6 +24,39 @@ connect::ConnectKey throwaway_key() {
 }
 
 } // namespace
+
+std::string key_file_state(std::string const& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto const st = fs::status(path, ec);
+    std::string const make = "; make one with: openssl rand -hex 32 > " + path + " && chmod 600 " + path;
+    if (!fs::exists(st))
+        return "missing" + make;
+    if (!fs::is_regular_file(st))
+        return "not a regular file" + make;
+    if (!std::ifstream(path, std::ios::binary).is_open())
+        return "not readable by this user";
+    if (!connect::ConnectKey::from_file(path)) // what is wrong with its content is never printed
+        return "not a key: it must hold 64 hex digits or 32 raw bytes" + make;
+    if ((st.permissions() & (fs::perms::group_read | fs::perms::others_read)) != fs::perms::none)
+        return "readable by others: chmod 600 " + path;
+    return "readable";
+}
+
+Result<void> check_connect_key(Config const& cfg) {
+    if (!cfg.connect)
+        return {};
+    auto const& c = *cfg.connect;
+    auto const state = key_file_state(c.key_file);
+    if (state == "readable" || state.starts_with("readable by others"))
+        return {};
+    return fail(
+        errc::config_invalid,
+        // The table's place: `line` is where its header starts, which is in the first column.
+        cfg.path + ":" + std::to_string(std::max(c.line, 1)) + ":1" + ": [connect] key_file " + c.key_file +
+            ": " + state + " (it seals the stored sign-ins; without it no one could connect a calendar)"
+    );
+}
 
 std::unique_ptr<connect::Connections> make_connections(
     std::shared_ptr<Config const> cfg,

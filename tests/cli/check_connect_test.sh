@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # File: check_connect_test.sh
 # `check` with [connect] (issue 27): the providers and the shared rate are listed, the key file is said to be
-# missing (with the command that makes one), readable, or readable by others; the client secret and the
-# key's bytes are never printed; a config mistake in [connect] exits 2.
+# readable, or readable by others; a missing one, a directory or one holding no key is a config error at
+# [connect]'s place for `check` and `serve` (exit 2, the command that makes one named; issue 35); the client
+# secret and the key's bytes are never printed; a config mistake in [connect] exits 2.
 #   check_connect_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 bin=$1
@@ -26,22 +27,32 @@ check() { # check: exit status must be 0; stdout in $work/out, stderr in $work/e
     "$bin" check --config "$work/c.toml" >"$work/out" 2>"$work/err" || fail "check exited $?"
 }
 
-check
-grep -qx "  google:    client g-client.apps.googleusercontent.com (client secret set)" "$work/out" ||
-    fail "no google line"
-grep -qx "  microsoft: client m-client (no client secret), tenant organizations" "$work/out" || fail "no microsoft line"
-grep -qx "  rate:      100 requests per 1m for all connections, at most 4 at once per connection" "$work/out" ||
-    fail "no rate line"
-grep -qF "key file:  $work/connect.key (missing; make one with: openssl rand -hex 32 > $work/connect.key && chmod 600" \
-    "$work/out" || fail "a missing key file is not said to be missing"
-grep -qF "warning: [connect] key_file $work/connect.key: missing" "$work/err" || fail "no warning for a missing key file"
+# A key file that cannot be used is a config error at [connect]'s place (issue 35): with a warning only,
+# `serve` started and every "Keep … in sync" button led to a 503.
+refused() { # refused WHAT: check must exit 2 naming [connect]'s place and WHAT
+    "$bin" check --config "$work/c.toml" >"$work/out" 2>"$work/err"
+    rc=$?
+    [ "$rc" = 2 ] || fail "check with a key file that is $1 exited $rc, not 2"
+    grep -qF "$work/c.toml:3:1: [connect] key_file $work/connect.key: $1" "$work/err" ||
+        fail "a key file that is $1 is not a config error at [connect]: $(cat "$work/err")"
+}
+refused "missing; make one with: openssl rand -hex 32 > $work/connect.key && chmod 600 $work/connect.key"
+# serve refuses it the same way, before it listens.
+timeout 20 "$bin" serve --config "$work/c.toml" >"$work/out" 2>"$work/err"
+rc=$?
+[ "$rc" = 2 ] || fail "serve with a missing key file exited $rc, not 2"
+grep -qF "$work/c.toml:3:1: [connect] key_file $work/connect.key: missing" "$work/err" || fail "serve did not say why"
 
 echo "not a key at all" >"$work/connect.key"
 chmod 600 "$work/connect.key"
-check
-grep -qF "key file:  $work/connect.key (not a key: it must hold 64 hex digits or 32 raw bytes; make one with" "$work/out" ||
-    fail "a key file that holds no key is not said to be"
+refused "not a key: it must hold 64 hex digits or 32 raw bytes; make one with"
 grep -qF "not a key at all" "$work/out" "$work/err" && fail "check printed the key file's content"
+mkdir -p "$work/keydir"
+sed -i "s#key_file = .*#key_file = \"$work/keydir\"#" "$work/c.toml"
+"$bin" check --config "$work/c.toml" >"$work/out" 2>"$work/err"
+[ $? = 2 ] && grep -qF "$work/c.toml:3:1: [connect] key_file $work/keydir: not a regular file" "$work/err" ||
+    fail "a directory as the key file is not a config error"
+sed -i "s#key_file = .*#key_file = \"$work/connect.key\"#" "$work/c.toml"
 
 openssl rand -hex 32 >"$work/connect.key"
 chmod 644 "$work/connect.key"
@@ -51,6 +62,11 @@ grep -qF "key file:  $work/connect.key (readable by others: chmod 600 $work/conn
 chmod 600 "$work/connect.key"
 check
 grep -qF "key file:  $work/connect.key (readable)" "$work/out" || fail "a good key file is not said to be readable"
+grep -qx "  google:    client g-client.apps.googleusercontent.com (client secret set)" "$work/out" ||
+    fail "no google line"
+grep -qx "  microsoft: client m-client (no client secret), tenant organizations" "$work/out" || fail "no microsoft line"
+grep -qx "  rate:      100 requests per 1m for all connections, at most 4 at once per connection" "$work/out" ||
+    fail "no rate line"
 [ -s "$work/err" ] && fail "warnings for a good [connect]"
 key=$(cat "$work/connect.key")
 grep -qF -e "$CONNECT_TEST_SECRET" -e "$key" "$work/out" "$work/err" && fail "check printed a secret"
