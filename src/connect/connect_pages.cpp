@@ -85,9 +85,11 @@ std::string connection_page(ConnectionPage const& p) {
            "</dd>\n<dt>Events</dt><dd id=\"items\">" + std::to_string(c.items) + "</dd>\n";
     if (!c.last_error.empty())
         out += "<dt>Problem</dt><dd id=\"error\">" + html_escape(c.last_error) + "</dd>\n";
-    out +=
-        "</dl></div>\n<p class=\"muted\">Changes to the feed reach this calendar within seconds. Keep this "
-        "page's address: it is the only way to manage the connection.</p>\n";
+    // A stopped connection promises nothing: the calendar keeps what it has, and the problem says why.
+    out += std::string("</dl></div>\n<p class=\"muted\">") +
+           (c.stopped ? "Updates to this calendar are stopped; it keeps the events it has. "
+                      : "Changes to the feed reach this calendar within seconds. ") +
+           "Keep this page's address: it is the only way to manage the connection.</p>\n";
     out += "<form class=\"card\" method=\"post\" action=\"" + html_escape(p.action) +
            "\"><h2>Disconnect</h2><p>Stops the updates and withdraws icsbridge's access to your " +
            std::string(label) + ".</p><input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(p.csrf) +

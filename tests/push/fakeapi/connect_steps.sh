@@ -135,7 +135,10 @@ step_revoked() {
     write_config ""
     kill -HUP "$serve_pid"
     page_says "$bob_page" "Stopped" 15
-    curl -s "$bob_page" | grep -q "revoked" || fail "bob's page does not say his link was revoked"
+    curl -s "$bob_page" >"$work/bob.html"
+    grep -q "revoked" "$work/bob.html" || fail "bob's page does not say his link was revoked"
+    grep -q "within seconds" "$work/bob.html" && fail "bob's stopped page still promises changes within seconds"
+    grep -q "Updates to this calendar are stopped" "$work/bob.html" || fail "bob's page does not say updates stopped"
     changed_fixtures "$src" "$work/data"
     curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
     curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$public/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
