@@ -77,8 +77,15 @@ net::awaitable<Result<void>> TokenSource::refresh() {
     auto answer = co_await std::move(call);
     if (!answer) {
         if (answer.error().code == errc::not_connected) {
-            // Consent revoked or expired: forget the token, and never send it again.
+            // Consent revoked or expired: forget the token, and never send it again; kept as refused, so
+            // that `check` and the next run say so rather than "connected".
             revoked_ = sha256(stored_->refresh_token);
+            stored_->refused_at = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+            if (auto saved = keeping_.save(*stored_); !saved)
+                log_.warn(
+                    "target " + ref_.name +
+                    ": its refused sign-in could not be marked: " + saved.error().message
+                );
             stored_.reset();
             access_.reset();
         }

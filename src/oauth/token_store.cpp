@@ -41,6 +41,8 @@ std::string to_json(StoredToken const& t) {
         {"scope", t.scope},
         {"refresh_token", t.refresh_token},
         {"connected_at", rfc3339(t.connected_at)}};
+    if (t.refused_at)
+        root["refused_at"] = rfc3339(*t.refused_at);
     return json::serialize(root);
 }
 
@@ -60,6 +62,12 @@ Result<StoredToken> token_from_json(std::string_view text) {
         if (!at)
             throw std::invalid_argument("connected_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
         t.connected_at = *at;
+        if (root.contains("refused_at")) {
+            auto refused = parse_rfc3339(text_at(root, "refused_at"));
+            if (!refused)
+                throw std::invalid_argument("refused_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+            t.refused_at = *refused;
+        }
         return t;
     } catch (std::invalid_argument const& e) {
         return fail(errc::io_error, std::string("the stored token is malformed: ") + e.what());
@@ -110,6 +118,15 @@ usable_token(std::optional<StoredToken> const& stored, TargetConfig const& t, Ta
         );
     if (stored->client_id != t.client_id)
         return not_connected(ref, "its stored sign-in is for another client_id");
+    if (stored->refused_at)
+        return fail(
+            errc::not_connected,
+            "target " + ref.name + ": " +
+                std::string(t.type == TargetType::microsoft ? "Microsoft" : "Google") +
+                " refused its sign-in on " + rfc3339(*stored->refused_at) +
+                " (invalid_grant: the consent was revoked or has expired); run " + reconnect_command(ref) +
+                " again"
+        );
     if (stored->scope != scope_for(t))
         return not_connected(
             ref,

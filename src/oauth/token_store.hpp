@@ -23,6 +23,9 @@ struct StoredToken {
     std::string scope;         ///< the scopes asked when connecting (scope_for() then)
     std::string refresh_token; ///< the latest (Microsoft rotates it on refreshes)
     std::chrono::sys_seconds connected_at{};
+    /// When the token endpoint refused this refresh token (invalid_grant: consent revoked or expired). Kept
+    /// so that `check` and the next run say so instead of "connected"; a new `connect` clears it.
+    std::optional<std::chrono::sys_seconds> refused_at{};
     friend bool operator==(StoredToken const&, StoredToken const&) = default;
 };
 
@@ -34,7 +37,8 @@ std::optional<std::chrono::sys_seconds> parse_rfc3339(std::string const& s);
 /** @brief storage_dir + "/oauth/" + target + ".json". */
 std::string token_path(std::string const& storage_dir, std::string_view target);
 
-/** @brief {"version":1,"provider","client_id","scope","refresh_token","connected_at" (RFC 3339 UTC)}. */
+/** @brief {"version":1,"provider","client_id","scope","refresh_token","connected_at" (RFC 3339 UTC)}, and
+ * "refused_at" when set. */
 std::string to_json(StoredToken const& t);
 /** @brief errc::io_error naming what is malformed (never the token). */
 Result<StoredToken> token_from_json(std::string_view text);
@@ -57,7 +61,7 @@ TokenKeeping token_file(std::string const& storage_dir, std::string const& targe
  * @brief Whether a stored token serves the target as configured now.
  * @return the token; else errc::not_connected with the reconnect command: none stored, or stored for
  * another provider, client_id, or scope (the config changed since connect: a calendar by name became an
- * existing one, say), or without a refresh token.
+ * existing one, say), or without a refresh token, or refused by the provider (refused_at).
  */
 Result<StoredToken>
 usable_token(std::optional<StoredToken> const& stored, TargetConfig const& t, TargetRef const& ref);

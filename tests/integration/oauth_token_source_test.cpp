@@ -152,15 +152,24 @@ BOOST_AUTO_TEST_CASE(invalid_grant_disconnects_and_the_same_token_is_not_sent_ag
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
         HttpClient http(ex, ClientOptions{});
         oauth::TokenSource src(t, "c.toml", http, mem.keeping());
-        for (int i = 0; i < 3; ++i) {
+        auto first = co_await src.authorization();
+        BOOST_TEST_REQUIRE(!first.has_value());
+        BOOST_TEST((first.error().code == errc::not_connected));
+        BOOST_TEST(
+            first.error().message ==
+            "target office: the account's consent was revoked or has expired (invalid_grant); reconnect: "
+            "icsbridge connect --config c.toml office"
+        );
+        // The refusal is kept with the token (issue 35: `check` said "connected"), and said from then on.
+        BOOST_TEST_REQUIRE(mem.saved.size() == 1u);
+        BOOST_TEST(mem.saved[0].refresh_token == "1//REVOKED");
+        BOOST_TEST(mem.saved[0].refused_at.has_value());
+        for (int i = 0; i < 2; ++i) {
             auto a = co_await src.authorization();
             BOOST_TEST_REQUIRE(!a.has_value());
             BOOST_TEST((a.error().code == errc::not_connected));
-            BOOST_TEST(
-                a.error().message ==
-                "target office: the account's consent was revoked or has expired (invalid_grant); reconnect: "
-                "icsbridge connect --config c.toml office"
-            );
+            BOOST_TEST(a.error().message.starts_with("target office: Google refused its sign-in on "));
+            BOOST_TEST(a.error().message.ends_with("; run icsbridge connect --config c.toml office again"));
             BOOST_TEST(a.error().message.find("REVOKED") == std::string::npos);
         }
         // Someone ran connect meanwhile: the new token is read and used.

@@ -386,6 +386,10 @@ step_revoked() {
     local n
     n=$(fake_requests total)
     [ "$n" -le 3 ] || fail "revoked consent cost $n requests: $(fake_state "d['requests']['by_kind']")"
+    # The refusal is kept: check says so and how to cure it, not "connected" (issue 35).
+    "$bin" check --config "$work/push.toml" >"$work/check.out" 2>&1
+    grep -q "^  token:   target cal: [A-Za-z]* refused its sign-in on [0-9T:Z-]* (invalid_grant.*); run icsbridge connect --config .* cal again$" \
+        "$work/check.out" || fail "check after invalid_grant: $(grep 'token:' "$work/check.out")"
     echo "revoked: exit 1, $n requests: $(head -c 300 "$work/push.err")"
 }
 

@@ -382,6 +382,29 @@ BOOST_AUTO_TEST_CASE(a_stored_token_serves_only_the_client_and_scope_it_was_gran
     BOOST_TEST(message_of(other) == not_connected(ref).message);
 }
 
+BOOST_AUTO_TEST_CASE(a_token_the_provider_refused_is_kept_so_and_says_to_connect_again) {
+    // issue 35: after invalid_grant `check` still said "connected": the refusal is stored with the token.
+    auto const t = google_target();
+    StoredToken s{"google", t.client_id, scope_for(t), "1//RT", std::chrono::sys_seconds{}};
+    s.refused_at = std::chrono::sys_seconds{std::chrono::seconds{1795000000}};
+    auto const text = to_json(s);
+    BOOST_TEST(text.find("\"refused_at\":\"2026-11-18T11:06:40Z\"") != std::string::npos, text);
+    auto back = token_from_json(text);
+    BOOST_TEST_REQUIRE(back.has_value());
+    BOOST_TEST((*back == s));
+    auto r = usable_token(s, t, ref);
+    BOOST_TEST_REQUIRE(!r.has_value());
+    BOOST_TEST((r.error().code == errc::not_connected));
+    BOOST_TEST(
+        r.error().message ==
+        "target work: Google refused its sign-in on 2026-11-18T11:06:40Z (invalid_grant: the consent was "
+        "revoked "
+        "or has expired); run icsbridge connect --config /etc/icsbridge/config.toml work again"
+    );
+    // A token stored before this field existed has none: it is not refused.
+    BOOST_TEST(!token_from_json(to_json(StoredToken{"google", "c", "s", "x", {}}))->refused_at.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(the_token_file_is_0600_in_a_0700_directory_and_holds_no_access_token) {
     auto const dir =
         std::filesystem::temp_directory_path() / ("icsbridge-oauth-test-" + make_state().substr(0, 8));
