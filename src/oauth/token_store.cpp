@@ -8,8 +8,11 @@
 #include <boost/json.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <system_error>
@@ -87,6 +90,28 @@ Result<std::optional<StoredToken>> load_token(std::string const& path) {
     return std::optional<StoredToken>{std::move(*t)};
 }
 
+namespace {
+
+/**
+ * Run as root (`sudo icsbridge connect` on a packaged install), the directory and the file go to the owner
+ * of storage.dir: the service's user, who must read the token, and who could not read a root's 0600 file.
+ */
+Result<void> give_to_storage_owner(std::filesystem::path const& dir, std::string const& path) {
+    struct stat storage {};
+    if (::geteuid() != 0 || ::stat(dir.parent_path().c_str(), &storage) != 0 || storage.st_uid == 0)
+        return {};
+    for (auto const* p : {dir.c_str(), path.c_str()})
+        if (::chown(p, storage.st_uid, storage.st_gid) != 0)
+            return fail(
+                errc::io_error,
+                std::string("cannot give ") + p + " to the owner of " + dir.parent_path().string() +
+                    " (the service's user): " + std::strerror(errno)
+            );
+    return {};
+}
+
+} // namespace
+
 Result<void> save_token(std::string const& path, StoredToken const& t) {
     auto const dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
@@ -97,7 +122,9 @@ Result<void> save_token(std::string const& path, StoredToken const& t) {
         // Only its owner may list whose tokens are kept.
         ::chmod(dir.c_str(), 0700);
     }
-    return write_file_atomically(path, to_json(t), 0600);
+    if (auto written = write_file_atomically(path, to_json(t), 0600); !written)
+        return written;
+    return give_to_storage_owner(dir, path);
 }
 
 TokenKeeping token_file(std::string const& storage_dir, std::string const& target) {

@@ -192,4 +192,30 @@ grep -q "unknown target 'nosuch'" "$work/connect-nosuch.err" || fail "unknown ta
 grep -q "connect: missing TARGET" "$work/connect-none.err" || fail "no target: $(cat "$work/connect-none.err")"
 "$bin" connect --config "$cfg" work --timeout 0 >/dev/null 2>"$work/connect-zero.err"
 [ $? = 2 ] || fail "--timeout 0 did not exit 2"
-echo "connect ok: google (twice), microsoft with client_secret_env, wrong secret, forged state, refusal, timeout"
+# --- As root on a packaged install (`sudo icsbridge connect`), the token goes to the owner of storage.dir,
+# the service's user, who must be able to read it (issue 35: it was root's, 0600). Tests run as root here.
+owner_note="as root: skipped (not root)"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    owned=$(mktemp -d /tmp/icsbridge-owner.XXXXXX)
+    chmod 755 "$owned"
+    mkdir "$owned/state"
+    chown nobody: "$owned/state"
+    chmod 750 "$owned/state"
+    sed "s#^dir = .*#dir = \"$owned/state\"#" "$cfg" >"$work/owned.toml"
+    chmod 600 "$work/owned.toml"
+    root_cfg=$cfg
+    cfg=$work/owned.toml
+    start_connect work --timeout 30
+    curl -sL -o "$work/page.html" "$auth_link"
+    finish_connect 0 "connect as root into the storage.dir of nobody"
+    cfg=$root_cfg
+    token_file=$owned/state/oauth/work.json
+    [ "$(stat -c '%U %a' "$token_file")" = "nobody 600" ] ||
+        { rm -rf "$owned"; fail "as root, the token file is $(stat -c '%U %a' "$token_file"), not nobody's 0600"; }
+    [ "$(stat -c '%U %a' "$owned/state/oauth")" = "nobody 700" ] ||
+        { rm -rf "$owned"; fail "as root, the token directory is $(stat -c '%U %a' "$owned/state/oauth")"; }
+    runuser -u nobody -- cat "$token_file" >/dev/null 2>&1 || { rm -rf "$owned"; fail "nobody cannot read the token file"; }
+    rm -rf "$owned"
+    owner_note="as root: the token file nobody's 0600"
+fi
+echo "connect ok: google (twice), microsoft with client_secret_env, wrong secret, forged state, refusal, timeout; $owner_note"
