@@ -10,6 +10,7 @@
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/url/encode.hpp>
+#include <boost/url/parse_query.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
 // GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
@@ -42,6 +43,34 @@ ClientOptions token_client(TargetConfig const& t) {
     return o;
 }
 
+/** Which of its feed's items a view keeps, in words a person reads in a calendar list ("next 20 days"); an
+ * alarm or the detail changes no item's presence, and no name. */
+std::string view_words(std::string const& view) {
+    auto query = urls::parse_query(view);
+    if (!query)
+        return {};
+    std::string out;
+    auto add = [&out](std::string const& w) { out += (out.empty() ? "" : ", ") + w; };
+    for (auto const& p : *query) {
+        std::string const key = p.key.decode(), value = p.value.decode();
+        if (key == "days")
+            add("next " + value + " days");
+        else if (key == "from")
+            add("from " + value);
+        else if (key == "to")
+            add("to " + value);
+        else if (key == "category")
+            add(value);
+    }
+    return out;
+}
+
+/** The calendar a connection creates: the feed's title, and what its view keeps ("pub — next 20 days"). */
+std::string calendar_name(std::string const& title, std::string const& view) {
+    auto const words = view_words(view);
+    return words.empty() ? title : title + " \u2014 " + words;
+}
+
 Connection
 new_connection(FlowState const& flow, TargetConfig const& t, std::string const& secret, sys_seconds now) {
     Connection c;
@@ -53,7 +82,7 @@ new_connection(FlowState const& flow, TargetConfig const& t, std::string const& 
     c.key_hash = secret_hash(secret);
     c.client_id = t.client_id;
     c.scope = oauth::scope_for(t);
-    c.calendar = t.calendar;
+    c.calendar = calendar_name(t.calendar, flow.view);
     c.created_at = now;
     return c;
 }

@@ -46,7 +46,10 @@ class ConnectRoutes final : public AsyncRoutes {
     );
     boost::asio::awaitable<ServerResponse> manage(Call const& c, std::string_view id);
     boost::asio::awaitable<ServerResponse> disconnect(Call const& c, std::string_view id);
-    boost::asio::awaitable<Result<void>> undo_at_provider(Connection const& c, bool delete_calendar);
+    /** Stops the pushing, deletes the calendar when asked and allowed, revokes the grant; `calendar` gets
+     * the page's words for what became of the calendar (and why). */
+    boost::asio::awaitable<Result<void>>
+    undo_at_provider(Connection const& c, bool delete_calendar, std::string& calendar);
 
     Connections& connections_;
     Logger log_;

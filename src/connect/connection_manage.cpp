@@ -92,7 +92,8 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     bool const delete_calendar = param(form, "delete_calendar") == "1";
     // On the connections' thread: the sign-in and the push state are read from the store (a database in a
     // cluster), which an HTTP thread never waits for.
-    auto undo = undo_at_provider(**found, delete_calendar);
+    std::string calendar_words;
+    auto undo = undo_at_provider(**found, delete_calendar, calendar_words);
     auto undone = co_await run_on(connections_.executor(), std::move(undo));
     if (!undone && undone.error().code == errc::usage)
         co_return page(
@@ -112,10 +113,7 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
         "connect: a " + (*found)->provider + " calendar of feed " + (*found)->feed + " was disconnected"
     );
     auto const label = std::string(provider_label((*found)->provider));
-    std::string text = "Updates have stopped. ";
-    text += delete_calendar
-                ? "The calendar \"" + (*found)->calendar + "\" was deleted from your " + label + ". "
-                : "The calendar \"" + (*found)->calendar + "\" stays in your " + label + " as it is. ";
+    std::string text = "Updates have stopped. " + calendar_words;
     if (!undone)
         text += "icsbridge could not withdraw its access itself (" + undone.error().message + ").";
     else if ((*found)->provider == "microsoft")
@@ -126,7 +124,26 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
     co_return page(200, message_page("Disconnected", text));
 }
 
-net::awaitable<Result<void>> ConnectRoutes::undo_at_provider(Connection const& c, bool delete_calendar) {
+namespace {
+
+/** Why a calendar the person asked to delete stays; "" when it may go. */
+std::string kept_because(Result<push::TargetState> const& state, bool shared) {
+    if (!state || state->collection.empty())
+        return "no calendar was made for this connection yet";
+    if (!state->created)
+        return "it was there before this connection, which deletes only a calendar it created";
+    if (shared)
+        return "another connection writes into it too";
+    return {};
+}
+
+} // namespace
+
+net::awaitable<Result<void>>
+ConnectRoutes::undo_at_provider(Connection const& c, bool delete_calendar, std::string& calendar) {
+    auto const label = std::string(provider_label(c.provider));
+    auto const named = "The calendar \"" + c.calendar + "\"";
+    calendar = named + " stays in your " + label + " as it is. ";
     auto target = connections_.target_of(c);
     if (!target)
         co_return fail(errc::upstream_status, "the server no longer offers this provider");
@@ -134,11 +151,16 @@ net::awaitable<Result<void>> ConnectRoutes::undo_at_provider(Connection const& c
     connections_.stop_pushing(c);
     if (delete_calendar) {
         auto state = connections_.state_of(c).load();
-        if (state && !state->collection.empty() && state->created) {
+        bool const shared =
+            state && !state->collection.empty() && connections_.shares_calendar(c, state->collection);
+        if (auto const why = kept_because(state, shared); !why.empty()) {
+            calendar = named + " was not deleted: " + why + ". ";
+        } else {
             auto api = push::calendar_api(ex, *target, log_, connections_.authorizer(ex, c));
             auto deleting = api->delete_calendar(*state);
             if (auto deleted = co_await std::move(deleting); !deleted)
                 co_return fail(errc::usage, "The provider refused: " + deleted.error().message + ".");
+            calendar = named + " was deleted from your " + label + ". ";
         }
     }
     auto refresh = connections_.refresh_token(c);

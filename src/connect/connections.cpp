@@ -193,6 +193,16 @@ net::awaitable<Result<void>> Connections::remove(Connection c) {
     co_return co_await std::move(removing);
 }
 
+bool Connections::shares_calendar(Connection const& c, std::string const& collection) const {
+    for (auto const& [id, other] : known_) {
+        if (id == c.id || other.provider != c.provider)
+            continue;
+        if (auto s = keeping_(target_name(id)).load(); s && s->collection == collection)
+            return true;
+    }
+    return false;
+}
+
 Result<std::string> Connections::refresh_token(Connection const& c) const {
     return key_.open(token_purpose, c.sealed_token, c.id);
 }

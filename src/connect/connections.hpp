@@ -98,6 +98,11 @@ class Connections {
     std::optional<TargetConfig> target_of(Connection const& c) const;
     /** @brief Where `c`'s push state is kept (the calendar it created is named there). */
     push::StateKeeping state_of(Connection const& c) const { return keeping_(target_name(c.id)); }
+    /**
+     * @brief Whether another connection of `c`'s provider writes into `collection` (one that connected before
+     * calendars were told apart, and found this one by its name). The own thread's.
+     */
+    bool shares_calendar(Connection const& c, std::string const& collection) const;
     /** @brief Stops pushing `c` now (before a disconnect deletes its calendar). */
     void stop_pushing(Connection const& c) { push_.drop_connection(target_name(c.id)); }
     /** @brief Stops pushing `c` and forgets it (its record, push state). */
