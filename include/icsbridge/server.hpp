@@ -27,7 +27,10 @@
 
 namespace icsbridge {
 
-class ViewCache;     // src/views/view_cache.hpp: the views built from the served snapshots
+class ViewCache; // src/views/view_cache.hpp: the views built from the served snapshots
+namespace dav {
+class History; // icsbridge/dav.hpp: the CalDAV collections' change history
+} // namespace dav
 class RevokedTokens; // icsbridge/revoked_tokens.hpp: tokens a reload took away
 
 namespace server_detail {
@@ -35,11 +38,11 @@ struct ServerState;
 } // namespace server_detail
 
 /** @brief Route label used for the request counter of /metrics. */
-enum class Route { index, feed, healthz, metrics, hooks, connect, other };
-inline constexpr std::size_t route_count = 7;
+enum class Route { index, feed, healthz, metrics, hooks, connect, dav, other };
+inline constexpr std::size_t route_count = 8;
 /** @brief Status codes counted individually; anything else is counted as "other". */
-inline constexpr std::array<unsigned, 15> counted_statuses = {
-    200, 202, 302, 303, 304, 400, 403, 404, 405, 410, 413, 429, 500, 503, 0};
+inline constexpr std::array<unsigned, 18> counted_statuses = {
+    200, 202, 207, 302, 303, 304, 308, 400, 401, 403, 404, 405, 410, 413, 429, 500, 503, 0};
 
 /** @brief What became of an incoming webhook (server/hooks.hpp), as /metrics counts it. */
 enum class HookOutcome { accepted, refused, malformed, foreign_url, too_large };
@@ -82,8 +85,9 @@ struct ServerRequest {
     std::string_view user_agent;    ///< Google's calendar fetcher gets the google view of a large feed
     std::string_view origin;        ///< the Origin header (a form's POST is refused from another site)
     std::string_view accept;        ///< the Accept header
-    std::string_view body;          ///< read only for POST /hooks/…; empty otherwise
-    bool body_too_large = false;    ///< a hook body over the limit, left unread
+    std::string_view depth;         ///< the Depth header (WebDAV)
+    std::string_view body;          ///< read only for POST /hooks/… and the CalDAV tree; empty otherwise
+    bool body_too_large = false;    ///< a body over its limit, left unread
     /// Who sent it: the peer, or behind a trusted proxy the client its X-Forwarded-For names. Set for the
     /// async routes only (the sign-in caps count by it).
     boost::asio::ip::address client;
@@ -117,7 +121,8 @@ struct ServerResponse {
  * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
  * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
  * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
- * A token in `revoked` (when given) gets 410 Gone instead of the 404 of a wrong one.
+ * A token in `revoked` (when given) gets 410 Gone instead of the 404 of a wrong one. With `dav` (and
+ * `[dav] enabled`), /.well-known/caldav and /dav/ are the read-only CalDAV tree (src/dav/).
  */
 ServerResponse handle_request(
     ServerRequest const& req,
@@ -126,7 +131,8 @@ ServerResponse handle_request(
     Metrics& metrics,
     Config const& cfg,
     sys_seconds now,
-    RevokedTokens const* revoked = nullptr
+    RevokedTokens const* revoked = nullptr,
+    dav::History* dav = nullptr
 );
 
 /**
@@ -201,6 +207,8 @@ class Server {
     void set_revoked(std::shared_ptr<RevokedTokens const> revoked);
     /** @brief The routes answered by a coroutine (the connect flow); set before run(). */
     void set_async_routes(std::shared_ptr<AsyncRoutes> routes);
+    /** @brief The CalDAV collections' history: with it, /dav/ is served; set before run(). */
+    void set_dav(std::shared_ptr<dav::History> history);
 
   private:
     std::shared_ptr<server_detail::ServerState> impl_;

@@ -131,6 +131,7 @@ Service::Service(Config const& cfg, Logger const& log)
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
     );
     server_->set_revoked(revoked_);
+    server_->set_dav(dav_);
     wire_connections();
 }
 
@@ -178,6 +179,16 @@ void Service::subscribe() {
     subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
         if (p.changed)
             push_->published(p.feed);
+    }));
+    // The CalDAV collections: each changed publication cut into items and recorded in the history here, on
+    // the publishing thread, so a sync request finds it done.
+    subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
+        if (p.changed)
+            dav_->collection(
+                p.feed,
+                p.snapshot,
+                std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
+            );
     }));
 }
 

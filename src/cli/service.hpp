@@ -9,6 +9,7 @@
 #include "push/push_service.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/config.hpp>
+#include <icsbridge/dav.hpp>
 #include <icsbridge/log.hpp>
 #include <icsbridge/publish.hpp>
 #include <icsbridge/revoked_tokens.hpp>
@@ -39,7 +40,8 @@ namespace icsbridge {
  *     publisher_ ──put──▶ store_ (served table) ◀──lookup── server_ (HTTP threads)
  *          │ keep ──▶ keeper_ (own thread) ──▶ disk, or the database in cluster mode
  *          └ subscribers: views_.drop, merged feeds (publish in turn), the log, push_ (wakes the
- *            targets mirroring the feed; they read store_ and write into people's calendars)
+ *            targets mirroring the feed; they read store_ and write into people's calendars), dav_
+ *            (the CalDAV collections' history, read by server_)
  *
  * Threads: the control context runs the refreshers, the signals and every publication; the cluster
  * context (cluster mode) the node and every database statement; the accept context the listener; one
@@ -93,6 +95,8 @@ class Service {
     std::unique_ptr<cluster::ClusterNode> node_;
     std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
     Publisher publisher_;                    ///< the one owner of publishing
+    /// The CalDAV collections' change history (a subscriber of publisher_, read by the HTTP threads)
+    std::shared_ptr<dav::History> dav_ = std::make_shared<dav::History>(dav::history_kept);
     std::vector<Publisher::Subscription> subscriptions_;
 
     RefreshOptions refresh_opts_;

@@ -1,52 +1,24 @@
 // File: dav_xml.cpp
-// libxml2 behind RAII owners: the document is parsed without network access or entity expansion, and
-// read by (namespace, local name) so any prefix a server picks works.
+// A server's multistatus read through dav/xml.hpp (libxml2 without network access or entity expansion)
+// into plain values, and the bodies of the requests the CalDAV target sends.
 #include "push/dav_xml.hpp"
 
-#include <libxml/parser.h>
+#include "dav/xml.hpp"
+
 #include <libxml/tree.h>
 
-#include <cstring>
-#include <memory>
+#include <utility>
 
 namespace icsbridge::push {
 
 namespace {
 
-constexpr char const* dav_ns = "DAV:";
-constexpr char const* caldav_ns = "urn:ietf:params:xml:ns:caldav";
-
-struct DocFree {
-    void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-using DocPtr = std::unique_ptr<xmlDoc, DocFree>;
-
-struct XmlCharFree {
-    void operator()(xmlChar* p) const { xmlFree(p); }
-};
-
-bool is(xmlNode const* n, char const* ns, char const* name) {
-    return n && n->type == XML_ELEMENT_NODE && n->ns && n->ns->href &&
-           std::strcmp(reinterpret_cast<char const*>(n->ns->href), ns) == 0 &&
-           std::strcmp(reinterpret_cast<char const*>(n->name), name) == 0;
-}
-
-xmlNode* child(xmlNode const* n, char const* ns, char const* name) {
-    for (xmlNode* c = n ? n->children : nullptr; c; c = c->next)
-        if (is(c, ns, name))
-            return c;
-    return nullptr;
-}
-
-std::string text(xmlNode const* n) {
-    if (!n)
-        return {};
-    std::unique_ptr<xmlChar, XmlCharFree> const content(xmlNodeGetContent(n));
-    std::string s = content ? reinterpret_cast<char const*>(content.get()) : "";
-    auto const b = s.find_first_not_of(" \t\r\n");
-    auto const e = s.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+using dav::caldav_ns;
+using dav::child;
+using dav::dav_ns;
+using dav::is;
+using dav::text;
+using dav::xml_escape;
 
 /** "HTTP/1.1 404 Not Found" -> 404; 0 when unreadable. */
 unsigned status_code(std::string const& line) {
@@ -79,8 +51,8 @@ void read_prop(xmlNode const* prop, DavEntry& e) {
             e.components_given = true;
             for (xmlNode* c = p->children; c; c = c->next)
                 if (is(c, caldav_ns, "comp"))
-                    if (std::unique_ptr<xmlChar, XmlCharFree> name{xmlGetProp(c, BAD_CAST "name")})
-                        e.components.emplace_back(reinterpret_cast<char const*>(name.get()));
+                    if (auto name = dav::attribute(c, "name"); !name.empty())
+                        e.components.push_back(std::move(name));
         }
     }
 }
@@ -102,33 +74,11 @@ DavEntry read_response(xmlNode const* r) {
     return e;
 }
 
-/** Text safe inside an XML element: the server's token or the user's calendar name, whatever they hold. */
-std::string xml_escape(std::string_view in) {
-    std::string out;
-    for (char c : in) {
-        if (c == '&')
-            out += "&amp;";
-        else if (c == '<')
-            out += "&lt;";
-        else if (c == '>')
-            out += "&gt;";
-        else
-            out += c;
-    }
-    return out;
-}
-
 } // namespace
 
 Result<Multistatus> parse_multistatus(std::string_view body) {
-    // No network, no entity expansion, no DTD loading: the body comes from a server we do not control.
-    DocPtr const doc(xmlReadMemory(
-        body.data(),
-        static_cast<int>(body.size()),
-        "multistatus.xml",
-        nullptr,
-        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING
-    ));
+    // The body comes from a server we do not control: parse_xml's options and limits.
+    dav::XmlDoc const doc = dav::parse_xml(body);
     xmlNode const* root = doc ? xmlDocGetRootElement(doc.get()) : nullptr;
     if (!is(root, dav_ns, "multistatus"))
         return fail(errc::upstream_malformed, "the server's answer is not a WebDAV multistatus document");

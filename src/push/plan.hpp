@@ -18,6 +18,10 @@ struct Resource {
     std::string name; ///< resource name in the collection, resource_name(uid)
     std::string body; ///< VCALENDAR with the item's components and the VTIMEZONEs they use
     std::string hash; ///< hex SHA-256 of body: "changed" means "hash differs"
+    /// What a CalDAV calendar-query selects on (src/dav/): a VTODO rather than a VEVENT, and the earliest
+    /// start and latest end of its components (FeedIndex's wall-clock seconds; absent when none has one).
+    bool todo = false;
+    std::optional<long long> start, end;
 };
 
 /** @brief What we recorded after writing an item (kept per target, on disk). */

@@ -3,6 +3,7 @@
 // kept calendar properties, the zones its start and end name, its component(s) and END:VCALENDAR.
 #include "push/resources.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -89,6 +90,15 @@ std::string uid_of(views::IndexedItem const& item, std::string_view body) {
     return {};
 }
 
+/** Widens r's start and end to take in the item's, and marks a VTODO. */
+void note_times(Resource& r, views::IndexedItem const& item) {
+    r.todo = r.todo || !item.is_event;
+    if (item.start)
+        r.start = r.start ? std::min(*r.start, *item.start) : *item.start;
+    if (auto const end = item.end ? item.end : item.start)
+        r.end = r.end ? std::max(*r.end, *end) : *end;
+}
+
 } // namespace
 
 Split split_calendar(std::string_view body, views::FeedIndex const& index, bool todos) {
@@ -113,13 +123,17 @@ Split split_calendar(std::string_view body, views::FeedIndex const& index, bool 
     for (auto const& uid : order) {
         std::set<std::string> zones;
         std::string items;
+        Resource r;
+        r.uid = uid;
+        r.name = resource_name(uid);
+        r.body = header.opening;
         for (auto const* item : by_uid[uid]) {
             for (auto const* tz : {&item->start_tzid, &item->end_tzid})
                 if (!tz->empty())
                     zones.insert(*tz);
             items += item->block.of(body);
+            note_times(r, *item);
         }
-        Resource r{uid, resource_name(uid), header.opening, {}};
         for (auto const& tz : zones)
             if (auto z = header.zones.find(tz); z != header.zones.end())
                 r.body += z->second;

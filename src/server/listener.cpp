@@ -297,6 +297,10 @@ void Server::set_async_routes(std::shared_ptr<AsyncRoutes> routes) {
     impl_->async_routes = std::move(routes);
 }
 
+void Server::set_dav(std::shared_ptr<dav::History> history) {
+    impl_->dav = std::move(history);
+}
+
 void Server::set_revoked(std::shared_ptr<RevokedTokens const> revoked) {
     impl_->revoked = std::move(revoked);
 }

@@ -39,6 +39,8 @@ std::string_view route_name(Route r) {
         return "hooks";
     case Route::connect:
         return "connect";
+    case Route::dav:
+        return "dav";
     case Route::other:
         return "other";
     }

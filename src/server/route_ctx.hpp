@@ -23,6 +23,7 @@ struct Ctx {
     sys_seconds now;
     boost::urls::url_view url;
     RevokedTokens const* revoked; ///< may be null
+    dav::History* dav;            ///< may be null: no CalDAV tree
 };
 
 ServerResponse
@@ -45,5 +46,8 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name);
 ServerResponse handle_agenda(Ctx const& c, std::string_view name);
 /** @brief GET/HEAD /: the index page. */
 ServerResponse handle_index(Ctx const& c, std::string_view);
+
+/** @brief /.well-known/caldav, PROPFIND / and everything under /dav/ (dav_routes.cpp); `path` decoded. */
+ServerResponse handle_dav(Ctx const& c, std::string_view path);
 
 } // namespace icsbridge::server_detail

@@ -6,6 +6,7 @@
 #include "server/route_ctx.hpp"
 #include "util/ascii.hpp"
 #include "views/view_cache.hpp"
+#include <icsbridge/dav.hpp>
 #include <icsbridge/digest.hpp>
 #include <icsbridge/server.hpp>
 
@@ -200,7 +201,8 @@ ServerResponse route_request(
     Metrics& metrics,
     Config const& cfg,
     sys_seconds now,
-    RevokedTokens const* revoked
+    RevokedTokens const* revoked,
+    dav::History* dav
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
@@ -212,7 +214,12 @@ ServerResponse route_request(
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked};
+    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked, dav};
+    if (dav && dav::owns(req.method, path)) {
+        auto r = handle_dav(ctx, path);
+        r.route = Route::dav;
+        return r;
+    }
     for (auto const& route : routes) {
         std::string_view arg;
         if (!route.match(path, arg))
@@ -248,9 +255,10 @@ ServerResponse handle_request(
     Metrics& metrics,
     Config const& cfg,
     sys_seconds now,
-    RevokedTokens const* revoked
+    RevokedTokens const* revoked,
+    dav::History* dav
 ) {
-    auto r = route_request(req, store, views, metrics, cfg, now, revoked);
+    auto r = route_request(req, store, views, metrics, cfg, now, revoked, dav);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;

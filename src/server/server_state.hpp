@@ -71,6 +71,7 @@ struct ServerState {
     ClientLimit clients; ///< connections per client address ([server] max_connections_per_client)
     std::shared_ptr<RevokedTokens const> revoked; ///< set before run(); null: no token answers 410
     std::shared_ptr<AsyncRoutes> async_routes;    ///< set before run(); null: no connect routes
+    std::shared_ptr<dav::History> dav;            ///< set before run(); null: no CalDAV tree
     std::atomic<bool> stopping{false};
     /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
     int spare_fd = -1;

@@ -5,6 +5,7 @@
 #include "server/server_state.hpp"
 #include "util/ascii.hpp"
 #include "util/trim.hpp"
+#include <icsbridge/dav.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -157,9 +158,9 @@ struct BodyRead {
 };
 
 /**
- * @brief Only a webhook has a body, and only a small one: reads it (announced too large: leaves it unread
- * for a 413). Any other body is refused: on GET/HEAD as too large; other methods get their 405 from the
- * router, then the connection closes, since the body was not read.
+ * @brief Only a webhook and a CalDAV PROPFIND or REPORT have a body, under their limits: reads it
+ * (announced too large: leaves it unread for a 413). Any other body is refused: on GET/HEAD as too large;
+ * other methods get their 405 from the router, then the connection closes, since the body was not read.
  */
 net::awaitable<BodyRead>
 read_allowed_body(ServerState& impl, SessionState& st, beast::flat_buffer& buffer, Parser& parser) {
@@ -170,6 +171,8 @@ read_allowed_body(ServerState& impl, SessionState& st, beast::flat_buffer& buffe
         limit = hook_body_limit;
     else if (req.method() == http::verb::post && impl.async_routes)
         limit = impl.async_routes->body_limit(path_of(req.target()));
+    else if ((req.method() == http::verb::propfind || req.method() == http::verb::report) && impl.dav && dav::owns(req.method_string(), path_of(req.target())))
+        limit = dav::max_body;
     if (limit > 0 && !parser.is_done()) {
         auto announced = parser.content_length();
         out.too_large = announced && *announced > limit;
@@ -206,6 +209,7 @@ ServerRequest to_server_request(http::request<http::string_body> const& req, boo
     sreq.user_agent = req[http::field::user_agent];
     sreq.origin = req[http::field::origin];
     sreq.accept = req[http::field::accept];
+    sreq.depth = req["Depth"];
     sreq.body = req.body();
     sreq.body_too_large = body_too_large;
     return sreq;
@@ -265,7 +269,8 @@ net::awaitable<Next> answer(
             impl.metrics,
             *impl.live->get(),
             now,
-            impl.revoked.get()
+            impl.revoked.get(),
+            impl.dav.get()
         );
     bool keep = req.keep_alive() && !impl.stopping && !body_unread;
     auto wec = co_await send(st, req.version(), res, date_header(now), keep);

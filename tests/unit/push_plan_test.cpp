@@ -15,7 +15,12 @@ using namespace icsbridge::push;
 namespace push_plan_test {
 
 Resource item(std::string const& uid, std::string const& content = "v1") {
-    return Resource{uid, resource_name(uid), "BODY " + content, "hash-" + uid + "-" + content};
+    Resource r;
+    r.uid = uid;
+    r.name = resource_name(uid);
+    r.body = "BODY " + content;
+    r.hash = "hash-" + uid + "-" + content;
+    return r;
 }
 
 /** The state and listing right after a successful push of `items`, each with ETag "e-NAME". */

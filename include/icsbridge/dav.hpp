@@ -1,0 +1,146 @@
+// File: dav.hpp
+// Every feed as a read-only CalDAV collection (RFC 4918, 4791, 6578): each published snapshot cut into one
+// resource per UID, a change history behind the sync tokens, and the sans-io core that answers a request
+// about what a requester may see. The HTTP route around it lives in src/server/.
+#pragma once
+
+#include <icsbridge/error.hpp>
+#include <icsbridge/store.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace icsbridge::dav {
+
+/** @brief One calendar object resource: a VCALENDAR holding one UID's components and their VTIMEZONEs. */
+struct Item {
+    std::string name; ///< 32 hex digits of SHA-256(UID) + ".ics": the same for the same UID, always
+    std::string body; ///< the VCALENDAR, lines as in the feed
+    std::string etag; ///< quoted hex of SHA-256(body) (128 bits): stable across restarts and replicas
+    bool todo = false;
+    std::optional<long long> start, end; ///< wall-clock seconds (FeedIndex), for time-range queries
+};
+
+/** @brief A feed's snapshot as a collection, with its place in the feed's change history. */
+struct Collection {
+    Collection() = default;
+    Collection(Collection&&) = default;
+    Collection& operator=(Collection&&) = default;
+    Collection(Collection const&) = delete; ///< by_name points into items
+    Collection& operator=(Collection const&) = delete;
+    ~Collection() = default;
+
+    std::vector<Item> items; ///< in calendar order
+    std::unordered_map<std::string_view, std::size_t> by_name;
+    std::string snapshot_etag; ///< the snapshot it was cut from
+    std::uint64_t epoch = 0;   ///< the history's: a token of another epoch is refused
+    std::uint64_t seq = 0;     ///< the publication this collection is in the history
+
+    Item const* find(std::string_view name) const;
+    /** @brief The sync token naming this point of the history (a URI). */
+    std::string token() const;
+};
+
+/** @brief Cuts a rendered calendar into a collection (epoch and seq left 0). */
+Collection make_collection(std::string_view body, std::string snapshot_etag);
+
+/** @brief What changed between a token's point and a collection: names still there, and names gone. */
+struct Changes {
+    std::vector<std::string> changed; ///< present in the collection now (appeared or changed)
+    std::vector<std::string> gone;    ///< removed since the token
+};
+
+/**
+ * @brief Per feed, which resource names appeared, changed and went away at each publication, kept for
+ * `keep`. One more subscriber of the Publisher; also asked by the HTTP threads, so it is thread-safe.
+ * The first collection of a feed starts its history under a fresh random epoch.
+ */
+class History {
+  public:
+    explicit History(std::chrono::seconds keep);
+    ~History();
+    History(History const&) = delete;
+    History& operator=(History const&) = delete;
+
+    /**
+     * @brief The collection of `snap` for `feed`. A snapshot seen before gives the collection recorded then
+     * (the two newest are remembered); a new one is cut, compared with the feed's latest and recorded as the
+     * next publication. Cutting happens outside the lock.
+     */
+    std::shared_ptr<Collection const>
+    collection(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now);
+
+    /**
+     * @brief The changes from `token` to `now` (a collection this history gave for `feed`).
+     * errc::usage when the token is not one of this feed's history: malformed, another epoch, trimmed
+     * away, or ahead of `now`.
+     */
+    Result<Changes> since(std::string const& feed, Collection const& now, std::string_view token) const;
+
+    /** @brief Forgets a feed (removed, or redefined): its tokens stop working. */
+    void forget(std::string const& feed);
+
+  private:
+    struct Feed;
+    std::chrono::seconds keep_;
+    mutable std::mutex mtx_;
+    std::map<std::string, std::shared_ptr<Feed>, std::less<>> feeds_; ///< guarded by mtx_
+};
+
+/** @brief A collection as the requester sees it. */
+struct FeedEntry {
+    std::string name;
+    std::string title;
+    std::vector<std::string> components;          ///< VEVENT, VTODO: from the config, not the content
+    std::shared_ptr<Collection const> collection; ///< null: not fetched yet (an empty collection)
+};
+
+/** @brief What the requester may see: the visible feeds; feeds the request names but may not see are absent.
+ */
+struct Tree {
+    std::string base; ///< the path public_url carries ("" or "/calendars"), put before every href
+    std::vector<FeedEntry> feeds;
+    FeedEntry const* find(std::string_view name) const;
+};
+
+/** @brief The parts of an HTTP request the core reads. */
+struct Request {
+    std::string_view method;
+    std::string_view path;  ///< decoded, without query and without `base`
+    std::string_view depth; ///< the Depth header; empty when absent (infinity)
+    std::string_view body;
+    std::optional<std::string_view> if_none_match;
+    bool body_too_large = false;
+};
+
+struct Response {
+    unsigned status = 200;
+    std::vector<std::pair<std::string_view, std::string>> headers;
+    std::string body;
+};
+
+/** @brief How long the change history is kept: a token older than this lists the collection again. */
+inline constexpr std::chrono::seconds history_kept = std::chrono::days(30);
+
+/** @brief The largest request body read (vdirsyncer's multiget of 10,000 hrefs fits). */
+inline constexpr std::size_t max_body = std::size_t{2} * 1024 * 1024;
+
+/** @brief Whether a request for `path` (decoded, without base) with `method` is the CalDAV tree's. */
+bool owns(std::string_view method, std::string_view path);
+
+/**
+ * @brief Answers one request: PROPFIND, REPORT (calendar-multiget, calendar-query, sync-collection), GET,
+ * HEAD, OPTIONS; a write is 403 need-privileges; a feed not in `tree` 401. Pure: no I/O, no clock.
+ */
+Response answer(Request const& req, Tree const& tree, History const& history);
+
+} // namespace icsbridge::dav

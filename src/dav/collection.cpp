@@ -1,0 +1,81 @@
+// File: collection.cpp
+// A snapshot cut into calendar object resources (push's split_calendar: the same VCALENDAR per UID a push
+// target gets), each named by its UID's hash and tagged by its bytes' hash.
+#include "dav/dav_detail.hpp"
+#include "push/plan.hpp"
+#include "push/resources.hpp"
+#include "views/feed_index.hpp"
+#include <icsbridge/dav.hpp>
+
+namespace icsbridge::dav {
+
+namespace {
+
+constexpr std::string_view token_prefix = "http://icsbridge.invalid/sync/";
+
+} // namespace
+
+Item const* Collection::find(std::string_view name) const {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : &items[it->second];
+}
+
+std::string Collection::token() const {
+    // The epoch as 16 hex digits, then the sequence: a URI (RFC 6578 3.2) that says nothing else.
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string e(16, '0');
+    for (std::size_t i = 0; i < 16; ++i)
+        e[15 - i] = hex[(epoch >> (4 * i)) & 0xf];
+    return std::string(token_prefix) + e + "-" + std::to_string(seq);
+}
+
+Collection make_collection(std::string_view body, std::string snapshot_etag) {
+    Collection c;
+    c.snapshot_etag = std::move(snapshot_etag);
+    auto const index = views::index_calendar(body);
+    if (!index)
+        return c; // not a calendar icsbridge rendered: an empty collection rather than a wrong one
+    auto split = push::split_calendar(body, *index, true);
+    c.items.reserve(split.resources.size());
+    for (auto& r : split.resources) {
+        Item item;
+        item.name = push::hex_sha256(r.uid).substr(0, 32) + ".ics";
+        item.etag = "\"" + r.hash.substr(0, 32) + "\"";
+        item.body = std::move(r.body);
+        item.todo = r.todo;
+        item.start = r.start;
+        item.end = r.end;
+        c.items.push_back(std::move(item));
+    }
+    c.by_name.reserve(c.items.size());
+    for (std::size_t i = 0; i < c.items.size(); ++i)
+        c.by_name.emplace(c.items[i].name, i);
+    return c;
+}
+
+namespace detail {
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_token(std::string_view token) {
+    if (!token.starts_with(token_prefix) || token.size() > token_prefix.size() + 16 + 1 + 20)
+        return std::nullopt;
+    token.remove_prefix(token_prefix.size());
+    if (token.size() < 18 || token[16] != '-')
+        return std::nullopt;
+    std::uint64_t epoch = 0, seq = 0;
+    for (char ch : token.substr(0, 16)) {
+        int const d = ch >= '0' && ch <= '9' ? ch - '0' : (ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1);
+        if (d < 0)
+            return std::nullopt;
+        epoch = (epoch << 4) | static_cast<std::uint64_t>(d);
+    }
+    for (char ch : token.substr(17)) {
+        if (ch < '0' || ch > '9' || seq > (UINT64_MAX - 9) / 10)
+            return std::nullopt;
+        seq = seq * 10 + static_cast<std::uint64_t>(ch - '0');
+    }
+    return std::pair{epoch, seq};
+}
+
+} // namespace detail
+
+} // namespace icsbridge::dav

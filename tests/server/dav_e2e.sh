@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# File: dav_e2e.sh
+# The CalDAV collections with the real `icsbridge serve`, the fake upstream and python3-caldav: discovery from
+# /.well-known/caldav, the calendar list (public feeds only), every event equal to the feed's; after an
+# upstream change and its webhook, objects_by_sync_token() returns exactly the changed event. Then the
+# refusals over real sockets: a token feed and an unknown one 401, writes 403, Depth infinity on the home
+# 403, a 10 MB body 413, a 4 KB sync token 403 valid-sync-token.
+#   dav_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/run_fixtures.sh"
+init_work
+
+secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+changed_fixtures "$src" "$work/changed"
+start_fake_upstream "$fake" "$work" "$work/data"
+export TEST_HOOK_SECRET=$secret
+cat >"$work/serve.toml" <<TOML
+$(server_toml "$work/state" "127.0.0.1:0")
+
+$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
+
+$(organizer_feed_toml pub 'title = "Public meetups"')
+
+$(organizer_feed_toml priv 'token = "tok-secret-1"')
+TOML
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
+wait_for_feeds pub.ics
+etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+before=$(etag)
+[ -n "$before" ] || fail "the feed was not served"
+curl -s "$base/feeds/pub.ics" >"$work/pub.ics"
+
+# 1. python3-caldav: discovery, the list, the events, a sync token.
+/usr/bin/python3 - "$base" "$work" <<'PY' >"$work/first.out" 2>"$work/caldav.log" || fail "python3-caldav (first pass): $(tail -5 "$work/caldav.log")"
+import sys, caldav, icalendar
+base, work = sys.argv[1], sys.argv[2]
+client = caldav.DAVClient(url=base + "/.well-known/caldav")
+cals = client.principal().calendars()
+names = sorted(c.name for c in cals)
+assert names == ["Public meetups"], names
+cal = cals[0]
+feed = icalendar.Calendar.from_ical(open(work + "/pub.ics", "rb").read())
+want = {str(e["UID"]): e.to_ical() for e in feed.walk("VEVENT")}
+got = {}
+for ev in cal.events():
+    for e in icalendar.Calendar.from_ical(ev.data).walk("VEVENT"):
+        got[str(e["UID"])] = e.to_ical()
+assert set(got) == set(want), (sorted(set(got) ^ set(want)))
+for uid in want:
+    assert got[uid] == want[uid], uid
+objs = cal.objects_by_sync_token(load_objects=False)
+assert len(list(objs)) == len(want), len(list(objs))
+print(objs.sync_token)
+print(cal.url)
+print(len(want))
+PY
+token=$(sed -n 1p "$work/first.out")
+cal_url=$(sed -n 2p "$work/first.out")
+echo "python3-caldav: $(sed -n 3p "$work/first.out") events equal to the feed's; token $token"
+
+# 2. A change upstream and its webhook: the next sync returns exactly that event.
+curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
+[ "$sent" = '{"status":202}' ] || fail "the hook was not accepted: $sent"
+for _ in $(seq 1 80); do [ "$(etag)" != "$before" ] && break; sleep 0.1; done
+[ "$(etag)" != "$before" ] || fail "the change was not published within 8 s"
+/usr/bin/python3 - "$cal_url" "$token" <<'PY' >"$work/second.out" 2>>"$work/caldav.log" || fail "python3-caldav (sync): $(tail -5 "$work/caldav.log")"
+import sys, caldav
+url, token = sys.argv[1], sys.argv[2]
+cal = caldav.Calendar(client=caldav.DAVClient(url=url), url=url)
+objs = list(cal.objects_by_sync_token(sync_token=token, load_objects=True))
+assert len(objs) == 1, [o.url for o in objs]
+assert "MOVED" in objs[0].data, objs[0].data
+again = cal.objects_by_sync_token(sync_token=token)
+later = cal.objects_by_sync_token(sync_token=again.sync_token)
+assert len(list(later)) == 0
+print("one changed item:", objs[0].url)
+PY
+cat "$work/second.out"
+
+# 3. The refusals, over real sockets.
+status() { curl -s -o "$work/answer" -w '%{http_code}' "$@"; }
+[ "$(status "$base/.well-known/caldav")" = 308 ] || fail "/.well-known/caldav is not a 308"
+[ "$(curl -s -o /dev/null -w '%{redirect_url}' "$base/.well-known/caldav")" = "$base/dav/" ] || fail "308 not to /dav/"
+for feed in priv nothing; do
+    [ "$(status -X PROPFIND -H 'Depth: 0' "$base/dav/feeds/$feed/")" = 401 ] || fail "/dav/feeds/$feed/ is not 401"
+done
+curl -s -D - -o /dev/null -X PROPFIND "$base/dav/feeds/priv/" | grep -qi '^WWW-Authenticate: Basic realm="icsbridge"' ||
+    fail "no Basic challenge"
+[ "$(status -X PUT --data-binary x "$base/dav/feeds/pub/x.ics")" = 403 ] || fail "PUT is not 403"
+grep -q need-privileges "$work/answer" || fail "PUT's 403 does not say need-privileges"
+[ "$(status -X PROPFIND -H 'Depth: infinity' "$base/dav/feeds/")" = 403 ] || fail "Depth infinity on the home is not 403"
+head -c 10000000 /dev/zero | tr '\0' ' ' >"$work/big.xml"
+[ "$(status -X REPORT -H 'Content-Type: application/xml' --data-binary "@$work/big.xml" "$base/dav/feeds/pub/")" = 413 ] ||
+    fail "a 10 MB body is not 413"
+long=$(head -c 4096 /dev/zero | tr '\0' 'a')
+[ "$(status -X REPORT --data-binary "<sync-collection xmlns=\"DAV:\"><sync-token>$long</sync-token><prop><getetag/></prop></sync-collection>" \
+    "$base/dav/feeds/pub/")" = 403 ] || fail "a 4 KB sync token is not 403"
+grep -q valid-sync-token "$work/answer" || fail "the 403 does not say valid-sync-token"
+[ "$(status -X OPTIONS "$base/dav/feeds/pub/")" = 200 ] || fail "OPTIONS"
+curl -s -D - -o /dev/null -X OPTIONS "$base/dav/" | grep -qi '^DAV: 1, 3, calendar-access' || fail "no DAV header"
+grep -q "tok-secret-1\|$secret" "$work/serve.log" && fail "a secret is in the log"
+stop_icsbridge
+echo ok
