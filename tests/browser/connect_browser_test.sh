@@ -93,7 +93,7 @@ want=$($python -c '
 import sys, icalendar
 c = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
 print(len({str(e["UID"]) for e in c.walk("VEVENT")}))' "$work/club.ics")
-got=$(fake_state 'len(ours(cal("Club nights")))' account=ana@example.org)
+got=$(fake_state 'len(ours(cal("Club nights \u2014 next 3650 days")))' account=ana@example.org)
 [ "$got" = "$want" ] || fail "ana's \"Club nights\" holds $got of our events, not the feed's $want"
 [ "$(fake_state 'len(d["calendars"])')" = 1 ] || fail "the default account got a calendar too"
 
@@ -103,7 +103,7 @@ curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
 curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$public/hooks/eb/$TEST_HOOK_SECRET" >/dev/null
 t0=$(date +%s%N)
 for _ in $(seq 1 100); do
-    n=$(fake_state 'sum(1 for e in ours(cal("Club nights")) if "MOVED" in e.get("summary", ""))' account=ana@example.org)
+    n=$(fake_state 'sum(1 for e in ours(cal("Club nights \u2014 next 3650 days")) if "MOVED" in e.get("summary", ""))' account=ana@example.org)
     [ "$n" = 1 ] && break
     sleep 0.1
 done
@@ -126,8 +126,8 @@ with Browser(log_path=work + "/chromium.log") as b:
     b.goto(page)
     assert b.status_of_last_navigation() == 404, b.status_of_last_navigation()
 PY
-[ "$(fake_state 'len([c for c in d["calendars"] if c["name"] == "Club nights"])' account=ana@example.org)" = 0 ] ||
-    fail "the calendar \"Club nights\" is still in ana's account after a disconnect asking to delete it"
+[ "$(fake_state 'len([c for c in d["calendars"] if c["name"] == "Club nights \u2014 next 3650 days"])' account=ana@example.org)" = 0 ] ||
+    fail "the calendar \"Club nights — next 3650 days\" is still in ana's account after a disconnect asking to delete it"
 [ "$(curl -s "$fake_api_url/_fake/accounts" | $python -c 'import json, sys; print(sum(a["grants"] for a in json.load(sys.stdin)["accounts"] if a["account"] == "ana@example.org"))')" = 0 ] ||
     fail "ana's grant is still live after a disconnect"
 

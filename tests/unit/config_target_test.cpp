@@ -7,10 +7,12 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 using namespace icsbridge;
 
@@ -30,6 +32,14 @@ Result<Config> parse(std::string const& text) {
             return "g-secret-env";
         return std::nullopt;
     });
+}
+
+/** @brief The warnings other than "no feed pushes into it" (the cases here read targets without feeds). */
+std::vector<std::string> besides_unused(std::vector<std::string> warnings) {
+    std::erase_if(warnings, [](std::string const& w) {
+        return w.find("no feed pushes into it") != std::string::npos;
+    });
+    return warnings;
 }
 
 } // namespace config_target_test
@@ -191,8 +201,8 @@ BOOST_AUTO_TEST_CASE(a_microsoft_target_puts_its_tenant_in_the_authority_and_tak
     BOOST_TEST(f.api_base == "http://127.0.0.1:7000/v1.0");
     BOOST_TEST(f.token_url == "http://127.0.0.1:7000/oauth/token");
     BOOST_TEST(f.rate.calls == 20u);
-    // Plain http:// to loopback is the tests' fake: no warning.
-    BOOST_TEST(config_warnings(*r).empty());
+    // Plain http:// to loopback is the tests' fake: no warning (besides these targets having no feed).
+    BOOST_TEST(besides_unused(config_warnings(*r)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_client_secret_in_the_file_and_a_plain_http_token_url_are_warned_about) {
@@ -210,7 +220,7 @@ BOOST_AUTO_TEST_CASE(a_client_secret_in_the_file_and_a_plain_http_token_url_are_
     });
     BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
     BOOST_TEST(r->secrets_in_file);
-    auto const w = config_warnings(*r); // reads the file's mode
+    auto const w = besides_unused(config_warnings(*r)); // reads the file's mode
     std::filesystem::remove(path);
     BOOST_TEST_REQUIRE(w.size() == 2u);
     BOOST_TEST(w[0].find("holds secrets") != std::string::npos, w[0]);
