@@ -75,6 +75,8 @@ struct TargetConfig {
     std::string ca_file;  ///< extra trust anchor (PEM); empty: system store only
     Budget rate = default_target_rate;
     int max_concurrency = 4;
+    /// the largest answer read from the target, once decoded (`max_response`); a larger one stops the push
+    std::size_t max_response = std::size_t{32} * 1024 * 1024;
     int line = 0; ///< where the table starts in the file (for messages)
 
     // google / microsoft (OAuth). `calendar` is then a calendar's name, found or created; `calendar_id` an
@@ -153,6 +155,7 @@ struct FeedConfig {
     /// system knows it, at `timezone_line`:`timezone_column`.
     std::string timezone;
     int timezone_line = 0, timezone_column = 0;
+    std::string color; ///< "#RRGGBB" (upper case), the collection's calendar-color; empty: none
     std::chrono::seconds refresh{std::chrono::minutes(15)};
     /// Deadline of one whole refresh (every page, retry and expansion); past it the refresh fails and the
     /// last good snapshot stays. One slow upstream cannot hold the refresh loop for an hour.
@@ -208,6 +211,14 @@ struct StorageConfig {
     std::string dir = "var/icsbridge";
 };
 
+/** @brief `[dav]`: every feed also a read-only CalDAV collection (src/dav/). */
+struct DavConfig {
+    bool enabled = true;
+    /// How long a sync token stays good: the change history is trimmed to this age.
+    std::chrono::seconds history{std::chrono::days(30)};
+    friend bool operator==(DavConfig const&, DavConfig const&) = default;
+};
+
 /**
  * @brief `[cluster]`: replicas share snapshots and refresh leases through PostgreSQL. Absent: one box,
  * snapshots on disk only.
@@ -247,6 +258,7 @@ struct Config {
     std::string path; ///< the file it was read from
     ServerConfig server;
     StorageConfig storage;
+    DavConfig dav;
     std::optional<ClusterConfig> cluster; ///< nullopt: no `[cluster]`, a single box
     std::map<std::string, SourceConfig> sources;
     std::vector<FeedConfig> feeds; ///< in file order

@@ -100,6 +100,7 @@ class History {
 struct FeedEntry {
     std::string name;
     std::string title;
+    std::string color;                            ///< "#RRGGBB" or empty (no calendar-color)
     std::vector<std::string> components;          ///< VEVENT, VTODO: from the config, not the content
     std::shared_ptr<Collection const> collection; ///< null: not fetched yet (an empty collection)
 };
@@ -127,9 +128,6 @@ struct Response {
     std::vector<std::pair<std::string_view, std::string>> headers;
     std::string body;
 };
-
-/** @brief How long the change history is kept: a token older than this lists the collection again. */
-inline constexpr std::chrono::seconds history_kept = std::chrono::days(30);
 
 /** @brief The largest request body read (vdirsyncer's multiget of 10,000 hrefs fits). */
 inline constexpr std::size_t max_body = std::size_t{2} * 1024 * 1024;

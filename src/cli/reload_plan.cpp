@@ -44,6 +44,8 @@ ReloadPlan plan_reload(Config const& old, Config const& next) {
         plan.restart_needed.emplace_back("request_timeout/idle_timeout");
     if (old.storage.dir != next.storage.dir)
         plan.restart_needed.emplace_back("storage.dir");
+    if (old.dav != next.dav)
+        plan.restart_needed.emplace_back("[dav]");
     if (old.cluster != next.cluster)
         plan.restart_needed.emplace_back("[cluster]");
     plan.sources_changed = old.sources != next.sources;

@@ -183,7 +183,7 @@ void Service::subscribe() {
     // The CalDAV collections: each changed publication cut into items and recorded in the history here, on
     // the publishing thread, so a sync request finds it done.
     subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
-        if (p.changed)
+        if (p.changed && dav_)
             dav_->collection(
                 p.feed,
                 p.snapshot,

@@ -96,7 +96,9 @@ class Service {
     std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
     Publisher publisher_;                    ///< the one owner of publishing
     /// The CalDAV collections' change history (a subscriber of publisher_, read by the HTTP threads)
-    std::shared_ptr<dav::History> dav_ = std::make_shared<dav::History>(dav::history_kept);
+    /// null when [dav] enabled = false
+    std::shared_ptr<dav::History> dav_ =
+        cfg_->dav.enabled ? std::make_shared<dav::History>(cfg_->dav.history) : nullptr;
     std::vector<Publisher::Subscription> subscriptions_;
 
     RefreshOptions refresh_opts_;

@@ -52,10 +52,11 @@ void Reader::read(toml::table const& root, Config& cfg) {
     if (!check_keys(
             root,
             "the top level",
-            {"server", "storage", "cluster", "sources", "targets", "connect", "feeds"}
+            {"server", "storage", "dav", "cluster", "sources", "targets", "connect", "feeds"}
         ))
         return;
-    for (std::string_view key : {"server", "storage", "cluster", "sources", "targets", "connect", "feeds"})
+    for (std::string_view key :
+         {"server", "storage", "dav", "cluster", "sources", "targets", "connect", "feeds"})
         if (auto const* n = root.get(key); n && !n->is_table()) {
             fail_at(n->source(), std::string(key) + " must be a table ([" + std::string(key) + "])");
             return;
@@ -69,6 +70,10 @@ void Reader::read(toml::table const& root, Config& cfg) {
         return;
     if (auto const* t = root.get_as<toml::table>("storage"))
         read_storage(*t, cfg.storage);
+    if (failed())
+        return;
+    if (auto const* t = root.get_as<toml::table>("dav"))
+        read_dav(*t, cfg.dav);
     if (failed())
         return;
     if (auto const* t = root.get_as<toml::table>("cluster")) {
@@ -272,6 +277,15 @@ void Reader::read_storage(toml::table const& t, StorageConfig& s) {
         return;
     if (auto dir = str(t, "dir"))
         s.dir = *dir;
+}
+
+void Reader::read_dav(toml::table const& t, DavConfig& d) {
+    if (!check_keys(t, "[dav]", {"enabled", "history"}))
+        return;
+    if (auto on = boolean(t, "enabled"))
+        d.enabled = *on;
+    if (auto h = duration(t, "history"))
+        d.history = *h;
 }
 
 } // namespace config_detail

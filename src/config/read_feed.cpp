@@ -3,6 +3,8 @@
 // subscriber tokens, each mistake reported at its FILE:LINE:COL.
 #include "config/reader.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace icsbridge::config_detail {
@@ -76,25 +78,10 @@ bool Reader::check_feed_keys(
         events ? check_keys(
                      t,
                      where,
-                     {"source",
-                      "select",
-                      "title",
-                      "description",
-                      "timezone",
-                      "refresh",
-                      "fetch_timeout",
-                      "token",
-                      "tokens",
-                      "params",
-                      "alarm",
-                      "cancelled",
-                      "ticket_classes",
-                      "organization_id",
-                      "window",
-                      "keep_past",
-                      "max_items",
-                      "filter",
-                      "push"},
+                     {"source", "select",    "title",         "description",    "timezone",
+                      "color",  "refresh",   "fetch_timeout", "token",          "tokens",
+                      "params", "alarm",     "cancelled",     "ticket_classes", "organization_id",
+                      "window", "keep_past", "max_items",     "filter",         "push"},
                      {"due_after", "jobs_as"}
                  )
                : check_keys(
@@ -105,6 +92,7 @@ bool Reader::check_feed_keys(
                       "title",
                       "description",
                       "timezone",
+                      "color",
                       "refresh",
                       "fetch_timeout",
                       "token",
@@ -151,12 +139,32 @@ void Reader::read_feed_common(toml::table const& t, FeedConfig& f) {
     if (auto v = str(t, "description", true))
         f.description = *v;
     read_timezone(t, f);
+    read_color(t, f);
     if (auto v = duration(t, "refresh"))
         f.refresh = *v;
     if (auto v = integer(t, "max_items", 1, 10'000'000))
         f.max_items = static_cast<std::size_t>(*v);
     if (auto v = duration(t, "fetch_timeout"))
         f.fetch_timeout = *v;
+}
+
+void Reader::read_color(toml::table const& t, FeedConfig& f) {
+    auto v = str(t, "color");
+    if (!v)
+        return;
+    bool const hex = v->size() == 7 && v->front() == '#' &&
+                     v->find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+    if (!hex) {
+        fail_at(
+            t.get("color")->source(),
+            "color = \"" + *v + "\" is not a colour such as \"#3A7BD5\" (#RRGGBB)"
+        );
+        return;
+    }
+    f.color = *v;
+    std::transform(f.color.begin(), f.color.end(), f.color.begin(), [](unsigned char c) {
+        return static_cast<char>(std::toupper(c));
+    });
 }
 
 void Reader::read_timezone(toml::table const& t, FeedConfig& f) {

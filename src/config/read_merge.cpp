@@ -25,6 +25,7 @@ void Reader::read_merged_feed(std::string const& name, toml::table const& t, Fee
     if (auto v = str(t, "description", true))
         f.description = *v;
     read_timezone(t, f);
+    read_color(t, f);
     if (auto v = duration(t, "alarm"))
         f.alarm = *v;
     if (!failed())
@@ -35,12 +36,12 @@ bool Reader::check_merged_feed_keys(toml::table const& t, std::string const& whe
     // Items arrive as their parts rendered them, so what fetches or renders an item belongs on the part;
     // what selects items (filter) or reminds of them (alarm) works on the published items too.
     note_ = " (a merged feed publishes its parts' items as they rendered them: set it on the parts; a merge "
-            "takes only title, description, timezone, token/tokens, filter, alarm and push)";
+            "takes only title, description, timezone, color, token/tokens, filter, alarm and push)";
     // The second list is every key of a fetched feed, sorted: "not valid here" says more than "unknown key".
     bool const ok = check_keys(
         t,
         where,
-        {"merge", "title", "description", "timezone", "token", "tokens", "filter", "alarm", "push"},
+        {"merge", "title", "description", "timezone", "color", "token", "tokens", "filter", "alarm", "push"},
         {"cancelled",
          "due_after",
          "fetch_timeout",

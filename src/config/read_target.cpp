@@ -85,6 +85,15 @@ void Reader::read_target_limits(toml::table const& t, TargetConfig& out) {
         out.max_concurrency = static_cast<int>(*c);
     if (auto ca = ca_file(t))
         out.ca_file = *ca;
+    if (auto const* n = t.get("max_response")) {
+        constexpr std::size_t least = std::size_t{64} * 1024, most = std::size_t{1024} * 1024 * 1024;
+        auto const size = n->is_string() ? parse_size(n->as_string()->get()) : std::nullopt;
+        if (!size || *size < least || *size > most) {
+            fail_at(n->source(), "max_response must be a size from \"64KiB\" to \"1GiB\", such as \"32MiB\"");
+            return;
+        }
+        out.max_response = *size;
+    }
 }
 
 bool Reader::read_rate(toml::table const& t, Budget& out) {

@@ -33,8 +33,8 @@ using KeyList = std::vector<std::string_view>;
  * The keys of every [targets.NAME], of CalDAV ones alone, of an OAuth client (Google and Microsoft targets,
  * and [connect.google] / [connect.microsoft]), and of Google and Microsoft targets alone.
  */
-inline constexpr std::array<std::string_view, 5> target_keys{
-    "type", "calendar", "rate", "ca_file", "max_concurrency"};
+inline constexpr std::array<std::string_view, 6> target_keys{
+    "type", "calendar", "rate", "ca_file", "max_concurrency", "max_response"};
 inline constexpr std::array<std::string_view, 5> caldav_target_keys{
     "url", "username", "password", "password_env", "password_file"};
 inline constexpr std::array<std::string_view, 7> oauth_client_keys{
@@ -59,6 +59,9 @@ KeyList key_list(Keys more, std::array<std::string_view, N> const&... parts) {
 
 /** "0s", "0m", "0h0m": a well-formed duration of zero length, which only some keys (keep_past) accept. */
 bool is_zero_duration(std::string_view text);
+/** "32MiB", "512KiB", "1GiB", "65536B" (binary units, a space before the unit allowed); nullopt if malformed.
+ */
+std::optional<std::size_t> parse_size(std::string_view text);
 /** "a table", "a string", ... for messages. */
 std::string_view type_name(toml::node_type t);
 /** "a, b, c". */
@@ -304,6 +307,7 @@ class Reader {
     /** max_connections_per_client and trusted_proxies (addresses or networks) of [server]. */
     void read_client_limits(toml::table const& t, ServerConfig& s);
     void read_storage(toml::table const& t, StorageConfig& s);
+    void read_dav(toml::table const& t, DavConfig& d);
     void read_cluster(toml::table const& t, ClusterConfig& c);
     /** read_cluster's steps: the URL when this environment has it (false: a mistake), then node and lease. */
     bool read_database_url(toml::table const& t, std::string url, ClusterConfig& c, bool inline_before);
@@ -324,6 +328,8 @@ class Reader {
     void read_feed_common(toml::table const& t, FeedConfig& f);
     /** `timezone` of a fetched or merged feed: its form (an IANA name), and where it was written. */
     void read_timezone(toml::table const& t, FeedConfig& f);
+    /** `color = "#RRGGBB"`, kept in upper case. */
+    void read_color(toml::table const& t, FeedConfig& f);
     void read_events_feed(toml::table const& t, FeedConfig& f);
     void read_jobs_feed(toml::table const& t, FeedConfig& f);
     void read_feed_extras(toml::table const& t, std::string const& where, Config const& cfg, FeedConfig& f);

@@ -21,6 +21,27 @@ bool is_zero_duration(std::string_view text) {
     return parse_duration(ones).has_value();
 }
 
+std::optional<std::size_t> parse_size(std::string_view text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+        ++digits;
+    // Ten digits of GiB still fit in 64 bits.
+    if (digits == 0 || digits > 10)
+        return std::nullopt;
+    std::size_t value = 0;
+    for (char c : text.substr(0, digits))
+        value = value * 10 + static_cast<std::size_t>(c - '0');
+    auto unit = text.substr(digits);
+    if (unit.starts_with(' '))
+        unit.remove_prefix(1);
+    constexpr std::pair<std::string_view, std::size_t> units[] =
+        {{"B", 1}, {"KiB", 1024}, {"MiB", 1024 * 1024}, {"GiB", std::size_t{1024} * 1024 * 1024}};
+    for (auto const& [name, factor] : units)
+        if (unit == name && value > 0)
+            return value * factor;
+    return std::nullopt;
+}
+
 std::string_view type_name(toml::node_type t) {
     switch (t) {
     case toml::node_type::table:

@@ -113,6 +113,10 @@ std::optional<std::string> render(Node const& n, QName const& q, Tree const& tre
     Collection const* c = n.feed ? n.feed->collection.get() : nullptr;
     if (q.ns == "http://calendarserver.org/ns/" && q.name == "getctag" && n.kind == Kind::collection && c)
         return element("CS:getctag", c->token());
+    // Apple's property, which DAVx⁵, Thunderbird and Evolution read too; only when the feed sets `color`.
+    if (q.ns == "http://apple.com/ns/ical/" && q.name == "calendar-color" && n.kind == Kind::collection &&
+        !n.feed->color.empty())
+        return element("A:calendar-color", n.feed->color);
     return std::nullopt;
 }
 

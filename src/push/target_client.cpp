@@ -91,6 +91,8 @@ ClientOptions options_for(TargetConfig const& t) {
     o.service_name = std::string(kind_of(t.type)) + " target " + t.name;
     o.max_concurrency = t.max_concurrency;
     o.ca_file = t.ca_file;
+    o.max_body = t.max_response;
+    o.max_body_key = "[targets." + t.name + "] max_response";
     o.retry.max_attempts = 1; // TargetClient::send retries, for the whole target at once
     return o;
 }

@@ -46,7 +46,7 @@ std::optional<dav::FeedEntry> entry(Ctx const& c, FeedConfig const& f) {
     FeedLookup found = c.store.lookup(f.name, "");
     if (!found.access.allowed)
         return std::nullopt;
-    dav::FeedEntry e{f.name, f.title.empty() ? f.name : f.title, {}, nullptr};
+    dav::FeedEntry e{f.name, f.title.empty() ? f.name : f.title, f.color, {}, nullptr};
     add_components(c.cfg, f, e.components);
     if (found.snapshot)
         e.collection = c.dav->collection(f.name, found.snapshot, c.now);

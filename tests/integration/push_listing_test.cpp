@@ -1,7 +1,8 @@
 // File: push_listing_test.cpp
 // A CalDAV target against a scripted server on loopback (issue 35): a sync-collection report the server
 // cuts short (RFC 6578 3.6) is followed from each part's token, and one whose token comes back stops with an
-// error naming the target instead of asking for ever.
+// error naming the target instead of asking for ever; an answer over the target's max_response names that
+// key.
 #include "integration/scripted_upstream.hpp"
 #include "push/caldav_calendar.hpp"
 #include "push/target_client.hpp"
@@ -96,6 +97,26 @@ BOOST_AUTO_TEST_CASE(a_sync_token_that_comes_back_stops_the_listing) {
         BOOST_TEST(m.find("never end") != std::string::npos, m);
     });
     BOOST_TEST(up.requests().size() == 2U);
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_over_max_response_names_the_key) {
+    using namespace push_listing_test;
+    ScriptedUpstream up([](ScriptedRequest const&) {
+        return ScriptedReply{207, std::string(100 * 1024, 'x')};
+    });
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        auto t = target(up.base_url() + "/cal/");
+        t.max_response = 64 * 1024;
+        push::TargetClient dav(ex, t, Logger{});
+        auto sending = dav.send("PROPFIND", up.base_url() + "/cal/", "<propfind/>");
+        auto answer = co_await std::move(sending);
+        BOOST_TEST_REQUIRE(!answer.has_value());
+        BOOST_TEST((answer.error().code == errc::upstream_too_large));
+        auto const& m = answer.error().message;
+        BOOST_TEST(m.find("64 KiB") != std::string::npos, m);
+        BOOST_TEST(m.find("[targets.family] max_response") != std::string::npos, m);
+        BOOST_TEST(m.find("max_body") == std::string::npos, m);
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part) {
     };
     std::string const not_valid =
         " (a merged feed publishes its parts' items as they rendered them: set it "
-        "on the parts; a merge takes only title, description, timezone, token/tokens, filter, "
+        "on the parts; a merge takes only title, description, timezone, color, token/tokens, filter, "
         "alarm and push)";
     Case const cases[] = {
         {"[feeds.m1]\nmerge = [\"ev\"]\n[feeds.m2]\nmerge = [\"m1\"]\n",

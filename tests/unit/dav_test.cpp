@@ -51,7 +51,11 @@ struct Fixture {
     explicit Fixture(std::string const& items = two) { publish(items); }
     void publish(std::string const& items, sys_seconds at = t0) {
         tree.feeds = {
-            {"meetups", "Meetups", {"VEVENT", "VTODO"}, history.collection("meetups", snap(items), at)}};
+            {"meetups",
+             "Meetups",
+             "#3A7BD5",
+             {"VEVENT", "VTODO"},
+             history.collection("meetups", snap(items), at)}};
     }
     dav::Response
     ask(std::string_view method,
@@ -185,6 +189,19 @@ BOOST_AUTO_TEST_CASE(a_collection_answers_depth_infinity_as_depth_1) {
         BOOST_TEST(r.body.find("component=vtodo") != std::string::npos);
         BOOST_TEST(r.body.find("component=vevent") != std::string::npos);
     }
+}
+
+BOOST_AUTO_TEST_CASE(calendar_color_only_when_the_feed_sets_one) {
+    Fixture f;
+    auto const body = R"(<D:propfind xmlns:D="DAV:" xmlns:A="http://apple.com/ns/ical/"><D:prop>)"
+                      R"(<A:calendar-color/></D:prop></D:propfind>)";
+    auto const set = f.ask("PROPFIND", "/dav/feeds/meetups/", body, "0");
+    BOOST_TEST(set.status == 207u);
+    BOOST_TEST(set.body.find("<A:calendar-color>#3A7BD5</A:calendar-color>") != std::string::npos, set.body);
+    f.tree.feeds[0].color.clear();
+    auto const unset = f.ask("PROPFIND", "/dav/feeds/meetups/", body, "0");
+    BOOST_TEST(unset.body.find("#3A7BD5") == std::string::npos);
+    BOOST_TEST(unset.body.find("404 Not Found") != std::string::npos, unset.body);
 }
 
 BOOST_AUTO_TEST_CASE(get_and_head_with_if_none_match) {
