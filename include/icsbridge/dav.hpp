@@ -105,10 +105,22 @@ struct FeedEntry {
     std::shared_ptr<Collection const> collection; ///< null: not fetched yet (an empty collection)
 };
 
-/** @brief What the requester may see: the visible feeds; feeds the request names but may not see are absent.
+/**
+ * @brief What the requester may see: the visible feeds; feeds the request names but may not see are absent.
+ * The public tree is /dav/ (home /dav/feeds/); a subscriber's is /dav/users/NAME/ (home
+ * /dav/users/NAME/feeds/: the public feeds and the token feeds their token opens).
  */
 struct Tree {
     std::string base; ///< the path public_url carries ("" or "/calendars"), put before every href
+    /// The subscriber the request's Basic login proved (their name, and one of their tokens as the password);
+    /// empty: anonymous (no login, or one that names no subscriber or whose password opens nothing)
+    std::string user;
+    /// Whose tree the request's path is in (the NAME of /dav/users/NAME/…); empty: the public tree. Served
+    /// only when it is `user`: anything else is challenged.
+    std::string owner;
+    /// The login's password is a token a reload took away (from the feed the path names, or from every
+    /// feed): 410 Gone where a challenge would be, as for the feed's `.ics`, so the app stops polling
+    bool revoked = false;
     std::vector<FeedEntry> feeds;
     FeedEntry const* find(std::string_view name) const;
 };
@@ -136,8 +148,24 @@ inline constexpr std::size_t max_body = std::size_t{2} * 1024 * 1024;
 bool owns(std::string_view method, std::string_view path);
 
 /**
+ * @brief A feed's collection as a person types it into a CalDAV app: `public_url` + /dav/feeds/FEED/, or for
+ * a subscriber's login + /dav/users/USER/feeds/FEED/ (USER: a name from `tokens`, or "subscriber" for a
+ * single `token`); with `feed` empty, the principal itself (/dav/ or /dav/users/USER/).
+ */
+std::string address(std::string_view public_url, std::string_view feed, std::string_view user = {});
+
+/** @brief What a request path names, for the route to cut the tree by: whose tree, which feed. */
+struct PathNames {
+    std::string_view owner; ///< the NAME of /dav/users/NAME/…; empty: the public tree (or not a tree path)
+    std::string_view feed;  ///< the FEED of …/feeds/FEED/…; empty: the principal or the home
+    bool home = false;      ///< …/feeds/ itself, which lists every feed the requester may see
+};
+PathNames names_in(std::string_view path);
+
+/**
  * @brief Answers one request: PROPFIND, REPORT (calendar-multiget, calendar-query, sync-collection), GET,
- * HEAD, OPTIONS; a write is 403 need-privileges; a feed not in `tree` 401. Pure: no I/O, no clock.
+ * HEAD, OPTIONS; a write is 403 need-privileges; a feed not in `tree`, or a subscriber's tree the login
+ * does not open, 401 with a Basic challenge (410 when `tree.revoked`). Pure: no I/O, no clock.
  */
 Response answer(Request const& req, Tree const& tree, History const& history);
 

@@ -27,7 +27,9 @@ class RevokedTokens {
 
     /**
      * @brief Revokes at `now` every token a feed of `old` accepted and the same feed of `next` does not (a
-     * feed gone from `next` loses all of them), forgets a token `next` accepts again, and saves the list.
+     * feed gone from `next` loses all of them), forgets a token `next` accepts again, and saves the list. A
+     * token that no feed of `next` accepts is also revoked from the feed "" (no feed has that name): the
+     * CalDAV principal, which belongs to no feed, asks for it.
      * @return how many were revoked, or errc::io_error when the list could not be saved (it still applies
      * until the process ends)
      */

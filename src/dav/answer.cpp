@@ -37,16 +37,34 @@ Response multistatus(std::string body) {
 
 Path parse_path(std::string_view p) {
     Path out;
-    if (p == "/dav" || p == "/dav/")
-        return {Path::Kind::principal, {}, {}};
-    constexpr std::string_view feeds = "/dav/feeds";
+    constexpr std::string_view users = "/dav/users/";
+    if (p.starts_with(users)) {
+        // A subscriber's tree: the same shape as the public one, one level down.
+        p.remove_prefix(users.size());
+        auto const slash = p.find('/');
+        out.user = p.substr(0, slash);
+        if (out.user.empty())
+            return {};
+        p = slash == std::string_view::npos ? std::string_view("/") : p.substr(slash);
+    } else if (p == "/dav" || p.starts_with("/dav/")) {
+        p.remove_prefix(4);
+    } else {
+        return out;
+    }
+    if (p.empty() || p == "/") {
+        out.kind = Path::Kind::principal;
+        return out;
+    }
+    constexpr std::string_view feeds = "/feeds";
     if (!p.starts_with(feeds))
-        return out;
+        return {};
     p.remove_prefix(feeds.size());
-    if (p.empty() || p == "/")
-        return {Path::Kind::home, {}, {}};
-    if (p.front() != '/')
+    if (p.empty() || p == "/") {
+        out.kind = Path::Kind::home;
         return out;
+    }
+    if (p.front() != '/')
+        return {};
     p.remove_prefix(1);
     auto const slash = p.find('/');
     out.feed = p.substr(0, slash);
@@ -95,7 +113,16 @@ Response options() {
     return r;
 }
 
-Response unauthorized() {
+/**
+ * The one answer for whatever the login does not open: a subscriber's tree, a feed that is not public, a
+ * feed that does not exist (no hint which). A token a reload took away gets 410 Gone, as its `.ics` does.
+ */
+Response challenge(Tree const& tree) {
+    if (tree.revoked) {
+        auto r = plain(410, "this subscription was revoked: remove it from your calendar app");
+        r.headers.emplace_back("Cache-Control", "no-store");
+        return r;
+    }
     auto r = plain(401, "this calendar needs a subscriber's credentials");
     r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"icsbridge\"");
     return r;
@@ -186,8 +213,11 @@ Response answer(Request const& req, Tree const& tree, History const& history) {
     if (req.path == "/.well-known/caldav" || req.path == "/")
         return redirect(tree);
     Path const path = parse_path(req.path);
-    if (path.kind == Path::Kind::none)
+    if (path.kind == Path::Kind::none || path.user != tree.owner)
         return plain(404, "not found");
+    // A subscriber's tree shows nothing, not even OPTIONS, before the login: apps send it only when asked.
+    if (!tree.owner.empty() && tree.user != tree.owner)
+        return challenge(tree);
     if (req.method == "OPTIONS")
         return options();
     if (is_write(req.method))
@@ -200,7 +230,7 @@ Response answer(Request const& req, Tree const& tree, History const& history) {
     if (path.kind == Path::Kind::collection || path.kind == Path::Kind::item) {
         feed = tree.find(path.feed);
         if (!feed)
-            return unauthorized(); // the same for a private feed and none at all
+            return challenge(tree); // the same for a private feed and none at all
     }
     if (req.body_too_large)
         return plain(413, "the request body is over 2 MiB");
@@ -220,6 +250,11 @@ Response answer(Request const& req, Tree const& tree, History const& history) {
     auto r = plain(405, "method not allowed");
     r.headers.emplace_back("Allow", std::string(allowed));
     return r;
+}
+
+PathNames names_in(std::string_view path) {
+    Path const p = parse_path(path);
+    return {p.user, p.feed, p.kind == Path::Kind::home};
 }
 
 FeedEntry const* Tree::find(std::string_view name) const {

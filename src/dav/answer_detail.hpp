@@ -14,6 +14,7 @@ namespace icsbridge::dav::detail {
 struct Path {
     enum class Kind { none, principal, home, collection, item };
     Kind kind = Kind::none;
+    std::string_view user; ///< /dav/users/USER/…: the subscriber's tree; empty: the public one
     std::string_view feed; ///< collection, item
     std::string_view file; ///< item
 };

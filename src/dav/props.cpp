@@ -6,6 +6,9 @@
 #include "dav/xml.hpp"
 #include "util/html_escape.hpp"
 
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+
 #include <optional>
 
 namespace icsbridge::dav::detail {
@@ -63,13 +66,14 @@ std::optional<std::string> dav_prop(Node const& n, std::string_view name, Tree c
     if (name == "resourcetype")
         return resourcetype(n.kind);
     if (name == "current-user-principal")
-        return href_in("D:current-user-principal", principal_href(tree));
+        return href_in("D:current-user-principal", current_principal_href(tree));
     if (name == "current-user-privilege-set")
         return std::string(privileges);
     if (name == "displayname" && n.kind != Kind::item)
         return element(
             "D:displayname",
-            n.kind == Kind::principal ? "icsbridge" : (n.feed ? n.feed->title : "Feeds")
+            n.kind == Kind::principal ? (tree.owner.empty() ? std::string("icsbridge") : tree.owner)
+                                      : (n.feed ? n.feed->title : "Feeds")
         );
     if (name == "principal-URL" && n.kind == Kind::principal)
         return href_in("D:principal-URL", principal_href(tree));
@@ -154,12 +158,27 @@ std::vector<QName> allprops(Kind k) {
 
 } // namespace
 
+namespace {
+
+/** A subscriber's principal: their name is any TOML key, so it is percent-encoded as one path segment. */
+std::string user_principal(std::string_view base, std::string_view user) {
+    if (user.empty())
+        return std::string(base) + "/dav/";
+    return std::string(base) + "/dav/users/" + boost::urls::encode(user, boost::urls::unreserved_chars) + "/";
+}
+
+} // namespace
+
 std::string principal_href(Tree const& tree) {
-    return tree.base + "/dav/";
+    return user_principal(tree.base, tree.owner);
+}
+
+std::string current_principal_href(Tree const& tree) {
+    return user_principal(tree.base, tree.user);
 }
 
 std::string home_href(Tree const& tree) {
-    return tree.base + "/dav/feeds/";
+    return principal_href(tree) + "feeds/";
 }
 
 std::string collection_href(Tree const& tree, FeedEntry const& feed) {
@@ -188,3 +207,16 @@ void write_node(MultistatusWriter& w, Node const& node, PropRequest const& req, 
 }
 
 } // namespace icsbridge::dav::detail
+
+namespace icsbridge::dav {
+
+std::string address(std::string_view public_url, std::string_view feed, std::string_view user) {
+    while (public_url.ends_with('/'))
+        public_url.remove_suffix(1);
+    std::string out = detail::user_principal(public_url, user);
+    if (!feed.empty())
+        out.append("feeds/").append(feed).append("/");
+    return out;
+}
+
+} // namespace icsbridge::dav

@@ -18,8 +18,10 @@ struct Node {
     Item const* item = nullptr;      ///< item
 };
 
-/** @brief The hrefs of the tree under `base`. */
+/** @brief The hrefs of the tree (the public one, or `owner`'s) under `base`. */
 std::string principal_href(Tree const& tree);
+/** @brief The logged-in subscriber's principal (current-user-principal); the public one for anonymous. */
+std::string current_principal_href(Tree const& tree);
 std::string home_href(Tree const& tree);
 std::string collection_href(Tree const& tree, FeedEntry const& feed);
 

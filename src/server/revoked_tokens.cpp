@@ -92,16 +92,23 @@ RevokedTokens::Digest RevokedTokens::digest(std::string_view feed, std::string_v
 Result<std::size_t> RevokedTokens::revoke_dropped(Config const& old, Config const& next, sys_seconds now) {
     auto const before = accepted(old);
     auto const after = accepted(next);
+    std::set<std::string_view> still;
+    for (auto const& [feed, token] : after)
+        still.insert(token);
     std::size_t n = 0;
     std::lock_guard lock(mtx_);
     for (auto const& [feed, token] : before)
         if (!after.contains({feed, token})) {
             revoked_[digest(feed, token)] = now;
             ++n;
+            if (!still.contains(token))
+                revoked_[digest("", token)] = now; // it opens nothing any more, whatever feed is asked
         }
     // A token given back is valid again; it answers 200 before this list is ever asked, but need not stay.
-    for (auto const& [feed, token] : after)
+    for (auto const& [feed, token] : after) {
         revoked_.erase(digest(feed, token));
+        revoked_.erase(digest("", token));
+    }
     if (auto saved = save_locked(now); !saved)
         return saved.error();
     return n;

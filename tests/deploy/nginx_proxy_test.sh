@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # File: nginx_proxy_test.sh
 # deploy/nginx.conf as shipped, in front of a real `icsbridge serve`: nginx accepts the file, terminates TLS,
-# redirects http to https, passes 304s and gzip through untouched, and keeps ?token= out of its access log.
+# redirects http to https, passes 304s and gzip through untouched, keeps ?token= out of its access log, and
+# passes CalDAV (PROPFIND, REPORT, a subscriber's Basic login, a 1.5 MiB body, /.well-known/caldav's 308).
 #   nginx_proxy_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 bin=$1
@@ -77,10 +78,34 @@ esac
     --data '{"api_url": "http://127.0.0.1:9/v3/events/1/", "config": {"action": "event.updated"}}' \
     "https://calendar.example.org:$https_port/hooks/eb/$hook_secret" >"$work/s"
 [ "$(cat "$work/s")" = 202 ] || fail "a hook through nginx gave $(cat "$work/s"), not 202"
-# 7. The token and the hook secret are in no nginx log line (icsbridge's own log redacts them too).
+# 7. CalDAV through the proxy: PROPFIND and REPORT pass, /.well-known/caldav is icsbridge's own 308 (plain http
+# gets a 308 to https: a 301 would turn a PROPFIND into a GET), a subscriber's login opens the token feed, and
+# a 1.5 MiB multiget (over nginx's default 1m) reaches icsbridge.
+h="https://calendar.example.org:$https_port"
+"${c[@]}" -o /dev/null -w '%{http_code} %{redirect_url}' -X PROPFIND "$h/.well-known/caldav" >"$work/s"
+case "$(cat "$work/s")" in "308 $h/dav/") ;; *) fail "/.well-known/caldav through nginx gave '$(cat "$work/s")'" ;; esac
+"${c[@]}" -o /dev/null -w '%{http_code}' -X PROPFIND "http://calendar.example.org:$http_port/dav/" >"$work/s"
+[ "$(cat "$work/s")" = 308 ] || fail "PROPFIND over plain http gave $(cat "$work/s"), not 308"
+"${c[@]}" -o "$work/dav" -w '%{http_code}' -X PROPFIND -H 'Depth: 1' "$h/dav/users/subscriber/feeds/" >"$work/s"
+[ "$(cat "$work/s")" = 401 ] || fail "the subscriber's home without a login gave $(cat "$work/s"), not 401"
+"${c[@]}" -o "$work/dav" -w '%{http_code}' -u "subscriber:$token" -X PROPFIND -H 'Depth: 1' \
+    "$h/dav/users/subscriber/feeds/" >"$work/s"
+[ "$(cat "$work/s")" = 207 ] || fail "the subscriber's home through nginx gave $(cat "$work/s")"
+grep -q '<D:href>/dav/users/subscriber/feeds/team/</D:href>' "$work/dav" || fail "the home does not list the token feed"
+{
+    printf '<C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
+    for i in $(seq 1 20000); do printf '<D:href>/dav/users/subscriber/feeds/team/%032d.ics</D:href>' "$i"; done
+    printf '</C:calendar-multiget>'
+} >"$work/multiget.xml"
+[ "$(stat -c %s "$work/multiget.xml")" -gt 1100000 ] || fail "the multiget body is too small to test the limit"
+"${c[@]}" -o "$work/dav" -w '%{http_code}' -u "subscriber:$token" -X REPORT -H 'Content-Type: application/xml' \
+    --data-binary "@$work/multiget.xml" "$h/dav/users/subscriber/feeds/team/" >"$work/s"
+[ "$(cat "$work/s")" = 207 ] || fail "a 1.5 MiB multiget through nginx gave $(cat "$work/s"), not 207"
+login=$(printf 'subscriber:%s' "$token" | base64 -w0)
+# 8. The token and the hook secret are in no nginx log line (icsbridge's own log redacts them too).
 kill -HUP "${pids[1]}" 2>/dev/null; sleep 0.3
 [ -s "$work/nginx/access.log" ] || fail "nginx wrote no access log"
-if grep -q "$token" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the feed token reached a log"; fi
+if grep -q "$token\|$login" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the feed token reached a log"; fi
 if grep -q "$hook_secret" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the hook secret reached a log"; fi
 grep -q '"POST /hooks/eb/\*\*\*" 202' "$work/nginx/access.log" || fail "the access log lacks the redacted hook line"
 grep -q '"GET /feeds/team.ics" 200' "$work/nginx/access.log" || fail "the access log lacks the request line"

@@ -2,9 +2,10 @@
 # File: dav_e2e.sh
 # The CalDAV collections with the real `icsbridge serve`, the fake upstream and python3-caldav: discovery from
 # /.well-known/caldav, the calendar list (public feeds only), every event equal to the feed's; after an
-# upstream change and its webhook, objects_by_sync_token() returns exactly the changed event. Then the
-# refusals over real sockets: a token feed and an unknown one 401, writes 403, Depth infinity on the home
-# 403, a 10 MB body 413, a 4 KB sync token 403 valid-sync-token.
+# upstream change and its webhook, objects_by_sync_token() returns exactly the changed event. A subscriber's
+# principal (/dav/users/NAME/, Basic: name and token) shows the token feeds that login opens, events equal;
+# a wrong password 401. Then the refusals over real sockets: a token feed and an unknown one 401 to anonymous,
+# writes 403, Depth infinity on the home 403, a 10 MB body 413, a 4 KB sync token 403 valid-sync-token.
 #   dav_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -26,10 +27,12 @@ $(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HO
 
 $(organizer_feed_toml pub 'title = "Public meetups"')
 
-$(organizer_feed_toml priv 'token = "tok-secret-1"')
+$(organizer_feed_toml priv 'token = "tok-secret-1"' 'title = "Private meetups"')
+
+$(organizer_feed_toml team 'tokens = { alice = "alice-tok-1", bob = "bob-tok-2" }' 'title = "Team meetups"')
 TOML
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
-wait_for_feeds pub.ics
+wait_for_feeds pub.ics "priv.ics?token=tok-secret-1" "team.ics?token=alice-tok-1"
 etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
 before=$(etag)
 [ -n "$before" ] || fail "the feed was not served"
@@ -63,7 +66,49 @@ token=$(sed -n 1p "$work/first.out")
 cal_url=$(sed -n 2p "$work/first.out")
 echo "python3-caldav: $(sed -n 3p "$work/first.out") events equal to the feed's; token $token"
 
-# 2. A change upstream and its webhook: the next sync returns exactly that event.
+# 2. Subscribers: python3-caldav at a subscriber's principal (it sends the login only after the 401) lists the
+# public feeds and the token feeds that login opens, each event equal to the token feed's; a wrong password,
+# another subscriber's token, and anonymous requests for a token feed are refused with 401.
+curl -s "$base/feeds/priv.ics?token=tok-secret-1" >"$work/priv.ics"
+/usr/bin/python3 - "$base" "$work" <<'PY' >"$work/third.out" 2>>"$work/caldav.log" || fail "python3-caldav (subscribers): $(tail -5 "$work/caldav.log")"
+import sys, caldav, icalendar
+from caldav.lib.error import AuthorizationError
+base, work = sys.argv[1], sys.argv[2]
+def calendars(user, password):
+    client = caldav.DAVClient(url=base + "/dav/users/%s/" % user, username=user, password=password)
+    return {c.name: c for c in client.principal().calendars()}
+cals = calendars("subscriber", "tok-secret-1")
+assert sorted(cals) == ["Private meetups", "Public meetups"], sorted(cals)
+priv = cals["Private meetups"]
+assert str(priv.url).endswith("/dav/users/subscriber/feeds/priv/"), priv.url
+feed = icalendar.Calendar.from_ical(open(work + "/priv.ics", "rb").read())
+want = {str(e["UID"]): e.to_ical() for e in feed.walk("VEVENT")}
+got = {}
+for ev in priv.events():
+    for e in icalendar.Calendar.from_ical(ev.data).walk("VEVENT"):
+        got[str(e["UID"])] = e.to_ical()
+assert got == want, sorted(set(got) ^ set(want))
+assert len(list(priv.objects_by_sync_token(load_objects=False))) == len(want)
+alice = calendars("alice", "alice-tok-1")
+assert sorted(alice) == ["Public meetups", "Team meetups"], sorted(alice)
+for user, password in [("subscriber", "wrong"), ("alice", "bob-tok-2"), ("bob", "alice-tok-1"), ("alice", "tok-secret-1")]:
+    try:
+        calendars(user, password)
+    except AuthorizationError:
+        continue
+    raise AssertionError("%s got in with a wrong password" % user)
+for path in ["/dav/feeds/priv/", "/dav/feeds/team/", "/dav/feeds/nothing/"]:
+    cal = caldav.Calendar(client=caldav.DAVClient(url=base + path), url=base + path)
+    try:
+        cal.events()
+    except AuthorizationError:
+        continue
+    raise AssertionError("anonymous got into " + path)
+print(len(want))
+PY
+echo "python3-caldav: a subscriber's principal shows the token feed ($(cat "$work/third.out") events equal to its .ics)"
+
+# 3. A change upstream and its webhook: the next sync returns exactly that event.
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
 [ "$sent" = '{"status":202}' ] || fail "the hook was not accepted: $sent"
@@ -83,7 +128,7 @@ print("one changed item:", objs[0].url)
 PY
 cat "$work/second.out"
 
-# 3. The refusals, over real sockets.
+# 4. The refusals, over real sockets.
 status() { curl -s -o "$work/answer" -w '%{http_code}' "$@"; }
 [ "$(status "$base/.well-known/caldav")" = 308 ] || fail "/.well-known/caldav is not a 308"
 [ "$(curl -s -o /dev/null -w '%{redirect_url}' "$base/.well-known/caldav")" = "$base/dav/" ] || fail "308 not to /dav/"
@@ -103,7 +148,16 @@ long=$(head -c 4096 /dev/zero | tr '\0' 'a')
     "$base/dav/feeds/pub/")" = 403 ] || fail "a 4 KB sync token is not 403"
 grep -q valid-sync-token "$work/answer" || fail "the 403 does not say valid-sync-token"
 [ "$(status -X OPTIONS "$base/dav/feeds/pub/")" = 200 ] || fail "OPTIONS"
+for login in "" "-u subscriber:wrong" "-u alice:tok-secret-1"; do
+    # shellcheck disable=SC2086 # the login is two words or none
+    [ "$(status $login -X PROPFIND -H 'Depth: 0' "$base/dav/users/subscriber/")" = 401 ] ||
+        fail "the principal let '${login%%:*}' in"
+    grep -q "tok-secret-1\|alice-tok-1" "$work/answer" && fail "a token is in an answer"
+done
+[ "$(status -u subscriber:tok-secret-1 -X PROPFIND -H 'Depth: 0' "$base/dav/feeds/priv/")" = 207 ] ||
+    fail "/dav/feeds/priv/ with the subscriber's login is not 207"
 curl -s -D - -o /dev/null -X OPTIONS "$base/dav/" | grep -qi '^DAV: 1, 3, calendar-access' || fail "no DAV header"
-grep -q "tok-secret-1\|$secret" "$work/serve.log" && fail "a secret is in the log"
+grep -q "tok-secret-1\|alice-tok-1\|$(printf 'subscriber:tok-secret-1' | base64 -w0)\|$secret" "$work/serve.log" &&
+    fail "a secret is in the log"
 stop_icsbridge
 echo ok

@@ -89,6 +89,9 @@ test_nginx() {
         "${seds[@]}" "$site" >"$work/nginx/site.conf"
     {
         printf 'daemon off;\npid %s/nginx/nginx.pid;\nerror_log %s/nginx/error.log;\n' "$work" "$work"
+        # Started as root, nginx's workers would be "nobody", who cannot write the request bodies and answers
+        # it buffers into WORK/nginx/tmp (mode 0700 like WORK): keep them root, as the master is.
+        [ "$(id -u)" = 0 ] && printf 'user root;\n'
         printf 'events { worker_connections 64; }\nhttp {\n'
         nginx_temp_paths "$work/nginx/tmp"
         local f
