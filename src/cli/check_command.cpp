@@ -9,6 +9,7 @@
 #include "oauth/provider.hpp"
 #include "oauth/token_store.hpp"
 #include "views/view.hpp"
+#include <icsbridge/dav.hpp>
 #include <icsbridge/duration.hpp>
 #include <icsbridge/store.hpp>
 
@@ -202,11 +203,30 @@ std::string shown_url(Config const& cfg, FeedConfig const& f) {
     return url;
 }
 
-/** One block per feed: its URL, then its parts (a merged feed) or its source and query, and its targets. */
+/** A feed's CalDAV collection as shown: whose login opens it (a subscriber's name), never the token. */
+std::string shown_caldav(Config const& cfg, FeedConfig const& f) {
+    auto const& url = cfg.server.public_url;
+    if (f.is_public())
+        return dav::address(url, f.name);
+    if (!f.token.empty())
+        return dav::address(url, f.name, "subscriber") + "  (user subscriber, password the token)";
+    if (f.tokens.size() == 1) {
+        auto const& who = f.tokens.begin()->first;
+        return dav::address(url, f.name, who) + "  (user " + who + ", password their token)";
+    }
+    std::string names;
+    for (auto const& [who, secret] : f.tokens)
+        names += (names.empty() ? "" : ", ") + who;
+    return dav::address(url, f.name, "NAME") + "  (NAME: " + names + "; password: their token)";
+}
+
+/** One block per feed: its URLs, then its parts (a merged feed) or its source and query, and its targets. */
 void print_feed(Config const& cfg, FeedConfig const& f) {
     // "feed NAME" first, so scripts can pick the names out (deploy/demo.sh does).
     std::printf("\nfeed %s\n", f.name.c_str());
     std::printf("  url:     %s\n", shown_url(cfg, f).c_str());
+    if (cfg.dav.enabled)
+        std::printf("  caldav:  %s\n", shown_caldav(cfg, f).c_str());
     if (f.is_merged()) {
         std::string parts;
         for (auto const& p : f.merge)

@@ -5,6 +5,7 @@
 #include "server/pages.hpp"
 #include "server/qr_svg.hpp"
 #include "util/html_escape.hpp"
+#include <icsbridge/dav.hpp>
 
 #include <cctype>
 #include <chrono>
@@ -136,7 +137,12 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
            "\">Subscribe</a></li><li><a class=\"agenda\" href=\"" + html_escape(agenda) +
            "\">Agenda</a></li><li><a class=\"google\" href=\"" + html_escape(google_add_url(http)) +
            "\">Add to Google Calendar</a></li></ul>";
-    out += "<p class=\"url\"><a href=\"" + html_escape(http) + "\">" + html_escape(http) + "</a></p></div>";
+    out += "<p class=\"url\"><a href=\"" + html_escape(http) + "\">" + html_escape(http) + "</a></p>";
+    // Not a link: a browser's GET of a collection shows nothing useful; a CalDAV app takes it as typed.
+    if (cfg.dav.enabled)
+        out += "<p class=\"url caldav\">CalDAV: " + html_escape(dav::address(cfg.server.public_url, f.name)) +
+               "</p>";
+    out += "</div>";
     out += qr_svg(http, html_escape("QR code of " + http));
     return out + "</section>\n";
 }
@@ -169,8 +175,15 @@ std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds no
            "refreshes every 8-24 hours).</li>\n"
            "<li>Apple Calendar: tap Subscribe, or File, New Calendar Subscription, and paste the link.</li>\n"
            "<li>Outlook: Add calendar, Subscribe from web; paste the https link.</li>\n"
-           "<li>Thunderbird: New Calendar, On the Network; paste the https link.</li>\n"
-           "</ul>\n<p class=\"muted\">Add <code>?alarm=none</code>, <code>?days=30</code>, "
+           "<li>Thunderbird: New Calendar, On the Network; paste the https link.</li>\n";
+    if (cfg.dav.enabled)
+        out +=
+            "<li>CalDAV apps (DAVx⁵, Thunderbird, GNOME/Evolution, Apple Calendar as a CalDAV account): the "
+            "server " +
+            html_escape(dav::address(cfg.server.public_url, "")) +
+            " with any user name and password, or one calendar's CalDAV address; they fetch only what "
+            "changed.</li>\n";
+    out += "</ul>\n<p class=\"muted\">Add <code>?alarm=none</code>, <code>?days=30</code>, "
            "<code>?category=NAME</code> or <code>?detail=busy</code> to a link for your own view.</p>\n"
            "</main></body></html>\n";
     return out;

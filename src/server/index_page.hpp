@@ -33,8 +33,8 @@ extern std::string_view const page_style;
 
 /**
  * @brief The public feeds, each with title, description, item count, last refresh, health, webcal:// and
- * https:// links, agenda link and a QR code of its URL; how to subscribe per app. Never a token feed;
- * every text is escaped.
+ * https:// links, agenda link, a QR code of its URL and (with `[dav] enabled`) its CalDAV address; how to
+ * subscribe per app. Never a token feed; every text is escaped.
  */
 std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds now);
 

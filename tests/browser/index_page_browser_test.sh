@@ -50,6 +50,11 @@ expected=$(printf '%s\n' 'href="webcal://cal.example.org/feeds/jazz.ics"' 'href=
 [ "$links" = "$expected" ] || fail "webcal links: got [$links], want [$expected]"
 grep -q 'href="https://cal.example.org/feeds/rust-talks.ics"' "$work/dom.html" || fail "no https link"
 grep -q 'Rust &lt;talks&gt; &amp; more' "$work/dom.html" || fail "title not escaped/shown"
+# Each public feed's CalDAV address ([dav] is on by default), and the server's for CalDAV apps; no subscriber's.
+for a in https://cal.example.org/dav/feeds/jazz/ https://cal.example.org/dav/feeds/rust-talks/ 'server https://cal.example.org/dav/ '; do
+    grep -qF "$a" "$work/dom.html" || fail "the page lacks the CalDAV address '$a'"
+done
+grep -q '/dav/users/' "$work/dom.html" && fail "the page shows a subscriber's CalDAV address"
 for s in feed-token-do-not-show alice-token-do-not-show upstream-secret-token private-feed team-feed; do
     grep -q "$s" "$work/dom.html" && fail "the page shows '$s'"
 done

@@ -2,8 +2,9 @@
 // Who sees what in the CalDAV tree, without sockets (handle_request on an in-memory FeedStore and History):
 // a subscriber's principal challenges until their own name and token, their home lists the public feeds and
 // the token feeds that token opens, a login naming no subscriber is anonymous, a feed that is not public is
-// 401 whether it exists or not, a revoked token 410 as for its .ics, hrefs under public_url's path, and no
-// token ever in an answer.
+// 401 whether it exists or not, a revoked token 410 as for its .ics, hrefs under public_url's path, no
+// token ever in an answer; and the CalDAV addresses the index page shows.
+#include "server/index_page.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
 #include "views/view_cache.hpp"
@@ -261,6 +262,25 @@ BOOST_FIXTURE_TEST_CASE(a_revoked_token_gets_410_as_for_its_ics, Fixture) {
     BOOST_TEST(ask("PROPFIND", "/dav/feeds/pub/", bob).status == 207u);
     // And its .ics says the same.
     BOOST_TEST(ask("GET", "/feeds/team.ics?token=bob-secret-2").status == 410u);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_index_page_shows_each_public_feeds_caldav_address_and_no_other, Fixture) {
+    auto const page = index_page(cfg, store, t0 + 10min);
+    for (auto const* a :
+         {"CalDAV: http://cal.example.org:8080/dav/feeds/pub/",
+          "CalDAV: http://cal.example.org:8080/dav/feeds/later/",
+          "server http://cal.example.org:8080/dav/ with any user name and password"})
+        BOOST_TEST(has(page, a), a);
+    BOOST_TEST(!has(page, "/dav/feeds/team/"));
+    BOOST_TEST(!has(page, "/dav/users/"));
+    cfg.dav.enabled = false;
+    BOOST_TEST(!has(index_page(cfg, store, t0 + 10min), "/dav/"));
+    // The addresses check prints and the README's steps use.
+    BOOST_TEST(
+        dav::address("https://cal.example.org/calendars/", "team", "alice smith") ==
+        "https://cal.example.org/calendars/dav/users/alice%20smith/feeds/team/"
+    );
+    BOOST_TEST(dav::address("https://cal.example.org", "") == "https://cal.example.org/dav/");
 }
 
 BOOST_AUTO_TEST_CASE(the_core_serves_a_subscribers_tree_only_to_its_owner) {
