@@ -1,9 +1,10 @@
 // File: connect_key.cpp
 // ConnectKey: the key file read, HMAC-SHA256 subkeys and signatures, AES-256-GCM seals (OpenSSL EVP, every
-// context owned by a unique_ptr), and base64url both ways.
+// context owned by a unique_ptr); base64url by util/base64url.hpp.
 #include "connect/connect_key.hpp"
 
-#include "oauth/pkce.hpp"
+#include "util/base64url.hpp"
+#include "util/openssl_ptr.hpp"
 #include <icsbridge/digest.hpp>
 
 #include <fcntl.h>
@@ -37,21 +38,6 @@ constexpr std::size_t longest_key_file = 4096;
 constexpr std::string_view not_ours = "sealed value does not check out (tampered or damaged)";
 constexpr std::string_view other_key =
     "sealed with another key (the connect key_file changed): reconnect needed";
-
-struct CipherFree {
-    void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
-};
-using CipherPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherFree>;
-
-/** @brief Wipes a buffer that held key material or a plaintext when it goes. */
-struct Wiped {
-    std::string& text;
-    explicit Wiped(std::string& t)
-        : text(t) {}
-    Wiped(Wiped const&) = delete;
-    Wiped& operator=(Wiped const&) = delete;
-    ~Wiped() { OPENSSL_cleanse(text.data(), text.size()); }
-};
 
 std::string_view as_chars(unsigned char const* p, std::size_t n) {
     return {reinterpret_cast<char const*>(p), n};
@@ -116,49 +102,6 @@ bool from_hex(std::string_view s, ConnectKey::Bytes& out) {
         out[i] = static_cast<unsigned char>(hi * 16 + lo);
     }
     return true;
-}
-
-int base64url_value(char c) {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '-')
-        return 62;
-    if (c == '_')
-        return 63;
-    return -1;
-}
-
-/** @brief Strict base64url without padding: only the alphabet, and no stray bits, so one value has one text.
- */
-std::optional<std::string> from_base64url(std::string_view s) {
-    if (s.size() % 4 == 1)
-        return std::nullopt;
-    std::string out;
-    out.reserve(s.size() * 3 / 4);
-    unsigned acc = 0;
-    int bits = 0;
-    for (char c : s) {
-        int const v = base64url_value(c);
-        if (v < 0)
-            return std::nullopt;
-        acc = (acc << 6) | static_cast<unsigned>(v);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out += static_cast<char>((acc >> bits) & 0xff);
-        }
-    }
-    if ((acc & ((1u << bits) - 1)) != 0)
-        return std::nullopt;
-    return out;
-}
-
-std::string encode(std::string_view bytes) {
-    return oauth::base64url(bytes);
 }
 
 std::string make_with(std::string const& path) {
@@ -281,7 +224,7 @@ ConnectKey::seal(std::string_view purpose, std::string_view plaintext, std::stri
     auto* body = nonce + nonce_size;
     if (RAND_bytes(nonce, static_cast<int>(nonce_size)) != 1)
         throw std::runtime_error("the random number generator (RAND_bytes) failed");
-    CipherPtr ctx(EVP_CIPHER_CTX_new());
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
     int len = 0;
     // The header is authenticated too: a seal's version and key id cannot be swapped for others.
     bool ok =
@@ -299,7 +242,7 @@ ConnectKey::seal(std::string_view purpose, std::string_view plaintext, std::stri
     OPENSSL_cleanse(key.data(), key.size());
     if (!ok)
         throw std::runtime_error("AES-256-GCM encryption failed (OpenSSL)");
-    return head + encode(raw);
+    return head + base64url(raw);
 }
 
 Result<std::string>
@@ -329,7 +272,7 @@ ConnectKey::open(std::string_view purpose, std::string_view sealed, std::string_
     std::string plain(body_size, '\0');
     auto* out = reinterpret_cast<unsigned char*>(plain.data());
     auto const head = sealed.substr(0, head_size);
-    CipherPtr ctx(EVP_CIPHER_CTX_new());
+    CipherCtxPtr ctx(EVP_CIPHER_CTX_new());
     int len = 0;
     bool const ok =
         ctx && EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key.data(), nonce) == 1 &&
@@ -350,7 +293,7 @@ std::string ConnectKey::sign(std::string_view purpose, std::string_view data) co
     auto key = subkey("icsbridge sign ", purpose);
     auto const mac = hmac_sha256(key, data);
     OPENSSL_cleanse(key.data(), key.size());
-    return encode(as_chars(mac.data(), mac.size()));
+    return base64url(as_chars(mac.data(), mac.size()));
 }
 
 bool ConnectKey::verify(std::string_view purpose, std::string_view data, std::string_view signature) const {
@@ -361,7 +304,7 @@ std::string ConnectKey::random_id(std::size_t bytes) {
     std::vector<unsigned char> buf(bytes);
     if (bytes > 0 && RAND_bytes(buf.data(), checked_int(bytes)) != 1)
         throw std::runtime_error("the random number generator (RAND_bytes) failed");
-    return encode(as_chars(buf.data(), buf.size()));
+    return base64url(as_chars(buf.data(), buf.size()));
 }
 
 std::optional<std::string> key_file_warning(std::string const& path) {

@@ -24,32 +24,6 @@ void random_bytes(unsigned char* out, std::size_t n) {
 
 } // namespace
 
-std::string base64url(std::string_view bytes) {
-    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    std::string out;
-    out.reserve((bytes.size() * 4 + 2) / 3);
-    std::size_t i = 0;
-    auto byte = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[k])); };
-    for (; i + 3 <= bytes.size(); i += 3) {
-        unsigned const v = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-        out += alphabet[v & 63];
-    }
-    if (bytes.size() - i == 1) {
-        unsigned const v = byte(i) << 16;
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-    } else if (bytes.size() - i == 2) {
-        unsigned const v = (byte(i) << 16) | (byte(i + 1) << 8);
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-    }
-    return out;
-}
-
 std::string make_verifier() {
     // 66 characters: a byte maps to one only below 198 (3 x 66), so each is equally likely; the rest are
     // drawn again.

@@ -3,13 +3,15 @@
 // and the `state` (RFC 6749 §10.12), from OpenSSL's RAND_bytes, and base64url without padding.
 #pragma once
 
+#include "util/base64url.hpp"
+
 #include <string>
 #include <string_view>
 
 namespace icsbridge::oauth {
 
-/** @brief base64url of `bytes` without `=` padding (RFC 4648 §5, as RFC 7636 appendix A asks). */
-std::string base64url(std::string_view bytes);
+/// base64url without `=` padding (RFC 4648 §5), as RFC 7636 appendix A asks.
+using icsbridge::base64url;
 
 /**
  * @brief A PKCE code verifier: 64 characters drawn uniformly from RFC 7636's unreserved set
