@@ -2,7 +2,8 @@
 
 Every file under src/ and include/icsbridge/ belongs to a layer (its src/ folder, or for a public header and
 the files directly in src/ the table below); a file may include only headers of its own layer or a lower
-one. The layers of one row (refresh, merge, cluster, dav, server, push, oauth, connect) may use each other.
+one. The layers of one row (refresh, merge, cluster, dav, server, push, oauth, connect, webpush) may use
+each other.
     include_layers.py SOURCE_DIR
 Prints every include that goes up, and a folder or public header that has no layer; exit 1 on any.
 """
@@ -13,7 +14,7 @@ import sys
 # The README's picture, lowest first.
 ORDER = [
     ["base"], ["config"], ["net"], ["model"], ["sources"], ["ical"], ["pipeline"], ["store"], ["publish"],
-    ["views"], ["refresh", "merge", "cluster", "dav", "server", "push", "oauth", "connect"], ["cli"],
+    ["views"], ["refresh", "merge", "cluster", "dav", "server", "push", "oauth", "connect", "webpush"], ["cli"],
 ]
 LEVEL = {name: i for i, row in enumerate(ORDER) for name in row}
 LEVEL["util"] = LEVEL["base"]
@@ -23,7 +24,7 @@ PUBLIC = {
     "push_status": "base", "config": "config", "net": "net", "model": "model", "sources": "sources",
     "ical": "ical", "pipeline": "pipeline", "feed_groups": "pipeline", "store": "store",
     "revoked_tokens": "store", "publish": "publish", "merge": "merge", "refresh": "refresh",
-    "server": "server", "dav": "dav",
+    "server": "server", "dav": "dav", "webpush": "webpush",
 }
 
 
