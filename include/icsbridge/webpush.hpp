@@ -1,7 +1,8 @@
 // File: webpush.hpp
 // Web Push for WebDAV-Push (issue 37): a message encrypted for one subscription (RFC 8291 in RFC 8188's
 // aes128gcm framing, one record) and the server's VAPID identity (RFC 8292: an ES256 JWT in
-// `Authorization: vapid t=…, k=…`). OpenSSL 3.0's EVP only; sans-io: nothing here opens a socket.
+// `Authorization: vapid t=…, k=…`), kept in a 0600 file under storage.dir. OpenSSL 3.0's EVP only; sans-io:
+// nothing here opens a socket.
 #pragma once
 
 #include <icsbridge/error.hpp>
@@ -87,5 +88,17 @@ Result<std::string> vapid_authorization(
     std::chrono::sys_seconds now,
     std::chrono::seconds lifetime = vapid_lifetime
 );
+
+/** @brief Where the VAPID key is kept on a single box: `{storage_dir}/webpush/vapid.pem`. */
+std::string vapid_key_path(std::string const& storage_dir);
+
+/**
+ * @brief The VAPID key kept under `storage_dir`, made on first use: a new key is written (0600, in a 0700
+ * directory) beside the place and then linked into it, so two processes starting at once keep one key and
+ * a crash leaves the old state or the whole new file. A file that is there but holds no P-256 key is an
+ * error, never replaced: push services tie every registration to the key. errc::io_error naming the path
+ * (never the key).
+ */
+Result<VapidKey> load_or_make_vapid_key(std::string const& storage_dir);
 
 } // namespace icsbridge::webpush

@@ -1,8 +1,9 @@
 // File: webpush_test.cpp
 // Web Push's cryptography without sockets: RFC 8188 §3.1 and RFC 8291 Appendix A reproduced byte for byte
 // (and every intermediate value the RFC gives), fresh messages' framing, the refusals, the VAPID key (PEM
-// round trip) and the VAPID header. Writes build/webpush_vapid.json, which tests/python/check_vapid.py
-// verifies with python3-jwt (the fixture of python.check_vapid).
+// round trip, the key file: 0600, made once even when two threads race, never replaced when damaged) and
+// the VAPID header. Writes build/webpush_vapid.json, which tests/python/check_vapid.py verifies with
+// python3-jwt (the fixture of python.check_vapid).
 #include "support/fixtures.hpp"
 #include "util/base64url.hpp"
 #include "webpush/ece.hpp"
@@ -12,11 +13,15 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace webpush_test {
@@ -24,6 +29,7 @@ namespace webpush_test {
 using namespace icsbridge;
 using namespace icsbridge::webpush;
 using namespace std::chrono_literals;
+using icsbridge::test::TempDir;
 
 /** @brief The bytes of a base64url text from an RFC (the test fails on a typo rather than going on). */
 std::string b(std::string_view text) {
@@ -245,6 +251,57 @@ BOOST_AUTO_TEST_CASE(a_token_for_python_jwt_to_verify) {
     std::string const path = std::string(ICSBRIDGE_BINARY_DIR) + "/webpush_vapid.json";
     std::ofstream(path, std::ios::binary) << boost::json::serialize(sample);
     BOOST_TEST(std::ifstream(path).good());
+}
+
+BOOST_AUTO_TEST_CASE(the_key_file_is_made_once_owner_only_and_kept) {
+    TempDir const dir;
+    auto made = load_or_make_vapid_key(dir.path());
+    BOOST_TEST_REQUIRE(made.has_value(), (made ? "" : made.error().message));
+    std::string const path = vapid_key_path(dir.path());
+    BOOST_TEST(path == dir.path() + "/webpush/vapid.pem");
+    struct stat st {};
+    BOOST_TEST_REQUIRE(::stat(path.c_str(), &st) == 0);
+    BOOST_TEST((st.st_mode & 0777) == 0600u);
+    BOOST_TEST_REQUIRE(::stat((dir.path() + "/webpush").c_str(), &st) == 0);
+    BOOST_TEST((st.st_mode & 0777) == 0700u);
+    auto kept = load_or_make_vapid_key(dir.path());
+    BOOST_TEST_REQUIRE(kept.has_value());
+    BOOST_TEST(kept->public_key() == made->public_key());
+    // Nothing but the key file is left behind (no temp files).
+    BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir.path() + "/webpush"), {}) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(two_starts_at_once_keep_one_key) {
+    TempDir const dir;
+    std::vector<std::string> keys(4);
+    std::vector<std::thread> starts;
+    for (auto& out : keys)
+        starts.emplace_back([&dir, &out] {
+            auto key = load_or_make_vapid_key(dir.path());
+            out = key ? key->public_key_base64url() : "error: " + key.error().message;
+        });
+    for (auto& t : starts)
+        t.join();
+    auto kept = load_or_make_vapid_key(dir.path());
+    BOOST_TEST_REQUIRE(kept.has_value());
+    for (auto const& k : keys)
+        BOOST_TEST(k == kept->public_key_base64url());
+}
+
+BOOST_AUTO_TEST_CASE(a_damaged_key_file_is_an_error_and_left_alone) {
+    TempDir const dir;
+    auto made = load_or_make_vapid_key(dir.path());
+    BOOST_TEST_REQUIRE(made.has_value());
+    std::string const path = vapid_key_path(dir.path());
+    std::string const damaged = "-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n-----END PRIVATE KEY-----\n";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << damaged;
+    auto again = load_or_make_vapid_key(dir.path());
+    BOOST_TEST_REQUIRE(!again.has_value());
+    BOOST_TEST(again.error().code == errc::io_error);
+    BOOST_TEST(again.error().message.find(path) != std::string::npos, again.error().message);
+    BOOST_TEST(again.error().message.find("c2VjcmV0") == std::string::npos);
+    std::ifstream in(path, std::ios::binary);
+    BOOST_TEST(std::string(std::istreambuf_iterator<char>(in), {}) == damaged);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
