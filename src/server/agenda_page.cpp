@@ -184,35 +184,151 @@ coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t li
     return rows;
 }
 
-/** @brief The page up to the first day: title, the subscribe links, freshness and the zone shown. */
-void append_head(std::string& out, AgendaPage const& page, std::string const& tz, chr::sys_seconds now) {
+/** @brief "http:// address (.ics)": a link's label names the scheme its URL really has. */
+std::string address_label(std::string_view url) {
+    auto const colon = url.find("://");
+    return (colon == std::string_view::npos ? std::string() : std::string(url.substr(0, colon + 3))) +
+           " address (.ics)";
+}
+
+/** @brief One way to add the feed: a button (or, without `href`, a label), what it does, an address. */
+struct Way {
+    std::string id{}, href{}, label{}, note{}, address{}; // {}: a Way names only what it has
+    bool primary = false;
+};
+
+void append_way(std::string& out, Way const& w) {
+    out += "<p class=\"way\">";
+    if (!w.href.empty())
+        out += std::string("<a class=\"button") + (w.primary ? " primary" : "") + "\" id=\"" +
+               html_escape(w.id) + "\" href=\"" + html_escape(w.href) + "\">" + html_escape(w.label) + "</a>";
+    else
+        out += "<span class=\"label\" id=\"" + html_escape(w.id) + "\">" + html_escape(w.label) + "</span>";
+    out += "<span class=\"note\">" + html_escape(w.note) + "</span>";
+    if (!w.address.empty())
+        out += "<code class=\"url\">" + html_escape(w.address) + "</code>";
+    out += "</p>\n";
+}
+
+AgendaPage::Button const* button(AgendaPage const& page, std::string_view id) {
+    for (auto const& b : page.connect)
+        if (b.id == id)
+            return &b;
+    return nullptr;
+}
+
+/** @brief [connect]'s button for one provider, if it offers that one: written within seconds. */
+void append_connect(std::string& out, AgendaPage const& page, std::string_view id, std::string const& who) {
+    if (auto const* b = button(page, id))
+        append_way(
+            out,
+            {.id = b->id,
+             .href = b->href,
+             .label = b->label,
+             .note = "You sign in with " + who +
+                     "; every change is written into a calendar of your own within seconds."}
+        );
+}
+
+/** @brief The feed's CalDAV collection, if served: a token feed's with the user name its token logs in as. */
+void append_caldav(std::string& out, AgendaPage const& page) {
+    if (!page.dav_url.empty())
+        append_way(
+            out,
+            {.id = "caldav",
+             .label = "CalDAV address",
+             .note =
+                 "For apps that speak CalDAV (Thunderbird, DAVx⁵, Evolution): add an account with this "
+                 "address" +
+                 (page.dav_user.empty() ? std::string()
+                                        : ", the user name " + page.dav_user +
+                                              " and, as the password, this calendar's token (after token= "
+                                              "in the .ics address)") +
+                 "; they fetch only what changed, as often as they sync.",
+             .address = page.dav_url}
+        );
+}
+
+/**
+ * @brief The ways to add the feed, per app: what each does and how fresh it keeps the calendar. A
+ * subscription waits for the app's next poll (Google: 8–24 h); a connection is written within seconds.
+ */
+void append_apps(std::string& out, AgendaPage const& page) {
     std::string const webcal = webcal_url(page.https_url);
-    std::string const google = google_add_url(page.https_url);
+    out += "<section class=\"apps\">\n<h2>Add it to your calendar</h2>\n"
+           "<div class=\"app\"><h3>Google Calendar</h3>\n";
+    append_way(
+        out,
+        {.id = "add-google",
+         .href = google_add_url(page.https_url),
+         .label = "Add to Google Calendar",
+         .note = "A subscription: Google refreshes it on its own schedule, every 8–24 hours."}
+    );
+    append_connect(out, page, "connect-google", "Google");
+    out += "</div>\n<div class=\"app\"><h3>Apple Calendar (iPhone, iPad, Mac)</h3>\n";
+    append_way(
+        out,
+        {.id = "subscribe-apple",
+         .href = webcal,
+         .label = "Subscribe in Apple Calendar",
+         .note = "Opens the subscribe dialog; it refreshes as often as you choose there (5 minutes to "
+                 "a week).",
+         .primary = true}
+    );
+    out += "</div>\n<div class=\"app\"><h3>Outlook</h3>\n";
+    append_connect(out, page, "connect-microsoft", "Microsoft");
+    out +=
+        "<p class=\"note\">Or subscribe: Add calendar, Subscribe from web, and paste the .ics address "
+        "below; Outlook refreshes it every few hours.</p>\n</div>\n<div class=\"app\"><h3>Thunderbird</h3>\n"
+        "<p class=\"note\">New Calendar, On the Network, and paste the .ics address below";
+    out += page.dav_url.empty() ? "" : " (or the CalDAV address, through which it fetches only what changed)";
+    out += "; it refreshes as often as the calendar's Properties say.</p>\n</div>\n"
+           "<div class=\"app\"><h3>Any app</h3>\n";
+    append_way(
+        out,
+        {.id = "ics",
+         .href = page.https_url,
+         .label = address_label(page.https_url),
+         .note = "The calendar file: paste it into any app that subscribes by address; the app "
+                 "decides how often it looks again.",
+         .address = page.https_url}
+    );
+    append_way(
+        out,
+        {.id = "webcal",
+         .href = webcal,
+         .label = "webcal:// link",
+         .note = "Opens your calendar app's subscribe dialog."}
+    );
+    append_caldav(out, page);
+    out += "</div>\n</section>\n";
+}
+
+/** @brief The page up to the first day: the way back, title, the ways to add it, freshness and the zone. */
+void append_head(std::string& out, AgendaPage const& page, std::string const& tz, chr::sys_seconds now) {
     out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
            "<meta name=\"referrer\" content=\"no-referrer\"><title>" +
            html_escape(page.title) + "</title><style>";
     out.append(page_style);
-    out +=
-        ".agenda{list-style:none;padding:0;margin:0 0 1.25rem}.agenda li{padding:.5rem 0;border-top:1px "
-        "solid var(--line)}.when{display:inline-block;min-width:7.5rem;font-variant-numeric:tabular-nums;"
-        "color:var(--muted)}h2.day{font-size:1.05rem;margin:1.25rem 0 .25rem}</style></head>\n<body><main>\n";
-    out += "<h1>" + html_escape(page.title) + "</h1>\n<ul class=\"links\"><li><a class=\"primary\" href=\"" +
-           html_escape(webcal) + "\">Subscribe</a></li><li><a href=\"" + html_escape(page.https_url) +
-           "\">https link</a></li><li><a href=\"" + html_escape(google) +
-           "\">Add to Google Calendar</a></li></ul>\n";
-    if (!page.connect.empty()) {
-        // Pushed within seconds of a change, where a subscription waits for the app's next poll (hours).
-        out += "<ul class=\"links\">";
-        for (auto const& b : page.connect)
-            out += "<li><a id=\"" + html_escape(b.id) + "\" href=\"" + html_escape(b.href) + "\">" +
-                   html_escape(b.label) + "</a></li>";
-        out += "</ul>\n";
-    }
-    out += "<p class=\"muted\">";
+    out += ".agenda{list-style:none;padding:0;margin:0 0 1.25rem}.agenda li{padding:.5rem 0;border-top:1px "
+           "solid var(--line)}.when{display:inline-block;min-width:7.5rem;font-variant-numeric:tabular-nums;"
+           "color:var(--muted)}h2.day{font-size:1.05rem;margin:1.25rem 0 .25rem}"
+           ".apps{margin:0 0 1.5rem}.app{border-top:1px solid var(--line);padding:.5rem 0}.app "
+           "h3{font-size:1rem;"
+           "margin:0 0 .25rem}.way{margin:.25rem 0 "
+           ".75rem}.note{display:block;color:var(--muted);font-size:.875rem;"
+           "margin:.25rem 0}.button{display:inline-block;padding:.4rem .8rem;border:1px solid var(--line);"
+           "border-radius:8px;text-decoration:none;background:var(--bg)}.button.primary{background:var(--"
+           "accent);"
+           "color:var(--on-accent);border-color:var(--accent)}.label{font-weight:600}</style></"
+           "head>\n<body><main>\n";
+    out += "<p class=\"back\"><a href=\"" + html_escape(page.index_url.empty() ? "/" : page.index_url) +
+           "\">← All calendars</a></p>\n<h1>" + html_escape(page.title) + "</h1>\n<p class=\"muted\">";
     if (auto when = freshness(page.changed, page.checked, now); !when.empty())
         out += "<span class=\"fresh\">" + when + "</span>. ";
     out += "Times in " + html_escape(tz) + ". Add <code>?tz=Area/City</code> for another zone.</p>\n";
+    append_apps(out, page);
 }
 
 /** @brief One heading and list per day that has rows, or a line saying there is nothing. */

@@ -27,12 +27,17 @@ struct AgendaPage {
         std::string id, label, href;
     };
     std::vector<Button> connect;
-    std::string feed_zone; ///< the feed's `timezone`; empty: the zone most items are written in (else UTC)
+    std::string feed_zone;   ///< the feed's `timezone`; empty: the zone most items are written in (else UTC)
+    std::string dav_url{};   ///< the feed's CalDAV collection (dav::address()); empty: none
+    std::string dav_user{};  ///< a token feed's: the subscriber whose login opens it; empty: a public one
+    std::string index_url{}; ///< the index page the page links back to; empty: `/`
 };
 
 /**
- * @brief The HTML page. Items that have not ended by `now` (to-dos: whose due date is not past) are
- * listed by start (to-dos: by due date) in the page's zone, cancelled ones struck through.
+ * @brief The HTML page: a link back to the index, the ways to add the feed grouped per app (what each does
+ * and how fresh it keeps the calendar), then the items. Items that have not ended by `now` (to-dos: whose
+ * due date is not past) are listed by start (to-dos: by due date) in the page's zone, cancelled ones struck
+ * through.
  * @return errc::usage "invalid tz: ..." for a zone name the system does not know
  */
 Result<std::string>

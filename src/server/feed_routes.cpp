@@ -7,6 +7,7 @@
 #include "server/pages.hpp"
 #include "server/route_ctx.hpp"
 #include "views/view_cache.hpp"
+#include <icsbridge/dav.hpp>
 #include <icsbridge/revoked_tokens.hpp>
 
 #include <boost/url/encode.hpp>
@@ -181,6 +182,17 @@ ServerResponse handle_agenda(Ctx const& c, std::string_view name) {
         page.tz = (*it).value;
     page.feed_zone = feed->timezone;
     page.connect = connect_buttons(c, *feed, token);
+    // A token feed's collection is its subscriber's, under their principal: the name this token belongs to.
+    if (c.cfg.dav.enabled) {
+        if (!feed->is_public()) {
+            int const who = found.access.subscriber;
+            bool const named =
+                found.settings && who >= 0 && std::size_t(who) < found.settings->subscribers.size();
+            page.dav_user = named ? found.settings->subscribers[std::size_t(who)] : "subscriber";
+        }
+        page.dav_url = dav::address(c.cfg.server.public_url, feed->name, page.dav_user);
+    }
+    page.index_url = c.cfg.server.public_url + "/";
     page.changed = snap->last_modified;
     for (auto const& st : c.store.status())
         if (st.name == name)

@@ -63,7 +63,7 @@ def instant(v):
     return v if isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day, tzinfo=dt.timezone.utc)
 coming = [str(e["SUMMARY"]) for e in cal.walk("VEVENT")
           if instant(e["DTEND"] if "DTEND" in e else e["DTSTART"]) >= now]
-allowed = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "ul", "li", "a", "span", "p", "code", "br"}
+allowed = {"html", "head", "meta", "title", "style", "body", "main", "section", "div", "h1", "h2", "h3", "ul", "li", "a", "span", "p", "code", "br"}
 
 class Page(html.parser.HTMLParser):
     def __init__(self):

@@ -435,6 +435,26 @@ BOOST_FIXTURE_TEST_CASE(add_to_google_links_use_the_google_view, Fixture) {
     BOOST_TEST(agenda.find("changed 10 min ago, checked 10 min ago") != std::string::npos);
 }
 
+BOOST_FIXTURE_TEST_CASE(agenda_gives_the_caldav_address_of_whoever_opened_it, Fixture) {
+    // Issue 40, item 5: a public feed's collection; a token feed's under the principal of the subscriber
+    // whose token opened the page, with their user name; nothing of another subscriber, and nothing without
+    // [dav].
+    auto const npos = std::string::npos;
+    auto pub = std::string(get("/feeds/pub.html").body());
+    BOOST_TEST(pub.find("<code class=\"url\">http://cal.example.org:8080/dav/feeds/pub/</code>") != npos);
+    BOOST_TEST(pub.find("the user name") == npos);
+    auto bob = std::string(get("/feeds/team.html?token=bob-secret-2").body());
+    BOOST_TEST(
+        bob.find("<code class=\"url\">http://cal.example.org:8080/dav/users/bob/feeds/team/</code>") != npos
+    );
+    BOOST_TEST(bob.find("the user name bob and, as the password, this calendar&#39;s token") != npos);
+    BOOST_TEST((bob.find("alice") == npos && bob.find("/dav/feeds/team/") == npos));
+    auto single = std::string(get("/feeds/secret.html?token=s3cret-token-value").body());
+    BOOST_TEST(single.find("/dav/users/subscriber/feeds/secret/") != npos);
+    cfg.dav.enabled = false;
+    BOOST_TEST(std::string(get("/feeds/pub.html").body()).find("CalDAV") == npos);
+}
+
 BOOST_AUTO_TEST_CASE(healthz_never_names_a_token_part_of_a_merge_anonymously) {
     // Issue 29.4: the anonymous /healthz listed a token part in a public merge's `merge` array. The config
     // refuses such a merge now; the page hides the name whatever config it is handed.

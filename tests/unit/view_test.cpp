@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
     BOOST_REQUIRE(html);
     // The first event runs until 2027-01-06, so all 34 are still coming on 2026-12-01.
-    BOOST_TEST(count(*html, "<li") == 34u + 3u); // + the three subscribe links
+    BOOST_TEST(count(*html, "<li") == 34u);
     // The one cancelled here, and the golden's own cancelled event (2027-01-10).
     BOOST_TEST(count(*html, "<li class=\"cancelled\">") == 2u);
     auto const cancelled = html->find("(cancelled)");
@@ -259,7 +259,7 @@ BOOST_AUTO_TEST_CASE(agenda_lists_coming_items_by_day) {
     BOOST_TEST(html->find("18:30–21:00") != std::string::npos); // Rust & Systems night, local time
     BOOST_TEST(html->find("<script") == std::string::npos);
     // Later: fewer coming; in Tokyo the same evening is the next morning.
-    BOOST_TEST(count(*agenda_page(*idx, page, sys_days{2027y / April / 1}), "<li") < 37u);
+    BOOST_TEST(count(*agenda_page(*idx, page, sys_days{2027y / April / 1}), "<li") < 34u);
     page.tz = "Asia/Tokyo";
     auto tokyo = agenda_page(*idx, page, sys_days{2026y / December / 1});
     BOOST_REQUIRE(tokyo);
@@ -312,10 +312,48 @@ BOOST_AUTO_TEST_CASE(agenda_lists_a_job_post_written_both_ways_once) {
 
     // Check: a row per post, shown as due; a place's parts once each
     BOOST_REQUIRE(html);
-    BOOST_TEST(count(*html, "<li") == due_from_today + 3u); // + the three subscribe links
+    BOOST_TEST(count(*html, "<li") == due_from_today);
     BOOST_TEST(count(*html, ">due<") == due_from_today);
     BOOST_TEST(html->find("Boston, MA, US") != std::string::npos);
     BOOST_TEST(html->find("MA, MA") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(agenda_groups_the_ways_to_add_it_per_app) {
+    // Issue 40, item 5: each way under its app, saying what it does and how fresh it keeps the calendar.
+    auto idx = views::index_calendar(golden("organizer.ics"));
+    BOOST_REQUIRE(idx);
+    auto const npos = std::string::npos;
+    AgendaPage page{"Mine", "http://127.0.0.1:8080/feeds/x.ics", "", 300, {}, {}, {}, {}};
+    auto plain = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(plain);
+    // A link's label names its URL's scheme; the page links back to the index.
+    BOOST_TEST(plain->find("href=\"http://127.0.0.1:8080/feeds/x.ics\">http:// address (.ics)</a>") != npos);
+    BOOST_TEST(plain->find("https") == plain->find("https://calendar.google.com"));
+    BOOST_TEST(plain->find("<a href=\"/\">← All calendars</a>") != npos);
+    BOOST_TEST(plain->find("every 8–24 hours") != npos);
+    BOOST_TEST((plain->find("connect-") == npos && plain->find("CalDAV") == npos));
+
+    page.https_url = "https://cal.example.org/feeds/x.ics";
+    page.connect = {
+        {"connect-google", "Keep my Google Calendar in sync", "/connect/google?feed=x"},
+        {"connect-microsoft", "Keep my Outlook calendar in sync", "/connect/microsoft?feed=x"}};
+    page.dav_url = "https://cal.example.org/dav/feeds/x/";
+    page.index_url = "https://cal.example.org/";
+    auto html = agenda_page(*idx, page, sys_days{2026y / December / 1});
+    BOOST_REQUIRE(html);
+    auto const at = [&](std::string const& s) { return html->find(s); };
+    auto const google = at("<h3>Google Calendar</h3>"), apple = at("<h3>Apple Calendar");
+    auto const outlook = at("<h3>Outlook</h3>"), thunderbird = at("<h3>Thunderbird</h3>"),
+               any = at("<h3>Any app");
+    BOOST_TEST(
+        (google < apple && apple < outlook && outlook < thunderbird && thunderbird < any && any != npos)
+    );
+    BOOST_TEST((google < at("id=\"add-google\"") && at("id=\"connect-google\"") < apple));
+    BOOST_TEST(at("within seconds") < apple);
+    BOOST_TEST((outlook < at("id=\"connect-microsoft\"") && at("id=\"connect-microsoft\"") < thunderbird));
+    BOOST_TEST(any < at(">https:// address (.ics)</a>"));
+    BOOST_TEST(any < at("<code class=\"url\">https://cal.example.org/dav/feeds/x/</code>"));
+    BOOST_TEST(at("<a href=\"https://cal.example.org/\">← All calendars</a>") < at("<h1>"));
 }
 
 BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked) {
