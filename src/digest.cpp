@@ -18,18 +18,41 @@ std::array<unsigned char, 32> sha256(std::string_view data) {
     return out;
 }
 
-std::string make_etag(std::string_view body) {
-    static constexpr char hex[] = "0123456789abcdef";
-    auto d = sha256(body);
+std::string to_hex(std::span<unsigned char const> bytes) {
+    static constexpr char digits[] = "0123456789abcdef";
     std::string out;
-    out.reserve(2 + 2 * d.size());
-    out += '"';
-    for (unsigned char c : d) {
-        out += hex[c >> 4];
-        out += hex[c & 15];
+    out.reserve(2 * bytes.size());
+    for (unsigned char c : bytes) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
     }
-    out += '"';
     return out;
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool from_hex(std::string_view text, std::span<unsigned char> out) {
+    if (text.size() != 2 * out.size())
+        return false;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        int const hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = static_cast<unsigned char>(hi * 16 + lo);
+    }
+    return true;
+}
+
+std::string make_etag(std::string_view body) {
+    return '"' + to_hex(sha256(body)) + '"';
 }
 
 bool same_secret(std::string_view configured, std::string_view presented) {

@@ -1,5 +1,6 @@
 // File: log.cpp
 // stderr logger and URL redaction.
+#include <icsbridge/digest.hpp>
 #include <icsbridge/log.hpp>
 
 #include <array>
@@ -25,16 +26,6 @@ char const* level_name(LogLevel l) {
         return "error";
     }
     return "?";
-}
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 // Servers decode query names ("tok%65n" is "token" to the feed endpoint), so redaction compares decoded

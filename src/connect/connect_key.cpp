@@ -70,40 +70,6 @@ ConnectKey::Bytes hmac_sha256(ConnectKey::Bytes const& key, std::string_view dat
     return out;
 }
 
-std::string hex(unsigned char const* p, std::size_t n) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        out += digits[p[i] >> 4];
-        out += digits[p[i] & 15];
-    }
-    return out;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-bool from_hex(std::string_view s, ConnectKey::Bytes& out) {
-    if (s.size() != 2 * out.size())
-        return false;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        int const hi = hex_value(s[2 * i]);
-        int const lo = hex_value(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        out[i] = static_cast<unsigned char>(hi * 16 + lo);
-    }
-    return true;
-}
-
 std::string make_with(std::string const& path) {
     return "make one with: openssl rand -hex 32 > " + path + " && chmod 600 " + path;
 }
@@ -185,7 +151,7 @@ Result<ConnectKey::Bytes> parse_key(std::string const& path, std::string_view co
 ConnectKey::ConnectKey(Bytes const& bytes)
     : key_(bytes) {
     auto const digest = hmac_sha256(key_, "icsbridge key id");
-    id_ = hex(digest.data(), id_digits / 2);
+    id_ = to_hex(std::span<unsigned char const>(digest.data(), id_digits / 2));
 }
 
 ConnectKey::~ConnectKey() {

@@ -1,16 +1,14 @@
 // File: connect_pages.cpp
-// HTML of the connect flow's pages, every value escaped (oauth::html_escape), the index's stylesheet.
+// HTML of the connect flow's pages, every value escaped (util/html_escape.hpp), the index's stylesheet.
 #include "connect/connect_pages.hpp"
 
 #include "connect/connections.hpp"
-#include "oauth/redirect.hpp"
 #include "server/index_page.hpp"
+#include "util/html_escape.hpp"
 
 namespace icsbridge::connect {
 
 namespace {
-
-using oauth::html_escape;
 
 constexpr std::string_view extra_style =
     ".card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1rem;margin:0 0 "

@@ -130,15 +130,7 @@ bool valid_connection_id(std::string_view id) {
 }
 
 std::string connection_hash(std::string_view secret) {
-    static constexpr char hex[] = "0123456789abcdef";
-    auto const d = sha256(secret);
-    std::string out;
-    out.reserve(2 * d.size());
-    for (unsigned char b : d) {
-        out += hex[b >> 4];
-        out += hex[b & 15];
-    }
-    return out;
+    return to_hex(sha256(secret));
 }
 
 void copy_status(Connection const& from, Connection& to) {

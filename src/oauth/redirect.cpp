@@ -2,6 +2,7 @@
 // classify_redirect() over Boost.URL's parse of the origin-form target, and the pages.
 #include "oauth/redirect.hpp"
 
+#include "util/html_escape.hpp"
 #include <icsbridge/digest.hpp>
 
 #include <boost/url/parse.hpp>
@@ -57,33 +58,6 @@ RedirectVerdict classify_redirect(std::string_view method, std::string_view targ
     v.code = std::move(*code);
     v.status = 200;
     return v;
-}
-
-std::string html_escape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 std::string redirect_page(std::string_view heading, std::string_view text) {

@@ -31,9 +31,6 @@ struct RedirectVerdict {
  */
 RedirectVerdict classify_redirect(std::string_view method, std::string_view target, std::string_view state);
 
-/** @brief `s` with & < > " ' as HTML entities. */
-std::string html_escape(std::string_view s);
-
 /** @brief A complete small HTML page: a heading and one paragraph, both escaped. */
 std::string redirect_page(std::string_view heading, std::string_view text);
 

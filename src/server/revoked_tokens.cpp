@@ -16,31 +16,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string hex(std::array<unsigned char, 32> const& d) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : d) {
-        out += digits[c >> 4];
-        out += digits[c & 15];
-    }
-    return out;
-}
-
-bool from_hex(std::string_view s, std::array<unsigned char, 32>& out) {
-    auto nibble = [](char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    };
-    if (s.size() != 64)
-        return false;
-    for (std::size_t i = 0; i < 32; ++i) {
-        int const hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        out[i] = static_cast<unsigned char>(hi * 16 + lo);
-    }
-    return true;
-}
-
 /** Every (feed, token) a config accepts. */
 std::set<std::pair<std::string, std::string>> accepted(Config const& cfg) {
     std::set<std::pair<std::string, std::string>> out;
@@ -127,7 +102,7 @@ Result<void> RevokedTokens::save_locked(sys_seconds now) const {
     json::array list;
     for (auto const& [d, at] : revoked_)
         if (now - at < revoked_token_days)
-            list.push_back(json::object{{"sha256", hex(d)}, {"at", at.time_since_epoch().count()}});
+            list.push_back(json::object{{"sha256", to_hex(d)}, {"at", at.time_since_epoch().count()}});
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec)

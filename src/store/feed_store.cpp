@@ -77,14 +77,7 @@ std::string definition_of(Config const& cfg, FeedConfig const& f) {
         text += "\x1f" + k + "\x1e" + v;
     for (auto const& part : f.merge)
         text += "\x1fpart\x1e" + part;
-    auto const digest = sha256(text);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : digest) {
-        out += hex[c >> 4];
-        out += hex[c & 15];
-    }
-    return out;
+    return to_hex(sha256(text));
 }
 
 bool FeedStatus::stale(sys_seconds now) const {

@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <array>
+
 using namespace icsbridge;
 using namespace std::chrono;
 
@@ -27,6 +29,20 @@ BOOST_AUTO_TEST_CASE(gzip_round_trips) {
     BOOST_TEST(static_cast<unsigned char>(gz[0]) == 0x1f); // gzip magic, not a raw zlib stream
     BOOST_TEST(static_cast<unsigned char>(gz[1]) == 0x8b);
     BOOST_TEST(test::gunzipped(gz) == body);
+}
+
+BOOST_AUTO_TEST_CASE(hex_both_ways) {
+    std::array<unsigned char, 3> const bytes{0x00, 0xab, 0xff};
+    BOOST_TEST(to_hex(bytes) == "00abff");
+    std::array<unsigned char, 3> back{};
+    BOOST_TEST(from_hex("00abff", back));
+    BOOST_TEST((back == bytes));
+    BOOST_TEST(from_hex("00ABFF", back)); // either case
+    BOOST_TEST((back == bytes));
+    BOOST_TEST(!from_hex("00abf", back));    // too short
+    BOOST_TEST(!from_hex("00abff00", back)); // too long
+    BOOST_TEST(!from_hex("00agff", back));   // not a digit
+    BOOST_TEST(make_etag("x") == "\"" + to_hex(sha256("x")) + "\"");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
