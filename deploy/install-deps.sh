@@ -18,11 +18,12 @@ test_build_pkgs=(libboost-test1.81-dev)
 # python3-yaml reads deploy/compose.yaml in its test; radicale is the CalDAV server the push tests write into
 # and python3-caldav (with python3-passlib for its htpasswd) the client they read it back with; python3-websocket
 # is how tests/support/cdp.py drives chromium over the DevTools protocol (clicks, forms, screenshots);
-# python3-cryptography opens a connection's sealed refresh token from outside (AES-256-GCM) in its test.
+# python3-cryptography opens a connection's sealed refresh token from outside (AES-256-GCM) in its test;
+# nodejs runs ical.js (js.check_view_google), which deploy/test.sh installs from npm into the build folder.
 test_pkgs=(
     python3 python3-icalendar python3-vobject python3-yaml openssl clang-14 clang-tidy-14 libclang-rt-14-dev chromium zbar-tools nginx-light
     lintian man-db fakeroot wrk libpq-dev postgresql-15 radicale python3-caldav python3-passlib python3-websocket
-    python3-cryptography
+    python3-cryptography nodejs
 )
 # Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).
 bench_pkgs=(wrk nginx-light procps linux-perf)
@@ -41,6 +42,9 @@ for p in "${want[@]}"; do
         missing+=("$p")
     fi
 done
+# npm installs ical.js (deploy/test.sh) for js.check_view_google: Debian's npm package, unless a Node.js that
+# brings its own npm (NodeSource's nodejs, which conflicts with Debian's npm) is installed already.
+case "${1:-}" in --build-only | --demo) ;; *) command -v npm >/dev/null || missing+=(npm) ;; esac
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 SUDO=""

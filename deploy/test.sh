@@ -80,6 +80,13 @@ joined() {
 }
 
 step install deploy/install-deps.sh
+# Every test runs here: one that would skip for want of a tool (chromium, python3-websocket, ical.js) fails.
+export ICSBRIDGE_REQUIRE_ALL=1
+# icaljs DIR: ical.js, the parser of web calendar apps, from npm into DIR/node_modules (js.check_view_google).
+icaljs() {
+    [ -f "$1/node_modules/ical.js/package.json" ] ||
+        npm install --prefix "$1" --no-audit --no-fund --no-save --loglevel=error ical.js@2 >/dev/null
+}
 
 jobs="${ICSBRIDGE_JOBS:-2}"
 ASAN="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
@@ -88,6 +95,7 @@ UBSAN="print_stacktrace=1:halt_on_error=1"
 step configure cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DICSBRIDGE_WERROR=ON \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 step build cmake --build build -j"$jobs"
+step ical.js icaljs build
 
 status=0
 if sanitizers; then
@@ -102,6 +110,7 @@ if sanitizers; then
     beside "clang-tidy" build/beside-clang-tidy.log step clang-tidy clang_tidy
     # The browser check exercises Chromium, not our code, and the package checks exercise packaging (a
     # sanitizer build is no package): once (above) is enough for both.
+    step "ical.js (sanitizer)" icaljs build-san || status=1
     ASAN_OPTIONS=$ASAN UBSAN_OPTIONS=$UBSAN step "sanitizer ctest" ctest --test-dir build-san --output-on-failure \
         --timeout 900 -j"$jobs" -LE 'browser|package' || status=1
     joined "clang-tidy" || status=1

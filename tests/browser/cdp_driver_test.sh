@@ -14,7 +14,7 @@ test_name=cdp_driver
 fail_logs=chromium.log
 fail_skip='dbus\|zygote'
 need_chromium
-/usr/bin/python3 -c 'import websocket' 2>/dev/null || { echo "python3-websocket not installed: skipping"; exit 77; }
+need_python_module websocket python3-websocket
 init_work
 mkdir -p "$out"
 

@@ -7,7 +7,7 @@
 # reaches that calendar within seconds → Disconnect with "also delete the calendar" → the calendar is gone
 # and the grant revoked at Google. Then Cancel at the consent page connects nothing. Screenshots at phone
 # and desktop width of the agenda page, the consent page and the person's page go to BUILD_DIR/screens.
-# Exit 77 (CTest skip) without chromium or python3-websocket.
+# Exit 77 (CTest skip) without chromium or python3-websocket, unless ICSBRIDGE_REQUIRE_ALL=1 (deploy/test.sh).
 #   connect_browser_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR
 set -u
 
@@ -21,20 +21,14 @@ python=/usr/bin/python3
 test_name=connect_browser
 fail_logs="serve.log fake-google.log fake-google.err chromium.log flow.out"
 need_chromium
-$python -c 'import websocket' 2>/dev/null || { echo "python3-websocket not installed: skipping"; exit 77; }
+need_python_module websocket python3-websocket
 init_work
 mkdir -p "$out"
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
-port=$($python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-public=http://127.0.0.1:$port
-secret=fake-client-secret-$RANDOM$RANDOM
-start_fake_calendar_api google --client-secret "$secret" --redirect-uri "$public/connect/callback"
-export TEST_CLIENT_SECRET=$secret
+start_connect_fake google
 export TEST_HOOK_SECRET=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-openssl rand -hex 32 >"$work/connect.key"
-chmod 600 "$work/connect.key"
 cat >"$work/serve.toml" <<TOML
 $(server_toml "$work/state" "127.0.0.1:$port" "public_url = \"$public\"")
 $(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')

@@ -15,7 +15,7 @@ out=$4/screens
 . "$src/tests/support/sh/run_fixtures.sh"
 test_name=index_page_look
 need_chromium
-command -v zbarimg >/dev/null || { echo "zbarimg (zbar-tools) not installed: skipping"; exit 77; }
+command -v zbarimg >/dev/null || skip_or_fail "zbarimg (zbar-tools) not installed"
 
 init_work
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // File: check_icaljs.js
 // Parses an .ics file with ical.js (the parser of web calendar apps) and checks the item count and the
-// VALARM count of an EXPECT.json (as tests/python/check_ics.py reads it). Exit 77 when ical.js is absent.
+// VALARM count of an EXPECT.json (as tests/python/check_ics.py reads it). Exit 77 when ical.js is absent
+// (1 under ICSBRIDGE_REQUIRE_ALL=1, as deploy/test.sh runs it).
 //   check_icaljs.js FILE EXPECT.json NODE_MODULES_DIR
 'use strict';
 const fs = require('fs');
@@ -12,7 +13,13 @@ let ICAL;
 try {
     ICAL = require(path.join(path.resolve(modules), 'ical.js'));
 } catch (e) {
-    console.log('ical.js is not installed under ' + modules + ': npm install --prefix build ical.js@2');
+    const why = 'ical.js is not installed under ' + modules + ': npm install --prefix build ical.js@2';
+    // deploy/test.sh installs it and sets ICSBRIDGE_REQUIRE_ALL=1: in CI a missing parser is a failure.
+    if (process.env.ICSBRIDGE_REQUIRE_ALL === '1') {
+        console.error('FAIL: ' + why + ' (ICSBRIDGE_REQUIRE_ALL=1)');
+        process.exit(1);
+    }
+    console.log(why);
     process.exit(77);
 }
 if (ICAL.default) ICAL = ICAL.default;

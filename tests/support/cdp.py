@@ -13,6 +13,7 @@ Needs Debian's python3-websocket (websocket-client 1.2.3) and chromium; run it w
         b.wait_for_url("http://127.0.0.1:8080/done", timeout=10)
         assert b.text("#result") == "a@example.org"
         b.screenshot(WORK + "/phone.png", 390, 844, mobile=True)   # full page, 390 px wide
+        b.color_scheme("dark")                    # prefers-color-scheme: dark from now on
 
 Every wait has a timeout and raises CdpTimeout (a CdpError) naming what it waited for. The browser (its whole
 process group) is killed when the `with` block ends, at interpreter exit, and by the kernel if Python dies.
@@ -379,6 +380,10 @@ class Browser:
         # Two animation frames: layout and media queries have caught up with the new size.
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
                       await_promise=True)
+
+    def color_scheme(self, scheme):
+        """Emulates prefers-color-scheme: "light" or "dark", for this page and the ones loaded after it."""
+        self._call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
 
     def screenshot(self, path, width, height, mobile=False, scale=1):
         """Writes a PNG of the whole page (not only the viewport) laid out at width x height CSS px: the image

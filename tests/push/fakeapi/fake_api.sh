@@ -30,6 +30,19 @@ start_fake_calendar_api() {
     token_url=$fake_api_url/oauth/token
 }
 
+# start_connect_fake PROVIDER: the fake PROVIDER for a `serve` with [connect] on a port chosen here. Sets port and
+# public (http://127.0.0.1:PORT; the fake sends sign-ins back to its /connect/callback), exports
+# TEST_CLIENT_SECRET (the client secret both sides know), writes the key file $work/connect.key, and sets what
+# start_fake_calendar_api sets.
+start_connect_fake() {
+    port=$($fake_api_python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    public=http://127.0.0.1:$port
+    export TEST_CLIENT_SECRET=fake-client-secret-$RANDOM$RANDOM
+    start_fake_calendar_api "$1" --client-secret "$TEST_CLIENT_SECRET" --redirect-uri "$public/connect/callback"
+    openssl rand -hex 32 >"$work/connect.key"
+    chmod 600 "$work/connect.key"
+}
+
 # fake_admin NAME [JSON] [ACCOUNT]: POST /_fake/NAME with the JSON body (default {}), for ACCOUNT (an e-mail; default
 # the fake's default account; revoke, expire and forget_sync: every account); prints the answer, fails unless 200.
 fake_admin() {

@@ -154,8 +154,21 @@ wait_for_feeds() {
     for f in "$@"; do wait_for_url "$base/feeds/$f" || :; done
 }
 
-# need_chromium: sets chromium, or exits 77 (CTest skip) when it is not installed.
+# skip_or_fail WHY: exits 77 (CTest skip) saying WHY; under ICSBRIDGE_REQUIRE_ALL=1 (deploy/test.sh, so CI runs
+# every test) fails the test instead.
+skip_or_fail() {
+    [ "${ICSBRIDGE_REQUIRE_ALL:-0}" = 1 ] && fail "$1, and ICSBRIDGE_REQUIRE_ALL=1 (deploy/install-deps.sh installs it)"
+    echo "$1: skipping"
+    exit 77
+}
+
+# need_chromium: sets chromium, or skips (skip_or_fail) when it is not installed.
 need_chromium() {
     chromium=$(command -v chromium || command -v chromium-browser || true)
-    [ -n "$chromium" ] || { echo "chromium not installed: skipping"; exit 77; }
+    [ -n "$chromium" ] || skip_or_fail "chromium not installed"
+}
+
+# need_python_module MODULE PACKAGE: skips (skip_or_fail) unless /usr/bin/python3 can import MODULE.
+need_python_module() {
+    /usr/bin/python3 -c "import $1" 2>/dev/null || skip_or_fail "$2 not installed"
 }
