@@ -59,10 +59,14 @@ struct Changes {
     std::vector<std::string> gone;    ///< removed since the token
 };
 
+class HistoryKeeping; // dav/history_keeping.hpp: where the history is read back from
+
 /**
  * @brief Per feed, which resource names appeared, changed and went away at each publication, kept for
  * `keep`. One more subscriber of the Publisher; also asked by the HTTP threads, so it is thread-safe.
- * The first collection of a feed starts its history under a fresh random epoch.
+ * The first collection of a feed starts its history under a fresh random epoch, unless the history kept
+ * beside its snapshot (keep_with) reaches that snapshot: then it goes on from there, epoch and all, so a
+ * token outlives a restart and works on every replica.
  */
 class History {
   public:
@@ -86,11 +90,41 @@ class History {
      */
     Result<Changes> since(std::string const& feed, Collection const& now, std::string_view token) const;
 
-    /** @brief Forgets a feed (removed, or redefined): its tokens stop working. */
+    /** @brief Forgets a feed (removed, or redefined) and its kept history: its tokens stop working. */
     void forget(std::string const& feed);
+
+    /**
+     * @brief Where a feed's history is read back from when this process has none of it (after a restart)
+     * or a snapshot comes with its own (adopt). Set before the first publication; without it the history
+     * lives in memory only.
+     */
+    void keep_with(std::shared_ptr<HistoryKeeping const> keeping);
+
+    /**
+     * @brief The collection of a snapshot kept elsewhere (a peer replica's row, the copy kept before a
+     * restart), whose history is the one kept with it: the feed's history becomes that one when it reaches
+     * `snap`; otherwise as collection().
+     */
+    std::shared_ptr<Collection const>
+    adopt(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now);
+
+    /**
+     * @brief The feed's history up to its newest point with the snapshot `etag`, in the form kept beside the
+     * snapshot; empty when it has no such point.
+     */
+    std::string kept_form(std::string const& feed, std::string_view etag) const;
 
   private:
     struct Feed;
+    /** @brief `cut` recorded as the feed's next publication (its first: a fresh epoch), under mtx_. */
+    std::shared_ptr<Collection const> place_locked(
+        std::string const& feed,
+        std::shared_ptr<Snapshot const> const& snap,
+        std::shared_ptr<Collection> cut,
+        sys_seconds now
+    );
+
+    std::shared_ptr<HistoryKeeping const> keeping_;
     std::chrono::seconds keep_;
     mutable std::mutex mtx_;
     std::map<std::string, std::shared_ptr<Feed>, std::less<>> feeds_; ///< guarded by mtx_

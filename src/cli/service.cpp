@@ -5,6 +5,7 @@
 
 #include "cli/backends.hpp"
 #include "cli/connect_wiring.hpp"
+#include "cli/dav_wiring.hpp"
 #include "cli/push_keeping.hpp"
 #include "cli/reload_plan.hpp"
 #include "connect/connect_routes.hpp"
@@ -32,13 +33,6 @@ void log_failure(Logger const& log, std::string const& what, std::exception_ptr 
     } catch (std::exception const& ex) {
         log.error(what + " failed: " + ex.what());
     }
-}
-
-std::shared_ptr<SnapshotBackend> kept_snapshots(Config const& cfg, cluster::ClusterNode const* node) {
-    // Files under storage.dir on a single box; in a cluster the database's rows, those files as the cache.
-    if (node)
-        return node->snapshots();
-    return std::make_shared<DiskSnapshots>(cfg.storage.dir);
 }
 
 /** @brief The log's view of a publication: one line per refresh, and per change of anything else. */
@@ -74,12 +68,13 @@ Service::Service(Config const& cfg, Logger const& log)
                           )
                         : nullptr
       )
-    , keeper_(std::make_shared<SnapshotKeeper>(kept_snapshots(*cfg_, node_.get()), log_))
+    , keeper_(std::make_shared<SnapshotKeeper>(cli::kept_snapshots(*cfg_, node_.get(), dav_, store_), log_))
     , publisher_(store_, keeper_, log_, cfg_->server.gzip) {
     restore();
     push_ = make_push();
     push_->configure(cfg_);
     subscribe();
+    cli::resume_history(dav_.get(), store_);
     if (node_) {
         refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
         shared_calls_ = node_->shared_calls();
@@ -180,16 +175,9 @@ void Service::subscribe() {
         if (p.changed)
             push_->published(p.feed);
     }));
-    // The CalDAV collections: each changed publication cut into items and recorded in the history here, on
-    // the publishing thread, so a sync request finds it done.
-    subscriptions_.push_back(publisher_.subscribe([this](Publication const& p) {
-        if (p.changed && dav_)
-            dav_->collection(
-                p.feed,
-                p.snapshot,
-                std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
-            );
-    }));
+    // The CalDAV collections: each publication recorded in the history, which the keeper keeps with it.
+    if (dav_)
+        subscriptions_.push_back(publisher_.subscribe(cli::record_publications(dav_)));
 }
 
 std::unique_ptr<push::PushService> Service::make_push() {
@@ -305,6 +293,7 @@ void Service::reload() {
         connections_->configure(cfg); // without [connect] now, every connection stops; none is forgotten
     else if (cfg->connect)
         log_.warn("reload: [connect] was added; it takes effect only after a restart");
+    cli::forget_removed(dav_.get(), plan.removed);
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
     DiskSnapshots disk(cfg_->storage.dir);

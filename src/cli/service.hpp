@@ -41,7 +41,7 @@ namespace icsbridge {
  *          │ keep ──▶ keeper_ (own thread) ──▶ disk, or the database in cluster mode
  *          └ subscribers: views_.drop, merged feeds (publish in turn), the log, push_ (wakes the
  *            targets mirroring the feed; they read store_ and write into people's calendars), dav_
- *            (the CalDAV collections' history, read by server_)
+ *            (the CalDAV collections' history, read by server_; the keeper keeps it with each snapshot)
  *
  * Threads: the control context runs the refreshers, the signals and every publication; the cluster
  * context (cluster mode) the node and every database statement; the accept context the listener; one
@@ -93,12 +93,13 @@ class Service {
     /// Cluster mode: leases, peers' rows, shared budgets. Built before the keeper, whose backend it gives;
     /// it holds a reference to publisher_, which it uses only once running.
     std::unique_ptr<cluster::ClusterNode> node_;
-    std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
-    Publisher publisher_;                    ///< the one owner of publishing
-    /// The CalDAV collections' change history (a subscriber of publisher_, read by the HTTP threads)
-    /// null when [dav] enabled = false
+    /// The CalDAV collections' change history (a subscriber of publisher_, read by the HTTP threads); null
+    /// when [dav] enabled = false. Before the keeper, which keeps it beside each snapshot (its thread asks it
+    /// until the keeper is gone).
     std::shared_ptr<dav::History> dav_ =
         cfg_->dav.enabled ? std::make_shared<dav::History>(cfg_->dav.history) : nullptr;
+    std::shared_ptr<SnapshotKeeper> keeper_; ///< keeps each publication (disk, or the database)
+    Publisher publisher_;                    ///< the one owner of publishing
     std::vector<Publisher::Subscription> subscriptions_;
 
     RefreshOptions refresh_opts_;

@@ -52,6 +52,9 @@ class ClusterNode {
     /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
     std::shared_ptr<SnapshotBackend> snapshots() const { return snapshots_; }
 
+    /** @brief The CalDAV history kept with each snapshot (ClusterSnapshots::keep_history); before serving. */
+    void keep_history(dav::HistoryOf of) { snapshots_->keep_history(std::move(of)); }
+
     /** @brief The sources' call budgets as every replica counts them (Pipeline::share_budgets). */
     std::shared_ptr<SharedCalls> shared_calls() const { return budget_; }
 

@@ -7,14 +7,22 @@ namespace icsbridge::cluster {
 Result<void> ClusterSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
     if (auto local = disk_.save(feed, snap, fetched_at); !local)
         return local;
-    return rows_->save(feed, snap, fetched_at);
+    auto history = history_of_ ? history_of_(feed, snap) : std::string();
+    if (!history.empty())
+        if (auto local = dav::save_history_file(disk_.dir(), feed, history); !local)
+            return local;
+    return rows_->save_with_history(feed, snap, fetched_at, history);
 }
 
 Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const& feed, bool gzip) {
-    auto row = rows_->load(feed, gzip);
+    std::string history;
+    auto row = rows_->load_with_history(feed, gzip, &history);
     if (row && *row) {
-        // Keep the cache as new as what we serve, so a restart without the database starts from it.
+        // Keep the cache as new as what we serve, so a restart without the database starts from it; the
+        // history with it, which is also where this replica's History reads a peer's (dav::HistoryKeeping).
         (void)disk_.save(feed, **row, (*row)->fetched_at);
+        if (!history.empty())
+            (void)dav::save_history_file(disk_.dir(), feed, history);
         return row;
     }
     // A corrupt row is news for whoever runs the cluster; the store would only hear of it with no cache.

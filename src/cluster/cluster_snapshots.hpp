@@ -19,16 +19,25 @@ class ClusterSnapshots final : public SnapshotBackend {
         , disk_(std::move(dir))
         , log_(std::move(log)) {}
 
-    /** @brief The disk cache first (it never fails for the database's sake), then the fenced row. */
+    /**
+     * @brief The disk cache first (it never fails for the database's sake), then the fenced row; the CalDAV
+     * history with each (keep_history).
+     */
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
 
     /**
-     * @brief The row when the database has a sound one; otherwise the disk cache. A corrupt row is logged
-     * and never served: the cache stands in for it.
+     * @brief The row when the database has a sound one (its history written beside the cache); otherwise the
+     * disk cache. A corrupt row is logged and never served: the cache stands in for it.
      */
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
 
     std::string where() const override { return rows_->where() + " (cache: " + disk_.where() + ")"; }
+
+    /** @brief The CalDAV history kept with each snapshot, in the row and beside the cached file. */
+    void keep_history(dav::HistoryOf of) {
+        history_of_ = of;
+        rows_->keep_history(std::move(of));
+    }
 
     /** @brief Logs a row refused for `why` (errc::snapshot_corrupt), as load() does, for other readers of
      * the row (the convergence after an outage). */
@@ -38,6 +47,7 @@ class ClusterSnapshots final : public SnapshotBackend {
     std::shared_ptr<PgSnapshots> rows_;
     DiskSnapshots disk_;
     Logger log_;
+    dav::HistoryOf history_of_;
 };
 
 } // namespace icsbridge::cluster

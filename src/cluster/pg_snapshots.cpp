@@ -18,11 +18,12 @@ namespace {
 constexpr char const* save_sql = R"sql(
 WITH up AS (
     INSERT INTO icsbridge_snapshots AS s
-        (feed, body, etag, last_modified, fetched_at, items, lease_epoch, saved_by, definition)
-    VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8, $11)
+        (feed, body, etag, last_modified, fetched_at, items, lease_epoch, saved_by, definition, dav_history)
+    VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6::bigint, $7::bigint, $8, $11, $12)
     ON CONFLICT (feed) DO UPDATE
         SET body = EXCLUDED.body, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
             fetched_at = EXCLUDED.fetched_at, items = EXCLUDED.items, definition = EXCLUDED.definition,
+            dav_history = EXCLUDED.dav_history,
             lease_epoch = CASE WHEN $10::boolean THEN s.lease_epoch ELSE EXCLUDED.lease_epoch END,
             saved_by = EXCLUDED.saved_by, generation = s.generation + 1, saved_at = now()
         WHERE CASE WHEN $10::boolean
@@ -36,7 +37,7 @@ SELECT up.generation FROM up CROSS JOIN LATERAL (SELECT pg_notify($9, up.feed)) 
 )sql";
 
 constexpr char const* load_sql =
-    "SELECT body, etag, last_modified, fetched_at, items, generation, definition "
+    "SELECT body, etag, last_modified, fetched_at, items, generation, definition, dav_history "
     "FROM icsbridge_snapshots WHERE feed = $1";
 
 // The lease holder's write over a row that failed its check, only if the row is still the one checked
@@ -46,7 +47,7 @@ WITH up AS (
     UPDATE icsbridge_snapshots
        SET body = $2, etag = $3, last_modified = $4::bigint, fetched_at = $5::bigint, items = $6::bigint,
            lease_epoch = $7::bigint, saved_by = $8, generation = generation + 1, saved_at = now(),
-           definition = $11
+           definition = $11, dav_history = $12
      WHERE feed = $1 AND generation = $10::bigint
     RETURNING feed, generation
 )
@@ -87,7 +88,8 @@ Result<bool> PgSnapshots::write(
     std::string const& feed,
     Snapshot const& snap,
     sys_seconds fetched_at,
-    std::int64_t epoch
+    std::int64_t epoch,
+    std::string const& history
 ) {
     std::lock_guard lock(mtx_);
     if (auto ok = prepare_locked(); !ok)
@@ -95,6 +97,7 @@ Result<bool> PgSnapshots::write(
     auto params = row_params(feed, snap, fetched_at, epoch);
     params.push_back(PgParam::text(catching_up ? "true" : "false"));
     params.push_back(PgParam::text(snap.definition));
+    params.push_back(PgParam::text(history));
     auto res = db_.query(save_sql, params, true);
     if (!res)
         return res.error();
@@ -118,7 +121,11 @@ std::vector<PgParam> PgSnapshots::row_params(
 }
 
 Result<bool> PgSnapshots::replace_unusable(
-    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+    std::string const& feed,
+    Snapshot const& snap,
+    sys_seconds fetched_at,
+    std::int64_t epoch,
+    std::string const& history
 ) {
     std::lock_guard lock(mtx_);
     if (auto ok = prepare_locked(); !ok)
@@ -135,6 +142,7 @@ Result<bool> PgSnapshots::replace_unusable(
     auto params = row_params(feed, snap, fetched_at, epoch);
     params.push_back(PgParam::integer(*generation));
     params.push_back(PgParam::text(snap.definition));
+    params.push_back(PgParam::text(history));
     auto up = db_.query(replace_sql, params, true);
     if (!up)
         return up.error();
@@ -144,27 +152,37 @@ Result<bool> PgSnapshots::replace_unusable(
     return true;
 }
 
+std::string PgSnapshots::history_of(std::string const& feed, Snapshot const& snap) const {
+    return history_of_ ? history_of_(feed, snap) : std::string();
+}
+
 Result<bool> PgSnapshots::store(
     std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
 ) {
-    return write(false, feed, snap, fetched_at, epoch);
+    return write(false, feed, snap, fetched_at, epoch, history_of(feed, snap));
 }
 
 Result<bool> PgSnapshots::catch_up(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
     // A new row gets epoch 0: any lease holder's publish replaces it.
-    return write(true, feed, snap, fetched_at, 0);
+    return write(true, feed, snap, fetched_at, 0, history_of(feed, snap));
 }
 
 Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
+    return save_with_history(feed, snap, fetched_at, history_of(feed, snap));
+}
+
+Result<void> PgSnapshots::save_with_history(
+    std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::string const& history
+) {
     auto const epoch = epoch_of_ ? epoch_of_(feed) : 0;
-    auto written = store(feed, snap, fetched_at, epoch);
+    auto written = write(false, feed, snap, fetched_at, epoch, history);
     if (!written)
         return written.error();
     // The fence keeps a newer row, but a row that fails its check is no snapshot at all: its fields (an
     // epoch or a fetch time from the future) must not hold off every publish, so the lease holder's
     // calendar replaces it.
     if (!*written && epoch > 0) {
-        auto replaced = replace_unusable(feed, snap, fetched_at, epoch);
+        auto replaced = replace_unusable(feed, snap, fetched_at, epoch, history);
         if (!replaced)
             return replaced.error();
         written = replaced;
@@ -182,6 +200,11 @@ Result<void> PgSnapshots::save(std::string const& feed, Snapshot const& snap, sy
 }
 
 Result<std::shared_ptr<Snapshot const>> PgSnapshots::load(std::string const& feed, bool gzip) {
+    return load_with_history(feed, gzip, nullptr);
+}
+
+Result<std::shared_ptr<Snapshot const>>
+PgSnapshots::load_with_history(std::string const& feed, bool gzip, std::string* history) {
     std::unique_lock lock(mtx_);
     if (auto ok = prepare_locked(); !ok)
         return ok.error();
@@ -191,7 +214,11 @@ Result<std::shared_ptr<Snapshot const>> PgSnapshots::load(std::string const& fee
         return res.error();
     if (PQntuples(res->get()) == 0)
         return std::shared_ptr<Snapshot const>();
-    return checked(res->get(), feed, gzip);
+    auto snap = checked(res->get(), feed, gzip);
+    // Read in the same statement as the snapshot, so it reaches it (the writer kept the two together).
+    if (snap && history)
+        *history = std::string(PgRow{res->get(), 0}.bytes(7));
+    return snap;
 }
 
 Result<std::shared_ptr<Snapshot const>>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cluster/pg.hpp"
+#include "dav/history_keeping.hpp"
 #include <icsbridge/log.hpp>
 #include <icsbridge/store.hpp>
 
@@ -55,11 +56,22 @@ class PgSnapshots final : public SnapshotBackend {
     void on_refused(std::function<void(std::string const& feed)> fn) { on_refused_ = std::move(fn); }
 
     /**
+     * @brief What goes into each row with its snapshot, in the same statement: the feed's CalDAV history up
+     * to it (dav::History::kept_form), so a sync token from one replica works on any other. Set before the
+     * first save; none: rows carry no history.
+     */
+    void keep_history(dav::HistoryOf of) { history_of_ = std::move(of); }
+
+    /**
      * @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. A lease
      * holder (epoch above 0) whose write is refused because the row fails its check replaces that row
      * (logged), as long as no one rewrote it meanwhile.
      */
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
+    /** @brief save() with the history already at hand (the cache beside the row gets the same). */
+    Result<void> save_with_history(
+        std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::string const& history
+    );
 
     /**
      * @brief The feed's row: nullptr when there is none; errc::snapshot_corrupt when it does not check out
@@ -67,6 +79,9 @@ class PgSnapshots final : public SnapshotBackend {
      * checks), never served; errc::io_error when the database is away.
      */
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
+    /** @brief load(), and the CalDAV history kept with the row into `history` (when not null) */
+    Result<std::shared_ptr<Snapshot const>>
+    load_with_history(std::string const& feed, bool gzip, std::string* history);
 
     std::string where() const override;
 
@@ -92,8 +107,10 @@ class PgSnapshots final : public SnapshotBackend {
         std::string const& feed,
         Snapshot const& snap,
         sys_seconds fetched_at,
-        std::int64_t epoch
+        std::int64_t epoch,
+        std::string const& history
     );
+    std::string history_of(std::string const& feed, Snapshot const& snap) const;
 
     /** @brief A save's first nine parameters ($1 feed ... $9 the NOTIFY channel). */
     std::vector<PgParam> row_params(
@@ -101,7 +118,11 @@ class PgSnapshots final : public SnapshotBackend {
     ) const;
     /** @brief The lease holder's write over a row that fails its check; true when it replaced it. */
     Result<bool> replace_unusable(
-        std::string const& feed, Snapshot const& snap, sys_seconds fetched_at, std::int64_t epoch
+        std::string const& feed,
+        Snapshot const& snap,
+        sys_seconds fetched_at,
+        std::int64_t epoch,
+        std::string const& history
     );
     /** @brief The first row of a load_sql result as a snapshot, or errc::snapshot_corrupt and why. */
     Result<std::shared_ptr<Snapshot const>>
@@ -113,6 +134,7 @@ class PgSnapshots final : public SnapshotBackend {
     EpochOf epoch_of_;
     Logger log_;
     std::function<void(std::string const&)> on_refused_;
+    dav::HistoryOf history_of_;
     /** @brief The connection (PgConnection::connects()) the schema was last checked on; 0: none yet. */
     std::uint64_t migrated_on_ = 0;
 };

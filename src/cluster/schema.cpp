@@ -100,6 +100,11 @@ CREATE TABLE icsbridge_connect_claims (
 );
 CREATE INDEX icsbridge_connect_claims_expiry ON icsbridge_connect_claims (expires_at);
 )sql",
+    // 8: each feed's CalDAV change history (dav/history_state.hpp's kept form, JSON) up to the row's
+    // snapshot, written in the same statement, so a sync token works on every replica. '' : none kept.
+    R"sql(
+ALTER TABLE icsbridge_snapshots ADD COLUMN dav_history text NOT NULL DEFAULT '';
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

@@ -1,7 +1,10 @@
 // File: history.cpp
 // History: per feed, the names each publication changed, trimmed by age; a token is (epoch, sequence) and
-// is answered by walking the entries after it.
+// is answered by walking the entries after it. A feed's history goes on from the one kept beside its
+// snapshot when this process has none (a restart) or the snapshot came with one (a peer's row).
 #include "dav/dav_detail.hpp"
+#include "dav/history_keeping.hpp"
+#include "dav/history_state.hpp"
 #include <icsbridge/dav.hpp>
 
 #include <deque>
@@ -10,15 +13,11 @@
 
 namespace icsbridge::dav {
 
-struct History::Feed {
-    struct Entry {
-        std::uint64_t seq = 0;
-        sys_seconds at{};
-        std::vector<std::string> names; ///< appeared, changed or gone at this publication
-    };
-    std::uint64_t epoch = 0;
-    std::uint64_t floor = 0;   ///< the oldest sequence a token may name (what came before is trimmed)
-    std::deque<Entry> entries; ///< oldest first
+struct History::Feed : detail::HistoryState {
+    Feed() = default;
+    explicit Feed(detail::HistoryState s)
+        : detail::HistoryState(std::move(s)) {}
+
     /// The newest collections with the snapshot each was cut from, newest last: a request holding a snapshot
     /// a publication just replaced still finds its own, rather than recording it again as a change back.
     /// By identity, not ETag: the same bytes published again after others (A, B, A) are a change.
@@ -27,6 +26,8 @@ struct History::Feed {
         std::shared_ptr<Collection const> collection;
     };
     std::deque<Cut> recent;
+    /// The state came from a kept form: the next publication recorded here skips ahead (resume_gap).
+    bool resumed = false;
 
     std::shared_ptr<Collection const> find(Snapshot const* snap) const {
         for (auto const& c : recent)
@@ -39,6 +40,10 @@ struct History::Feed {
 namespace {
 
 constexpr std::size_t recent_kept = 2; // each holds a copy of the feed's bytes
+
+/// How far the first publication after a resume skips: the run before may have given out tokens for
+/// publications it never kept (it crashed first), whose sequences must not come to name other content.
+constexpr std::uint64_t resume_gap = 1'000'000;
 
 std::uint64_t fresh_epoch() {
     std::random_device rd;
@@ -57,6 +62,23 @@ std::vector<std::string> differences(Collection const& before, Collection const&
     return out;
 }
 
+/**
+ * A kept history as the feed's at `cut`: nullopt when there is none, it is damaged, or it has no point with
+ * cut's snapshot. Points after that one are dropped (the kept snapshot is older than the history kept with
+ * it: their tokens are refused).
+ */
+std::optional<detail::HistoryState>
+resume_at(std::optional<detail::HistoryState> state, Collection& cut, sys_seconds oldest) {
+    auto const point = state ? state->point_of(cut.snapshot_etag) : std::nullopt;
+    if (!point)
+        return std::nullopt;
+    state->truncate_after(*point);
+    state->trim(oldest);
+    cut.epoch = state->epoch;
+    cut.seq = *point;
+    return state;
+}
+
 } // namespace
 
 History::History(std::chrono::seconds keep)
@@ -64,16 +86,70 @@ History::History(std::chrono::seconds keep)
 
 History::~History() = default;
 
+void History::keep_with(std::shared_ptr<HistoryKeeping const> keeping) {
+    keeping_ = std::move(keeping);
+}
+
 std::shared_ptr<Collection const>
 History::collection(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now) {
+    bool known = false;
     {
         std::lock_guard lock(mtx_);
-        if (auto it = feeds_.find(feed); it != feeds_.end())
+        if (auto it = feeds_.find(feed); it != feeds_.end()) {
             if (auto c = it->second->find(snap.get()))
                 return c;
+            known = true;
+        }
     }
     auto cut = std::make_shared<Collection>(make_collection(snap->body, snap->etag));
+    // None of the feed's history in this process (a restart): the one kept beside the snapshot, if it
+    // reaches this snapshot. Read outside the lock, like the cutting.
+    auto resumed = known || !keeping_ ? std::nullopt
+                                      : resume_at(detail::from_kept(keeping_->kept(feed)), *cut, now - keep_);
     std::lock_guard lock(mtx_);
+    if (auto it = feeds_.find(feed); it == feeds_.end() && resumed) {
+        auto f = std::make_shared<Feed>(std::move(*resumed));
+        f->resumed = true;
+        f->recent.push_back({snap, cut});
+        feeds_.emplace(feed, std::move(f));
+        return cut;
+    }
+    return place_locked(feed, snap, std::move(cut), now);
+}
+
+std::shared_ptr<Collection const>
+History::adopt(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now) {
+    auto kept = keeping_ ? detail::from_kept(keeping_->kept(feed)) : std::nullopt;
+    auto const point = kept ? kept->point_of(snap->etag) : std::nullopt;
+    {
+        std::lock_guard lock(mtx_);
+        auto it = feeds_.find(feed);
+        auto c = it == feeds_.end() ? nullptr : it->second->find(snap.get());
+        // Already at that point of that history (a peer's row of bytes this replica serves already), or
+        // nothing kept that reaches the snapshot: as it is.
+        if (c && (!point || (c->epoch == kept->epoch && c->seq == *point)))
+            return c;
+    }
+    auto cut = std::make_shared<Collection>(make_collection(snap->body, snap->etag));
+    auto resumed = resume_at(std::move(kept), *cut, now - keep_);
+    std::lock_guard lock(mtx_);
+    if (!resumed)
+        return place_locked(feed, snap, std::move(cut), now);
+    // The kept history is the feed's from now on: a collection this process recorded of its own (its own
+    // fetch of the same bytes, a request before this publication's subscribers) goes with its tokens.
+    auto f = std::make_shared<Feed>(std::move(*resumed));
+    f->resumed = true;
+    f->recent.push_back({snap, cut});
+    feeds_.insert_or_assign(feed, std::move(f));
+    return cut;
+}
+
+std::shared_ptr<Collection const> History::place_locked(
+    std::string const& feed,
+    std::shared_ptr<Snapshot const> const& snap,
+    std::shared_ptr<Collection> cut,
+    sys_seconds now
+) {
     auto& f = feeds_[feed];
     if (!f) {
         f = std::make_shared<Feed>();
@@ -85,15 +161,13 @@ History::collection(std::string const& feed, std::shared_ptr<Snapshot const> con
     cut->epoch = f->epoch;
     if (f->recent.empty()) {
         cut->seq = f->floor = 1;
+        f->floor_etag = cut->snapshot_etag;
     } else {
         auto const& latest = *f->recent.back().collection;
-        cut->seq = latest.seq + 1;
-        f->entries.push_back({cut->seq, now, differences(latest, *cut)});
+        cut->seq = latest.seq + (std::exchange(f->resumed, false) ? resume_gap : 1);
+        f->entries.push_back({cut->seq, now, cut->snapshot_etag, differences(latest, *cut)});
     }
-    while (!f->entries.empty() && f->entries.front().at < now - keep_) {
-        f->floor = f->entries.front().seq;
-        f->entries.pop_front();
-    }
+    f->trim(now - keep_);
     f->recent.push_back({snap, cut});
     if (f->recent.size() > recent_kept)
         f->recent.pop_front();
@@ -107,7 +181,8 @@ Result<Changes> History::since(std::string const& feed, Collection const& now, s
         std::lock_guard lock(mtx_);
         auto it = feeds_.find(feed);
         if (!point || it == feeds_.end() || point->first != it->second->epoch || point->first != now.epoch ||
-            point->second < it->second->floor || point->second > now.seq)
+            point->second < it->second->floor || point->second > now.seq ||
+            !it->second->is_point(point->second))
             return fail(errc::usage, "the sync token is not one of this collection's");
         for (auto const& e : it->second->entries)
             if (e.seq > point->second && e.seq <= now.seq)
@@ -119,10 +194,22 @@ Result<Changes> History::since(std::string const& feed, Collection const& now, s
     return out;
 }
 
-void History::forget(std::string const& feed) {
+std::string History::kept_form(std::string const& feed, std::string_view etag) const {
     std::lock_guard lock(mtx_);
-    if (auto it = feeds_.find(feed); it != feeds_.end())
-        feeds_.erase(it);
+    auto it = feeds_.find(feed);
+    if (it == feeds_.end())
+        return {};
+    auto const point = it->second->point_of(etag);
+    return point ? detail::to_kept(*it->second, *point) : std::string();
+}
+
+void History::forget(std::string const& feed) {
+    {
+        std::lock_guard lock(mtx_);
+        feeds_.erase(feed);
+    }
+    if (keeping_)
+        keeping_->forget(feed);
 }
 
 } // namespace icsbridge::dav

@@ -1,0 +1,44 @@
+// File: dav_wiring.hpp
+// The CalDAV change history in `serve`, wired here because it joins the dav, store and cluster rooms: kept by
+// the snapshot keeper with each snapshot (beside the file, in the row), told of each publication, and taken
+// up again from what was kept at start.
+#pragma once
+
+#include "cluster/cluster_node.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/dav.hpp>
+#include <icsbridge/publish.hpp>
+#include <icsbridge/store.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace icsbridge::cli {
+
+/**
+ * @brief Where `serve` keeps its snapshots: files under storage.dir on a single box; in a cluster the node's
+ * rows, the files as the cache. With `history` (null: [dav] enabled = false) the feed's CalDAV history up to
+ * each snapshot goes with it, beside the file and in the row's statement, and `history` reads it back from
+ * storage.dir. `store`: the served table, which must outlive the backend.
+ */
+std::shared_ptr<SnapshotBackend> kept_snapshots(
+    Config const& cfg,
+    cluster::ClusterNode* node,
+    std::shared_ptr<dav::History> const& history,
+    FeedStore const& store
+);
+
+/**
+ * @brief The Publisher's subscriber that records each changed publication in `history`; a peer's row and a
+ * kept copy take up the history kept with them (also when their bytes are those served already).
+ */
+Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history);
+
+/** @brief The snapshots restored before `history` subscribed take up the history kept beside them. */
+void resume_history(dav::History* history, FeedStore const& store);
+
+/** @brief Removed feeds' histories forgotten, kept ones too: added back, a feed starts a new epoch. */
+void forget_removed(dav::History* history, std::vector<std::string> const& removed);
+
+} // namespace icsbridge::cli
