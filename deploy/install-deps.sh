@@ -19,11 +19,12 @@ test_build_pkgs=(libboost-test1.81-dev)
 # and python3-caldav (with python3-passlib for its htpasswd) the client they read it back with; python3-websocket
 # is how tests/support/cdp.py drives chromium over the DevTools protocol (clicks, forms, screenshots);
 # python3-cryptography opens a connection's sealed refresh token from outside (AES-256-GCM) in its test;
-# nodejs runs ical.js (js.check_view_google), which deploy/test.sh installs from npm into the build folder.
+# nodejs runs ical.js (js.check_view_google), which deploy/test.sh installs from npm into the build folder;
+# vdirsyncer syncs a feed's CalDAV collection into a folder and khal reads that folder (issue 36).
 test_pkgs=(
     python3 python3-icalendar python3-vobject python3-yaml openssl clang-14 clang-tidy-14 libclang-rt-14-dev chromium zbar-tools nginx-light
     lintian man-db fakeroot wrk libpq-dev postgresql-15 radicale python3-caldav python3-passlib python3-websocket
-    python3-cryptography nodejs
+    python3-cryptography nodejs vdirsyncer khal
 )
 # Only for the benchmark and soak scripts (linux-perf: BENCH_PERF= profiles).
 bench_pkgs=(wrk nginx-light procps linux-perf)
