@@ -97,7 +97,7 @@ for n in "${sizes[@]}"; do
         for t in $(seq 1 "$tries"); do
             k=$(( (t * 37) % n ))
             uid=event-$((900000000000 + k))@127.0.0.1
-            resource="$radicale_url$dav_user/bench/$(resource_name "$uid")"
+            resource="$radicale_url$dav_user/bench/$(resource_name "$uid" family)"
             rename_event "$work/data-$n" "$k" "$t"
             curl -s -X POST "$upstream/__control/reload?dir=$work/data-$n" >/dev/null
             proxy_reset_log

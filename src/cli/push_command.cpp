@@ -166,6 +166,7 @@ struct Pushing {
     push::Authorizers authorizers; ///< the OAuth targets' (one token store for them all)
     PushLeases* leases = nullptr;
     bool dry_run = false;
+    push::CalendarClaims* claims = nullptr; ///< the calendars the targets resolved to, so far
 };
 
 /** One target: its feeds' calendars, the reconcile, the report. False when it failed. */
@@ -195,7 +196,9 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
         t.type == TargetType::caldav ? push::Authorizer{} : how.authorizers(ex, t)
     );
     push::RunOptions options;
+    options.writer = t.name;
     options.dry_run = dry_run;
+    options.claims = how.claims;
     // A lease lost while writing (not renewed in time) ends the writes: a replica may be pushing now.
     options.cancelled = [&how, &t] { return how.leases && how.leases->lost(t.name); };
     auto const keeping = how.keeping(t.name); // outlives the coroutine, which holds a reference
@@ -262,11 +265,13 @@ int push_command(Config const& cfg, Args const& args) {
     int failed = 0;
     auto const ours = take_leases(*targets, leases ? &*leases : nullptr, failed);
     auto backends = make_backends(cfg, command_logger());
+    push::CalendarClaims claims;
     Pushing const how{
         backends.push_state,
         oauth_authorizers(backends.tokens, cfg.path, command_logger()),
         leases ? &*leases : nullptr,
-        args.dry_run};
+        args.dry_run,
+        &claims};
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     auto pushed = run_sync<int>(
         [&](Pipeline& p) -> net::awaitable<Result<int>> {

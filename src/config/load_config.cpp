@@ -177,6 +177,7 @@ void Reader::read_targets(toml::table const& targets, Config& cfg) {
             return;
         cfg.targets.emplace(name, std::move(target));
     }
+    check_shared_calendars(targets, cfg);
 }
 
 void Reader::read_server(toml::table const& t, ServerConfig& s) {

@@ -4,10 +4,14 @@
 // client_secret) are resolved here (inline, environment or file) and never echoed.
 #include "config/reader.hpp"
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 namespace icsbridge {
 
@@ -76,6 +80,74 @@ void Reader::read_caldav_target(toml::table const& t, std::string const& where, 
     if (failed())
         return;
     read_secret_of(t, where, "password", true, out.password);
+}
+
+namespace {
+
+/** A URL with the scheme and host in lower case and without a default port. */
+std::string normal_url(std::string const& url) {
+    auto u = boost::urls::parse_absolute_uri(url);
+    if (!u)
+        return url;
+    boost::urls::url v(*u);
+    v.normalize_scheme();
+    v.normalize_authority();
+    bool const default_port = (v.scheme_id() == boost::urls::scheme::http && v.port_number() == 80) ||
+                              (v.scheme_id() == boost::urls::scheme::https && v.port_number() == 443);
+    if (default_port)
+        v.remove_port();
+    return std::string(v.buffer());
+}
+
+/**
+ * The calendar a target names, as one string; "" when the config cannot tell (an OAuth target's calendar
+ * by name or "primary": which account it is in only its sign-in knows, and push compares what the API
+ * resolves). A CalDAV collection by its URL; one found by display name under the user's calendar home
+ * also by the user (two users' "Work" are two calendars); an OAuth calendar id by its API.
+ */
+std::string calendar_key(TargetConfig const& t) {
+    if (t.type != TargetType::caldav) {
+        if (t.calendar_id.empty() || t.calendar_id == "primary")
+            return {};
+        return normal_url(t.api_base) + "\n" + t.calendar_id;
+    }
+    auto const url = normal_url(t.url);
+    return t.calendar.empty() ? url : url + "\n" + t.username + "\n" + t.calendar;
+}
+
+/** The calendar as the message names it: the URL and display name, or the calendar id. */
+std::string calendar_words(TargetConfig const& t) {
+    if (t.type != TargetType::caldav)
+        return "calendar_id \"" + t.calendar_id + "\"";
+    return t.url + (t.calendar.empty() ? std::string() : " \"" + t.calendar + "\"");
+}
+
+} // namespace
+
+void Reader::check_shared_calendars(toml::table const& targets, Config const& cfg) {
+    // A writer owns what it wrote, so neither would delete the other's items; but both would write the
+    // items of a feed they share, each item twice, and only one of them may own the calendar.
+    std::map<std::string, std::pair<std::string, toml::source_position>> seen;
+    for (auto const& [key, node] : in_file_order(targets)) {
+        auto const& t = cfg.targets.at(std::string(key->str()));
+        auto const calendar = calendar_key(t);
+        if (calendar.empty())
+            continue;
+        auto const at = node->source().begin;
+        auto const [first, fresh] = seen.emplace(calendar, std::pair{t.name, at});
+        if (fresh)
+            continue;
+        auto const& [other, there] = first->second;
+        fail_at(
+            node->source(),
+            "[targets." + t.name + "] writes into the same calendar as [targets." + other + "] (" + path_ +
+                ":" + std::to_string(there.line) + ":" + std::to_string(there.column) + ", " +
+                calendar_words(t) +
+                "): give each target its own calendar, or push the feeds into one target (a target takes "
+                "several feeds)"
+        );
+        return;
+    }
 }
 
 void Reader::read_target_limits(toml::table const& t, TargetConfig& out) {

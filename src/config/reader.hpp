@@ -344,6 +344,8 @@ class Reader {
     bool read_merge_parts(toml::table const& t, FeedConfig& f);
     void check_merges(toml::table const& feeds, Config& cfg);
     void read_targets(toml::table const& targets, Config& cfg);
+    /** Two CalDAV targets naming one collection: refused at the later table, naming the earlier one. */
+    void check_shared_calendars(toml::table const& targets, Config const& cfg);
     void read_target(std::string const& name, toml::table const& t, TargetConfig& out);
     // read_target's steps: the keys of its type (read_target.cpp: caldav; read_oauth_target.cpp: google,
     // microsoft), then rate, max_concurrency and ca_file.

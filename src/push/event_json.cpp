@@ -185,7 +185,7 @@ json::object graph_time(EventFields const& f, bool start) {
 
 } // namespace
 
-std::string google_event(EventFields const& f, std::string const& id) {
+std::string google_event(EventFields const& f, std::string const& id, std::string const& writer) {
     json::object reminders{{"useDefault", false}};
     if (f.alarm_minutes)
         reminders["overrides"] =
@@ -201,7 +201,7 @@ std::string google_event(EventFields const& f, std::string const& id) {
         {"end", google_time(f, false)},
         {"transparency", f.transparent ? "transparent" : "opaque"},
         {"reminders", std::move(reminders)},
-        {"extendedProperties", json::object{{"private", json::object{{google_owner_key, "1"}}}}}};
+        {"extendedProperties", json::object{{"private", json::object{{google_owner_key, writer}}}}}};
     // Google shows the source as a link under the title; it takes http(s) only.
     if (f.url.rfind("https://", 0) == 0 || f.url.rfind("http://", 0) == 0)
         e["source"] = json::object{{"title", f.summary.substr(0, 200)}, {"url", f.url}};

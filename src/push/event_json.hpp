@@ -47,11 +47,12 @@ Result<std::vector<Resource>> as_events(
     std::function<std::string(EventFields const&, Resource const&)> const& make
 );
 
-/** @brief The private extended property marking Google events as ours: {"icsbridge": "1"}. */
+/** @brief The private extended property marking Google events as ours: {"icsbridge": WRITER}. */
 inline constexpr std::string_view google_owner_key = "icsbridge";
 
-/** @brief A Google Calendar v3 event resource with the client-chosen `id`, ours by its private property. */
-std::string google_event(EventFields const& f, std::string const& id);
+/** @brief A Google Calendar v3 event resource with the client-chosen `id`, `writer`'s by its private
+ * property. */
+std::string google_event(EventFields const& f, std::string const& id, std::string const& writer);
 
 /** @brief The id of Microsoft Graph's single-value extended property that holds our item's name. */
 inline constexpr std::string_view graph_owner_property =

@@ -1,7 +1,8 @@
 // File: google_api.cpp
-// The Google Calendar API v3 adapter. An item's event id is chosen by us from its UID (the 32 hex digits of
-// its resource name: base32hex, as Google asks), so a create that lands twice answers 409 and never makes
-// a second event; ours carry the private extended property icsbridge=1, beside the person's own events.
+// The Google Calendar API v3 adapter. An item's event id is chosen by us from its writer and UID (the hex
+// digits of its resource name: base32hex, as Google asks), so a create that lands twice answers 409 and
+// never makes a second event; ours carry the private extended property icsbridge=WRITER (an earlier
+// version's: icsbridge=1), beside the person's own events.
 // The listing is events.list with a sync token (showDeleted: a deletion comes back as "cancelled").
 #include "push/api_json.hpp"
 #include "push/calendar_api.hpp"
@@ -24,20 +25,26 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t id_length = 32;
 /** The most entries a page holds, as asked (maxResults): a listing of more pages than the limit loops. */
 constexpr std::size_t calendars_a_page = 250, events_a_page = 2500;
 
+/** The event id of one of our resource names: its hex digits (the writer's 8, then the UID's 32). */
 std::string id_of(std::string const& name) {
-    return name.substr(owned_prefix.size(), id_length);
+    std::string id;
+    for (char c : std::string_view(name).substr(owned_prefix.size()))
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
+            id += c;
+        else if (c == '.')
+            break;
+    return id;
 }
 
-/** The resource name of a Google event id we chose; "" for any other id. */
+/** The resource name of a Google event id we chose (40 hex digits; 32 from an earlier version); "" else. */
 std::string name_of(std::string_view id) {
-    bool const ours = id.size() == id_length && std::all_of(id.begin(), id.end(), [](char c) {
-                          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-                      });
-    return ours ? std::string(owned_prefix) + std::string(id) + ".ics" : std::string();
+    std::string name = id.size() == 40 ? std::string(owned_prefix) + std::string(id.substr(0, 8)) + "-" +
+                                             std::string(id.substr(8)) + ".ics"
+                                       : std::string(owned_prefix) + std::string(id) + ".ics";
+    return is_owned(name) ? name : std::string();
 }
 
 bool google_slow_down(HttpResponse const& r) {
@@ -52,7 +59,8 @@ bool is_ours(json::object const& event) {
     if (!props || !props->is_object())
         return false;
     auto const* priv = props->get_object().if_contains("private");
-    return priv && priv->is_object() && member_text(priv->get_object(), google_owner_key) == "1";
+    // Any writer's (the plan tells them apart by name): "1" from an earlier version, else the writer.
+    return priv && priv->is_object() && !member_text(priv->get_object(), google_owner_key).empty();
 }
 
 /** One page of events.list into `u`; returns the next page's token ("" at the end). */
@@ -93,8 +101,8 @@ class GoogleApi final : public CalendarApi {
     bool takes_todos(TargetState const&) const override { return true; }
 
     Result<std::vector<Resource>> shape(std::vector<Resource> resources) const override {
-        return as_events(std::move(resources), target_.name, [](EventFields const& f, Resource const& r) {
-            return google_event(f, id_of(r.name));
+        return as_events(std::move(resources), target_.name, [this](EventFields const& f, Resource const& r) {
+            return google_event(f, id_of(r.name), target_.name);
         });
     }
 

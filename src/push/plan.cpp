@@ -1,6 +1,7 @@
 // File: plan.cpp
 // plan(): the three-way comparison of feed, recorded state and calendar listing, keyed by UID, with
-// ownership decided by the resource name alone (so it survives a lost state).
+// ownership decided by the writer's mark in the resource name (so it survives a lost state), or for an
+// earlier version's unmarked names by the state.
 #include "push/plan.hpp"
 
 #include <icsbridge/digest.hpp>
@@ -26,21 +27,50 @@ std::string hex_sha256(std::string_view data) {
     return out;
 }
 
-std::string resource_name(std::string_view uid) {
-    // 128 bits: a collision between two UIDs of one feed is out of the question.
-    return std::string(owned_prefix) + hex_sha256(uid).substr(0, 32) + ".ics";
+std::string writer_tag(std::string_view writer) {
+    // 32 bits: the writers of one calendar are a handful; a clash would need tens of thousands.
+    return hex_sha256(writer).substr(0, 8);
 }
 
-bool is_owned(std::string_view name) {
-    // Exactly the names resource_name() makes: "icsbridge-notes.ics", written by the person, is theirs.
-    constexpr std::size_t digits = 32;
-    if (name.size() != owned_prefix.size() + digits + 4 || !name.starts_with(owned_prefix) ||
-        !name.ends_with(".ics"))
-        return false;
-    auto const hex = name.substr(owned_prefix.size(), digits);
-    return std::all_of(hex.begin(), hex.end(), [](char c) {
+std::string resource_name(std::string_view uid, std::string_view writer) {
+    // 128 bits: a collision between two UIDs of one feed is out of the question.
+    return std::string(owned_prefix) + writer_tag(writer) + "-" + hex_sha256(uid).substr(0, 32) + ".ics";
+}
+
+namespace {
+
+bool lower_hex(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
     });
+}
+
+} // namespace
+
+bool is_owned(std::string_view name) {
+    // Exactly the names resource_name() makes, and an earlier version made: "icsbridge-notes.ics", written
+    // by the person, is theirs.
+    if (!name.starts_with(owned_prefix) || !name.ends_with(".ics"))
+        return false;
+    auto const middle = name.substr(owned_prefix.size(), name.size() - owned_prefix.size() - 4);
+    if (middle.size() == 32)
+        return lower_hex(middle);
+    return middle.size() == 8 + 1 + 32 && middle[8] == '-' && lower_hex(middle.substr(0, 8)) &&
+           lower_hex(middle.substr(9));
+}
+
+bool written_by(std::string_view name, std::string_view writer) {
+    return is_owned(name) && name.substr(owned_prefix.size()).starts_with(writer_tag(writer) + "-");
+}
+
+void name_resources(
+    std::vector<Resource>& desired, std::string_view writer, Known const& known, Listing const& listing
+) {
+    for (auto& r : desired) {
+        auto const k = known.find(r.uid);
+        bool const adopted = k != known.end() && listing.contains(k->second.name) && is_owned(k->second.name);
+        r.name = adopted ? k->second.name : resource_name(r.uid, writer);
+    }
 }
 
 namespace {
@@ -60,7 +90,9 @@ std::optional<Op> op_for(Resource const& r, Written const* was, Listing const& l
 
 } // namespace
 
-Plan plan(std::vector<Resource> const& desired, Known const& known, Listing const& listing) {
+Plan plan(
+    std::vector<Resource> const& desired, Known const& known, Listing const& listing, std::string_view writer
+) {
     Plan out;
     std::set<std::string> wanted_names;
     for (auto const& r : desired) {
@@ -87,9 +119,10 @@ Plan plan(std::vector<Resource> const& desired, Known const& known, Listing cons
         out.ops.push_back(Op{OpKind::remove, uid, w.name, there->second, ""});
         deleting.insert(w.name);
     }
-    // Ours that the state forgot (lost or older state): the name says they are ours.
+    // Ours that the state forgot (a lost state): the writer's mark says they are ours. Another writer's, or
+    // an earlier version's that our state does not name, are not.
     for (auto const& [name, etag] : listing)
-        if (is_owned(name) && !wanted_names.contains(name) && !deleting.contains(name))
+        if (written_by(name, writer) && !wanted_names.contains(name) && !deleting.contains(name))
             out.ops.push_back(Op{OpKind::remove, "", name, etag, ""});
     return out;
 }

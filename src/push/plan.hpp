@@ -15,7 +15,7 @@ namespace icsbridge::push {
 /** @brief One item the feed wants in the calendar: one VCALENDAR resource per UID. */
 struct Resource {
     std::string uid;
-    std::string name; ///< resource name in the collection, resource_name(uid)
+    std::string name; ///< resource name in the collection, resource_name(uid, writer) (name_resources)
     std::string body; ///< VCALENDAR with the item's components and the VTIMEZONEs they use
     std::string hash; ///< hex SHA-256 of body: "changed" means "hash differs"
     /// What a CalDAV calendar-query selects on (src/dav/): a VTODO rather than a VEVENT, and the earliest
@@ -61,20 +61,46 @@ inline constexpr std::string_view owned_prefix = "icsbridge-";
 /** @brief The SHA-256 of `data` in lower-case hex (64 digits). */
 std::string hex_sha256(std::string_view data);
 
-/** @brief "icsbridge-" + 32 hex digits of SHA-256(uid) + ".ics": the same name for the same UID, always. */
-std::string resource_name(std::string_view uid);
-
-/** @brief Whether a resource name (the last path segment) is one icsbridge made. */
-bool is_owned(std::string_view name);
+/**
+ * @brief The mark of one writer (a configured target, by its name; a self-serve connection, by its
+ * "connection-ID"): 8 hex digits of SHA-256(writer). A view change keeps the writer, and so its items.
+ */
+std::string writer_tag(std::string_view writer);
 
 /**
- * @brief The writes that make our resources equal `desired`. Foreign resources (not is_owned) are never
- * touched. `listing` holds the calendar's current resources (name -> ETag); our item changed or deleted
- * behind our back is rewritten (the feed wins), and ours that the state forgot are adopted by name, so a
- * lost state never duplicates: an unknown owned resource the feed wants is updated, one it does not want
- * is deleted.
+ * @brief "icsbridge-" + writer_tag(writer) + "-" + 32 hex digits of SHA-256(uid) + ".ics": the same name
+ * for the same UID and writer, always, and never another writer's.
  */
-Plan plan(std::vector<Resource> const& desired, Known const& known, Listing const& listing);
+std::string resource_name(std::string_view uid, std::string_view writer);
+
+/**
+ * @brief Whether a resource name (the last path segment) is one icsbridge made: a writer's, or one of an
+ * earlier version, "icsbridge-" + 32 hex digits + ".ics", whose writer only its target's state knows.
+ */
+bool is_owned(std::string_view name);
+
+/** @brief Whether `name` carries `writer`'s mark (an earlier version's names carry none). */
+bool written_by(std::string_view name, std::string_view writer);
+
+/**
+ * @brief Gives each of `desired` (taken from the feeds, unnamed) its name: the one `known` recorded for
+ * its UID while `listing` still holds it (so an item an earlier version wrote is adopted, not written
+ * twice), else resource_name(uid, writer).
+ */
+void name_resources(
+    std::vector<Resource>& desired, std::string_view writer, Known const& known, Listing const& listing
+);
+
+/**
+ * @brief The writes that make `writer`'s resources equal `desired` (named by name_resources). Another
+ * writer's resources, and the person's own, are never touched. `listing` holds icsbridge's resources in
+ * the calendar (name -> ETag): ours changed or deleted behind our back are rewritten (the feed wins), and
+ * ours that the state forgot are adopted by their writer mark, so a lost state never duplicates: an
+ * unknown resource of ours the feed wants is updated, one it does not want is deleted.
+ */
+Plan plan(
+    std::vector<Resource> const& desired, Known const& known, Listing const& listing, std::string_view writer
+);
 
 /**
  * @brief After a 412 on `op`, the op to try again given the resource's ETag now (nullopt: it is gone):

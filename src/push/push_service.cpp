@@ -109,7 +109,7 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}, tls_, lookups_},
+            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}, tls_, lookups_, claims_},
             std::move(auth)
         );
         loops_.emplace(name, loop);
@@ -180,7 +180,8 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
                 turn_,
                 std::move(gate),
                 tls_,
-                lookups_},
+                lookups_,
+                nullptr},
             c.authorizer ? c.authorizer(ioc_.get_executor()) : Authorizer{}
         );
         connection_loops_.emplace(c.target.name, loop);

@@ -5,6 +5,7 @@
 // or another target.
 #pragma once
 
+#include "push/calendar_claims.hpp"
 #include "push/reconcile.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -113,6 +114,8 @@ class PushService {
     std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
     /// One bound on the name lookups of every loop's client: targets whose DNS hangs cannot pile up threads
     std::shared_ptr<NameLookups> lookups_ = std::make_shared<NameLookups>();
+    /// The configured targets' calendars, as their servers resolve them: two on one are refused
+    std::shared_ptr<CalendarClaims> claims_ = std::make_shared<CalendarClaims>();
     bool stopping_ = false; ///< the push thread's alone
     int running_ = 0;       ///< loops not yet ended (push thread)
     std::thread thread_;    ///< last: starts once the rest exists

@@ -237,16 +237,20 @@ net::awaitable<Result<Outcome>> reconcile(
     auto const conflicts_before = dav.conflicts();
     if (auto read = co_await read_calendar(run); !read)
         co_return read.error();
+    if (options.claim)
+        if (auto claimed = options.claim(run.state.collection); !claimed)
+            co_return claimed.error();
     auto items = target_items(feeds, api.takes_todos(run.state), options.today);
     if (!items)
         co_return items.error();
     run.outcome.skipped_todos = items->skipped_todos;
+    name_resources(items->resources, options.writer, run.state.items, run.state.listing);
     auto shaped = api.shape(std::move(items->resources));
     if (!shaped)
         co_return shaped.error();
     for (auto const& r : *shaped)
         run.by_name[r.name] = &r;
-    auto p = plan(*shaped, run.state.items, run.state.listing);
+    auto p = plan(*shaped, run.state.items, run.state.listing, options.writer);
     run.outcome.unchanged = p.unchanged;
     if (options.dry_run) {
         run.outcome.planned = std::move(p.ops);

@@ -41,10 +41,15 @@ struct Outcome {
 };
 
 struct ReconcileOptions {
+    /// Whose items these are: the target's name, or a connection's "connection-ID" (plan.hpp, writer_tag)
+    std::string writer;
     bool dry_run = false;
     std::chrono::sys_days today{};
     /// Called after each write lands (with the counts so far): progress for the queue gauges.
     std::function<void(Outcome const&)> on_write;
+    /// Asked once the calendar is found, before anything is written: an error (another writer of this
+    /// process writes into that calendar) ends the reconcile there.
+    std::function<Result<void>(std::string const& calendar)> claim;
     /// Asked before each write: true ends the reconcile there (the process or the target is stopping);
     /// what landed is recorded, the rest is done next time.
     std::function<bool()> cancelled;

@@ -125,7 +125,7 @@ Split split_calendar(std::string_view body, views::FeedIndex const& index, bool 
         std::string items;
         Resource r;
         r.uid = uid;
-        r.name = resource_name(uid);
+        // r.name: per writer, by name_resources()
         r.body = header.opening;
         for (auto const* item : by_uid[uid]) {
             for (auto const* tz : {&item->start_tzid, &item->end_tzid})

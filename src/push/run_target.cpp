@@ -18,10 +18,15 @@ net::awaitable<Report> run_target(
     RunOptions const& options
 ) {
     ReconcileOptions reconciling;
+    reconciling.writer = options.writer;
     reconciling.dry_run = options.dry_run;
     reconciling.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     reconciling.cancelled = options.cancelled;
     reconciling.on_write = options.on_write;
+    if (options.claims)
+        reconciling.claim = [claims = options.claims, writer = options.writer](std::string const& calendar) {
+            return claims->claim(writer, calendar);
+        };
     StateKeeping kept = keeping;
     if (options.dry_run)
         kept.save = [](TargetState const&) { return Result<void>{}; };

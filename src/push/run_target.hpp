@@ -4,6 +4,7 @@
 // gather the feeds' calendars and show the report (a line on the terminal; the status registry and log).
 #pragma once
 
+#include "push/calendar_claims.hpp"
 #include "push/reconcile.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -16,7 +17,10 @@
 namespace icsbridge::push {
 
 struct RunOptions {
+    std::string writer; ///< the target's name, or a connection's "connection-ID"
     bool dry_run = false;
+    /// The calendars this process's writers write into (null: none asked): a second writer of one is refused.
+    CalendarClaims* claims = nullptr;
     /// Asked before each write: true ends the run there (the process, the target or its lease is going).
     std::function<bool()> cancelled;
     /// Called after each write lands, with the counts so far.

@@ -75,6 +75,8 @@ void TargetLoop::wake() {
 }
 
 void TargetLoop::stop() {
+    if (deps_.claims)
+        deps_.claims->release(target_.name);
     stopping_ = true;
     timer_.cancel();
 }
@@ -121,6 +123,8 @@ net::awaitable<void> TargetLoop::once() {
         );
     }
     RunOptions options;
+    options.writer = target_.name;
+    options.claims = deps_.claims.get();
     options.cancelled = [this] { return stopping_; };
     options.on_write = [this](Outcome const& o) {
         deps_.status.update(target_.name, [&](TargetStatus& s) {
@@ -151,7 +155,7 @@ void TargetLoop::record(Report const& report) {
         // No retry storm: a refusal (credentials, rights, quota, throttling) waits for the next period.
         if (outcome.error().code == errc::upstream_auth || outcome.error().code == errc::not_connected ||
             outcome.error().code == errc::upstream_rate_limited ||
-            outcome.error().code == errc::upstream_status)
+            outcome.error().code == errc::config_invalid || outcome.error().code == errc::upstream_status)
             blocked_until_ = steady_clock::now() + period_;
         return;
     }

@@ -29,6 +29,8 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
         Gate gate; ///< a budget shared with other loops (the connections'); empty: the target's own only
         std::shared_ptr<TlsContexts> tls;     ///< TLS contexts every loop's client shares; null: its own
         std::shared_ptr<NameLookups> lookups; ///< the bound on name lookups every loop shares; null: its own
+        /// The configured targets' calendars (the push thread's): null for the connections, which own theirs
+        std::shared_ptr<CalendarClaims> claims = nullptr;
     };
 
     TargetLoop(

@@ -205,7 +205,7 @@ check_calendar "after the failover" "$work/feed.ics"
 # refresh fetches the change first (the one back at its start, or the survivor on the webhook), the
 # survivor pushes it.
 changed_id=$((900000000000 + events / 2))
-resource="$radicale_url$dav_user/big/$(resource_name "event-$changed_id@127.0.0.1")"
+resource="$radicale_url$dav_user/big/$(resource_name "event-$changed_id@127.0.0.1" family)"
 dav_curl -f "$resource" | grep -q '^SUMMARY:Bench event' || fail "the item to change, $resource, is not there"
 pushes_before=$(grep -c "push family: created" "$work/${other}.log")
 cp "$work/proxy.log" "$work/proxy.failover.log"

@@ -47,8 +47,8 @@ std::string report(std::string const& item, std::string const& token, bool more)
            "<d:sync-token>" + token + "</d:sync-token></d:multistatus>";
 }
 
-std::string const one = "icsbridge-00000000000000000000000000000001.ics";
-std::string const two = "icsbridge-00000000000000000000000000000002.ics";
+std::string const one = "icsbridge-0000000a-00000000000000000000000000000001.ics";
+std::string const two = "icsbridge-0000000a-00000000000000000000000000000002.ics";
 
 } // namespace push_listing_test
 

@@ -89,12 +89,25 @@ check_mirror() {
         fake_state "'\n'.join(sorted(p['value'] for e in ours(cal('$cal')) for p in e['singleValueExtendedProperties']))" >"$work/got-names.txt"
         $python - "$work/want.txt" "$work/got-names.txt" >"$work/got.txt" <<'PY'
 import hashlib, sys
-# Graph events carry our resource name (icsbridge-<sha256(uid)[:32]>.ics): map names back to feed UIDs.
+# Graph events carry our resource name (icsbridge-<8 hex of the writer>-<sha256(uid)[:32]>.ics): map names
+# back to feed UIDs.
 want = [l.strip() for l in open(sys.argv[1]) if l.strip()]
-by_name = {"icsbridge-" + hashlib.sha256(u.encode()).hexdigest()[:32] + ".ics": u for u in want}
-print("\n".join(sorted(by_name.get(l.strip(), "unknown:" + l.strip()) for l in open(sys.argv[2]) if l.strip())))
+by_hash = {hashlib.sha256(u.encode()).hexdigest()[:32]: u for u in want}
+def uid_of(name):
+    m = __import__("re").match(r"^icsbridge-[0-9a-f]{8}-([0-9a-f]{32})\.ics$", name)
+    return by_hash.get(m.group(1), "unknown:" + name) if m else "unknown:" + name
+print("\n".join(sorted(uid_of(l.strip()) for l in open(sys.argv[2]) if l.strip())))
 PY
     fi
+    # Each marked with its writer, the target cal: Google's private property and event id, Graph's name.
+    local tag marked
+    tag=$(printf cal | sha256sum | cut -c1-8)
+    if [ "$provider" = google ]; then
+        marked=$(fake_state "all(e['extendedProperties']['private']['icsbridge'] == 'cal' and e['id'].startswith('$tag') for e in ours(cal('$cal')))")
+    else
+        marked=$(fake_state "all(p['value'].startswith('icsbridge-$tag-') for e in ours(cal('$cal')) for p in e['singleValueExtendedProperties'])")
+    fi
+    [ "$marked" = True ] || fail "$1: an event of ours is not marked as target cal's"
     want=$(wc -l <"$work/want.txt")
     got=$(wc -l <"$work/got.txt")
     diff -q "$work/want.txt" "$work/got.txt" >/dev/null ||
@@ -345,11 +358,11 @@ for e in main["events"]:
     if e["deleted"]:
         continue
     if sys.argv[3] == "google":
-        if e.get("extendedProperties", {}).get("private", {}).get("icsbridge") == "1":
+        if e.get("extendedProperties", {}).get("private", {}).get("icsbridge"):
             got[e["iCalUID"]] = (e["start"].get("date"), e["end"].get("date"))
         continue
     names = [p["value"] for p in e["singleValueExtendedProperties"] if p["id"].endswith("Name icsbridge")]
-    uid = next((u for u in due if names and names[0] == "icsbridge-%s.ics" % hashlib.sha256(u.encode()).hexdigest()[:32]), None)
+    uid = next((u for u in due if names and names[0].endswith("-%s.ics" % hashlib.sha256(u.encode()).hexdigest()[:32])), None)
     midnight = all(e[k]["dateTime"][10:19] == "T00:00:00" for k in ("start", "end"))  # Graph adds .0000000
     if names and e["isAllDay"] and midnight:
         got[uid] = (e["start"]["dateTime"][:10], e["end"]["dateTime"][:10])

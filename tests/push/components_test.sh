@@ -132,7 +132,7 @@ after=$(dav_curl -s -D - -o /dev/null "${radicale_url}$dav_user/clash/imported.i
 [ -n "$before" ] && [ "$before" = "$after" ] || fail "the person's imported copy changed ($before -> $after)"
 dav_check --calendar Clash >"$work/cal.json"
 [ "$(json_get "$work/cal.json" 'd["ours"]')" = 33 ] || fail "the clash calendar holds $(json_get "$work/cal.json" 'd["ours"]') of ours, want the 33 others"
-clash_name=$(resource_name event-788216780592@127.0.0.1)
+clash_name=$(resource_name event-788216780592@127.0.0.1 clash)
 tries=$(grep -c "^PUT /$dav_user/clash/$clash_name " "$work/proxy.log")
 [ "$tries" -le 2 ] || fail "the refused item was PUT $tries times in one push"
 proxy_reset_log

@@ -12,9 +12,9 @@ in one calendar-query REPORT. Prints:
   calendar         the one read (url, name, components), or null when no calendar has that name
   items            each resource: href, name (last path segment), etag, uid, summary, dtstart (the
                    DTSTART line's value and parameters as written), components (VEVENT, VTODO...), tzids
-                   (zones the item's times name), vtimezones (zones it carries), ours (icsbridge-<32 hex>.ics)
+                   (zones the item's times name), vtimezones (zones it carries), ours (icsbridge-<8 hex of the writer>-<32 hex>.ics, or an earlier version's icsbridge-<32 hex>.ics)
   total, ours, foreign, duplicate_uids (UIDs in more than one resource), missing_vtimezone (hrefs whose times
-  name a TZID with no VTIMEZONE), bad_names (resources named icsbridge-... but not icsbridge-<32 hex>.ics)
+  name a TZID with no VTIMEZONE), bad_names (resources named icsbridge-... but not as ours are)
   compare          with --compare (repeatable): the feeds' items against ours: missing (feed UIDs not in
                    the calendar), extra (our UIDs not in the feeds), different ([uid, property, feed's value,
                    calendar's value] where they differ; properties: SUMMARY DTSTART DTEND DUE DESCRIPTION
@@ -32,7 +32,7 @@ import caldav
 import caldav.elements.dav
 import icalendar
 
-OURS = re.compile(r"^icsbridge-[0-9a-f]{32}\.ics$")
+OURS = re.compile(r"^icsbridge-(?:[0-9a-f]{8}-)?[0-9a-f]{32}\.ics$")
 COMPARED = ("SUMMARY", "DTSTART", "DTEND", "DUE", "DESCRIPTION", "LOCATION", "STATUS", "URL", "CATEGORIES")
 QUERY = """<?xml version="1.0" encoding="utf-8"?>
 <C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">

@@ -116,7 +116,7 @@ no_secret "a wrong password, debug log" "$work/push.out" "$work/push.err" "$work
 
 # 1b. Over quota: one of good's items gone from the calendar, and its PUT answered 507.
 sed -e 's/^push = \["family", "good"\]$/push = ["good"]/' -e '/^\[targets.family\]/,/^$/d' "$work/push.toml" >"$work/quota.toml"
-dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/good/$(resource_name event-788216780592@127.0.0.1)" ||
+dav_curl -f -o /dev/null -X DELETE "$radicale_url$dav_user/good/$(resource_name event-788216780592@127.0.0.1 good)" ||
     fail "could not delete an item of good"
 proxy_reset_log
 proxy_fault 507 1 "" PUT

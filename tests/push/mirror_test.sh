@@ -14,7 +14,7 @@
 #              Every DELETE carries If-Match with the item's ETag
 #   foreign    all of the above, then the state file deleted and a push again (no duplicate, nothing lost);
 #              last, the person adds an event named icsbridge-notes.ics (not ours: ours are
-#              icsbridge-<32 hex>.ics) and a push leaves it alone. In every case the person's own items (an
+#              icsbridge-<8 hex>-<32 hex>.ics) and a push leaves it alone. In every case the person's own items (an
 #              event and a VTODO) keep their ETags after every step and get no request
 #   dry_run    --dry-run before the first push and after a change: the plan printed, nothing written
 #   drift      one of our items edited and one deleted in the calendar behind our back: the next push puts
@@ -75,13 +75,13 @@ check_calendar() {
     [ "$(json_get "$work/cal.json" 'len([i for i in d["items"] if i["ours"] and i["components"] != ["VEVENT"]])')" = 0 ] ||
         fail "$1: a resource of ours holds other than one VEVENT"
     # Each of ours under the name of its UID.
-    [ "$(json_get "$work/cal.json" 'sum(1 for i in d["items"] if i["ours"] and i["name"] != "icsbridge-" + __import__("hashlib").sha256(i["uid"].encode()).hexdigest()[:32] + ".ics")')" = 0 ] ||
+    [ "$(json_get "$work/cal.json" 'sum(1 for i in d["items"] if i["ours"] and i["name"] != "icsbridge-" + __import__("hashlib").sha256(b"family").hexdigest()[:8] + "-" + __import__("hashlib").sha256(i["uid"].encode()).hexdigest()[:32] + ".ics")')" = 0 ] ||
         fail "$1: a resource of ours is not named after its UID"
     local now
     now=$(json_get "$work/cal.json" '" ".join(sorted(i["href"] + "=" + i["etag"] for i in d["items"] if not i["ours"]))')
     [ "$now" = "$foreign_etags" ] || fail "$1: the person's own items changed: before [$foreign_etags], now [$now]"
-    grep -E '^(PUT|DELETE|PROPPATCH|MOVE) ' "$work/proxy.log" | grep -v " /$dav_user/family/icsbridge-[0-9a-f]\{32\}\.ics " |
-        grep -q . && fail "$1: a write to a resource that is not ours: $(grep -E '^(PUT|DELETE) ' "$work/proxy.log" | grep -v 'icsbridge-[0-9a-f]\{32\}' | head -3)"
+    grep -E '^(PUT|DELETE|PROPPATCH|MOVE) ' "$work/proxy.log" | grep -v " /$dav_user/family/icsbridge-[0-9a-f]\{8\}-[0-9a-f]\{32\}\.ics " |
+        grep -q . && fail "$1: a write to a resource that is not ours: $(grep -E '^(PUT|DELETE) ' "$work/proxy.log" | grep -v 'icsbridge-[0-9a-f]\{8\}-[0-9a-f]\{32\}' | head -3)"
     echo "$1: $got items of ours, the person's $(json_get "$work/cal.json" 'd["foreign"]') untouched"
 }
 
@@ -141,7 +141,7 @@ step_change() {
         fail "push after a change printed: $(cat "$work/push.out")"
     writes_were "one change" 1 0
     local name
-    name=$(resource_name event-788216780592@127.0.0.1)
+    name=$(resource_name event-788216780592@127.0.0.1 family)
     grep -q "^PUT /$dav_user/family/$name " "$work/proxy.log" || fail "the PUT was not to the changed item's $name"
     check_calendar "one change"
     json_get "$work/cal.json" '[i["summary"] for i in d["items"] if i["uid"] == "event-788216780592@127.0.0.1"]' |
@@ -163,7 +163,7 @@ PY
     grep -q "family: created 0, updated 0, deleted 1, unchanged 33" "$work/push.out" ||
         fail "push after a removal printed: $(cat "$work/push.out")"
     writes_were "one removal" 0 1
-    grep -q "^DELETE /$dav_user/family/$(resource_name event-251769507000@127.0.0.1) 2" "$work/proxy.log" ||
+    grep -q "^DELETE /$dav_user/family/$(resource_name event-251769507000@127.0.0.1 family) 2" "$work/proxy.log" ||
         fail "the DELETE was not of the removed item's resource"
     deletes_match "one removal"
     check_calendar "one removal"
@@ -215,9 +215,9 @@ push_writes_of() {
 # step_lifecycle: an event cancelled upstream, then cancelled = "drop", then an event past keep_past.
 step_lifecycle() {
     local hikes brunch jazz
-    hikes=$(resource_name event-594357040111@127.0.0.1)
-    brunch=$(resource_name event-733775555972@127.0.0.1)
-    jazz=$(resource_name event-306006468130@127.0.0.1)
+    hikes=$(resource_name event-594357040111@127.0.0.1 family)
+    brunch=$(resource_name event-733775555972@127.0.0.1 family)
+    jazz=$(resource_name event-306006468130@127.0.0.1 family)
     upstream_edit "$work/removed" "$work/cancelled" 594357040111 cancel
     push_writes_of "cancelled upstream" "created 0, updated 1, deleted 0," 1 0
     grep -q "^PUT /$dav_user/family/$hikes .* match " "$work/proxy.log" || fail "the cancellation's PUT was not to $hikes"
@@ -236,7 +236,7 @@ step_lifecycle() {
     push_writes_of "an event that ended 60 days ago" "created 0, updated 1, deleted 0," 1 0
     sed -i 's/^keep_past = "3650d"$/keep_past = "30d"/' "$work/push.toml"
     push_writes_of "keep_past = 30d" "created 0, updated 0, deleted 1," 0 1
-    grep -q "^DELETE /$dav_user/family/$(resource_name event-195729862626@127.0.0.1) " "$work/proxy.log" ||
+    grep -q "^DELETE /$dav_user/family/$(resource_name event-195729862626@127.0.0.1 family) " "$work/proxy.log" ||
         fail "the expired event's DELETE was not of its resource: $(grep '^DELETE' "$work/proxy.log")"
     check_calendar "after cancellations and expiry"
 }
@@ -290,8 +290,8 @@ step_dry_run() {
 
 step_drift() {
     local edited deleted
-    edited=$(resource_name event-548060677542@127.0.0.1)
-    deleted=$(resource_name event-360710890908@127.0.0.1)
+    edited=$(resource_name event-548060677542@127.0.0.1 family)
+    deleted=$(resource_name event-360710890908@127.0.0.1 family)
     printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\nUID:event-548060677542@127.0.0.1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20261212T190000Z\r\nSUMMARY:Edited in the calendar app\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' |
         dav_curl -f -o /dev/null -X PUT -H 'Content-Type: text/calendar' --data-binary @- "$radicale_url$dav_user/family/$edited" ||
         fail "could not edit $edited behind icsbridge's back"
@@ -308,7 +308,7 @@ step_drift() {
     changed_fixtures "$src" "$work/changed"
     curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
     local path
-    path="/$dav_user/family/$(resource_name event-788216780592@127.0.0.1)"
+    path="/$dav_user/family/$(resource_name event-788216780592@127.0.0.1 family)"
     proxy_reset_log
     curl -s -f -X POST -o /dev/null "${proxy_url}__proxy/race?path=$path" || fail "could not arm the proxy's race"
     expect_push_ok "push with a conflict"

@@ -230,8 +230,11 @@ make_calendar() {
     [ "$code" = 201 ] || fail "MKCALENDAR $1 answered HTTP $code"
 }
 
-# resource_name UID: the name icsbridge gives UID's resource, icsbridge-<first 32 hex of SHA-256(UID)>.ics.
-resource_name() { printf 'icsbridge-%s.ics' "$(printf '%s' "$1" | sha256sum | cut -c1-32)"; }
+# resource_name UID TARGET: the name target TARGET gives UID's resource,
+# icsbridge-<first 8 hex of SHA-256(TARGET)>-<first 32 hex of SHA-256(UID)>.ics.
+resource_name() {
+    printf 'icsbridge-%s-%s.ics' "$(printf '%s' "$2" | sha256sum | cut -c1-8)" "$(printf '%s' "$1" | sha256sum | cut -c1-32)"
+}
 
 # fixtures_without SRC DIR EVENT_ID...: a copy of SRC's upstream fixtures in DIR without those events.
 fixtures_without() {

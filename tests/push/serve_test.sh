@@ -125,7 +125,7 @@ drift_at=$(date +%s%N)
 drift_log_from=$(wc -l <"$work/serve.log")
 
 # 2. A change and its webhook: readable in Radicale within 5 s.
-resource="$radicale_url$dav_user/family/$(resource_name event-788216780592@127.0.0.1)"
+resource="$radicale_url$dav_user/family/$(resource_name event-788216780592@127.0.0.1 family)"
 dav_curl -f -o /dev/null "$resource" || fail "the changed event's resource $resource is not there before the change"
 curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
 locked_requests=$(grep -c " /$dav_user/locked/" "$work/proxy.log")

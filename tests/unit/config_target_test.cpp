@@ -134,6 +134,60 @@ BOOST_AUTO_TEST_CASE(mistakes_point_at_the_offending_part_and_never_show_the_pas
     }
 }
 
+BOOST_AUTO_TEST_CASE(two_targets_naming_one_calendar_are_refused_at_both_tables) {
+    // The same collection spelt another way (host case, default port, no trailing slash).
+    auto const phone = "[targets.phone]\ntype = \"caldav\"\nurl = \"https://DAV.example.org:443/dav\"\n"
+                       "username = \"bob\"\npassword = \"p\"\n";
+    auto r = parse(base + "push = [\"family\"]\n" + target + "password = \"hunter2\"\n" + phone);
+    BOOST_TEST_REQUIRE(!r.has_value());
+    BOOST_TEST(
+        r.error().message.starts_with(
+            "t.toml:14:1: [targets.phone] writes into the same calendar as [targets.family] (t.toml:9:1, "
+        ),
+        r.error().message
+    );
+    // Another calendar of the same server is another calendar.
+    auto other = parse(
+        base + "push = [\"family\"]\n" + target + "password = \"hunter2\"\n" + phone + "calendar = \"Work\"\n"
+    );
+    BOOST_TEST_REQUIRE(other.has_value(), (other ? "" : other.error().message));
+    // A calendar found by its display name under the server's root is the user's: another user's "Work"
+    // is another calendar, the same user's the same.
+    auto const root = [](std::string const& name, std::string const& user) {
+        return "[targets." + name +
+               "]\ntype = \"caldav\"\nurl = \"https://dav.example.org/\"\nusername = \"" + user +
+               "\"\npassword = \"p\"\ncalendar = \"Work\"\n";
+    };
+    auto two_users = parse(base + "push = [\"a\"]\n" + root("a", "alice") + root("b", "bob"));
+    BOOST_TEST(two_users.has_value(), (two_users ? "" : two_users.error().message));
+    auto one_user = parse(base + "push = [\"a\"]\n" + root("a", "alice") + root("b", "alice"));
+    BOOST_TEST_REQUIRE(!one_user.has_value());
+    BOOST_TEST(
+        one_user.error().message.starts_with("t.toml:15:1: [targets.b] writes into the same calendar as "
+                                             "[targets.a] (t.toml:9:1, "),
+        one_user.error().message
+    );
+    // Google: one calendar id is one calendar, whoever signs in; "primary" or a name is each account's own.
+    auto const google = [](std::string const& name, std::string const& calendar) {
+        return "[targets." + name + "]\ntype = \"google\"\nclient_id = \"c\"\ncalendar = \"" + calendar +
+               "\"\n";
+    };
+    for (std::string const calendar : {"primary", "Work"}) {
+        auto r = parse(base + "push = [\"a\"]\n" + google("a", calendar) + google("b", calendar));
+        BOOST_TEST(r.has_value(), calendar << ": " << (r ? "" : r.error().message));
+    }
+    auto same_id = parse(
+        base + "push = [\"a\"]\n" + google("a", "abc@group.calendar.google.com") +
+        google("b", "abc@group.calendar.google.com")
+    );
+    BOOST_TEST_REQUIRE(!same_id.has_value());
+    BOOST_TEST(
+        same_id.error().message.starts_with("t.toml:13:1: [targets.b] writes into the same calendar as "
+                                            "[targets.a] (t.toml:9:1, calendar_id \"abc@group"),
+        same_id.error().message
+    );
+}
+
 BOOST_AUTO_TEST_CASE(a_google_target_gets_the_providers_endpoints_and_rate_unless_told) {
     auto r = parse(
         base + "push = [\"work\"]\n[targets.work]\ntype = \"google\"\nclient_id = "

@@ -21,7 +21,9 @@ std::string crlf(std::string_view text) {
 }
 
 std::string calendar(std::string_view item) {
-    return crlf("BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//icsbridge//EN\n" + std::string(item) + "END:VCALENDAR\n");
+    return crlf(
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//icsbridge//EN\n" + std::string(item) + "END:VCALENDAR\n"
+    );
 }
 
 std::string const timed = calendar(R"(BEGIN:VEVENT
@@ -55,13 +57,13 @@ BOOST_AUTO_TEST_CASE(timed_event_keeps_its_zone_for_google_and_is_utc_for_graph)
     BOOST_REQUIRE(f);
     BOOST_TEST(f->summary == "Jazz, live");
     BOOST_TEST(f->description == "Line one\nLine two\n\nhttps://events.example/e/1");
-    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef"));
+    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef", "office"));
     BOOST_TEST(g.at("start").at("dateTime").as_string() == "2026-12-01T18:00:00");
     BOOST_TEST(g.at("start").at("timeZone").as_string() == "Europe/Berlin");
     BOOST_TEST(g.at("end").at("dateTime").as_string() == "2026-12-01T20:30:00");
     BOOST_TEST(g.at("iCalUID").as_string() == "event-1@icsbridge");
     BOOST_TEST(g.at("id").as_string() == "0123456789abcdef0123456789abcdef");
-    BOOST_TEST(g.at("extendedProperties").at("private").at("icsbridge").as_string() == "1");
+    BOOST_TEST(g.at("extendedProperties").at("private").at("icsbridge").as_string() == "office");
     BOOST_TEST(g.at("reminders").at("overrides").at(0).at("minutes").as_int64() == 30);
     BOOST_TEST(g.at("source").at("url").as_string() == "https://events.example/e/1");
     BOOST_TEST(g.at("transparency").as_string() == "opaque");
@@ -88,7 +90,7 @@ END:VTODO
 )"));
     BOOST_REQUIRE(f);
     BOOST_TEST(f->task);
-    auto g = parse(google_event(*f, "fedcba9876543210fedcba9876543210"));
+    auto g = parse(google_event(*f, "fedcba9876543210fedcba9876543210", "office"));
     BOOST_TEST(g.at("start").at("date").as_string() == "2026-12-31");
     BOOST_TEST(g.at("end").at("date").as_string() == "2027-01-01");
     BOOST_TEST(g.at("transparency").as_string() == "transparent");
@@ -113,7 +115,7 @@ END:VEVENT
 )"));
     BOOST_REQUIRE(f);
     BOOST_TEST(f->description == "See https://events.example/e/2"); // the URL is there already
-    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef"));
+    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef", "office"));
     BOOST_TEST(g.at("start").at("dateTime").as_string() == "2026-07-01T10:00:00Z");
     BOOST_TEST(g.at("end").at("dateTime").as_string() == "2026-07-01T10:00:00Z"); // no DTEND: zero length
     BOOST_TEST(g.at("transparency").as_string() == "transparent");
@@ -132,7 +134,7 @@ SUMMARY:Holidays
 END:VEVENT
 )"));
     BOOST_REQUIRE(f);
-    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef"));
+    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef", "office"));
     BOOST_TEST(g.at("start").at("date").as_string() == "2026-12-24");
     BOOST_TEST(g.at("end").at("date").as_string() == "2026-12-27");
     BOOST_TEST(g.contains("source") == false);

@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(one_resource_per_uid_with_only_the_zones_it_names) {
     BOOST_TEST_REQUIRE(s.resources.size() == 3u);
     auto const& berlin = s.resources[0];
     BOOST_TEST(berlin.uid == "event-1@icsbridge");
-    BOOST_TEST(berlin.name == resource_name("event-1@icsbridge"));
+    BOOST_TEST(berlin.name.empty()); // named per writer by name_resources()
     BOOST_TEST(berlin.body.starts_with("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//icsbridge//EN\r\n"));
     BOOST_TEST(berlin.body.find("TZID:Europe/Berlin\r\n") != std::string::npos);
     BOOST_TEST(berlin.body.find("America/New_York") == std::string::npos);

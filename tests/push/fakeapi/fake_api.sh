@@ -66,7 +66,7 @@ def cal(key):
 def live(c):
     return [e for e in c["events"] if not e["deleted"]]
 def is_ours(e):
-    google = e.get("extendedProperties", {}).get("private", {}).get("icsbridge") == "1"
+    google = bool(e.get("extendedProperties", {}).get("private", {}).get("icsbridge"))
     graph = any(p["id"].endswith("Name icsbridge") for p in e.get("singleValueExtendedProperties", []))
     return google or graph
 def ours(c):
