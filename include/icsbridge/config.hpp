@@ -1,5 +1,6 @@
 // File: config.hpp
-// The parsed, validated configuration (CONTRACT.md "Config (TOML)") and the loader's entry point.
+// The parsed, validated configuration (the README's "Configuration", icsbridge.toml(5)) and the loader's
+// entry point.
 // Plain values only: no toml++ type leaks out of src/config/.
 #pragma once
 

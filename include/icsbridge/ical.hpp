@@ -178,7 +178,11 @@ bool known_time_zone(std::string const& name);
  */
 Result<void> check_feed_zones(Config const& cfg);
 
-/** @brief Process-wide libical settings; call once in main() before any thread starts. */
+/**
+ * @brief Process-wide libical settings, and the tables libical builds lazily without a lock, built now.
+ * Safe to call again (main() calls it first; each PrerenderPool before its workers start, for callers
+ * without main()); the first call must come before a second thread uses libical.
+ */
 void init_libical();
 
 } // namespace icsbridge

@@ -118,7 +118,7 @@ struct ServerResponse {
 };
 
 /**
- * @brief Routes a request (CONTRACT.md "HTTP server"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
+ * @brief Routes a request (the README's "HTTP endpoints"): /feeds/NAME.ics, /feeds/NAME.html, /healthz,
  * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
  * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
  * A token in `revoked` (when given) gets 410 Gone instead of the 404 of a wrong one. With `dav` (and

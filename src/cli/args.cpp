@@ -1,5 +1,5 @@
 // File: args.cpp
-// argv -> Args, and the usage texts (they must agree with CONTRACT.md "Binary").
+// argv -> Args, and the usage texts (they must agree with the README's "Command line" and icsbridge(1)).
 #include "cli/args.hpp"
 
 #include "config/suggest.hpp"

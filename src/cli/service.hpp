@@ -44,9 +44,12 @@ namespace icsbridge {
  *            (the CalDAV collections' history, read by server_; the keeper keeps it with each snapshot)
  *
  * Threads: the control context runs the refreshers, the signals and every publication; the cluster
- * context (cluster mode) the node and every database statement; the accept context the listener; one
- * context per HTTP worker the connections; the keeper its writes; the push service its targets. No thread
- * that refreshes or serves waits for the database.
+ * context (cluster mode) the node's statements (leases, peers' rows, LISTEN, shared budgets); the accept
+ * context the listener; one context per HTTP worker the HTTP connections; the keeper its writes; the push
+ * service its targets; the self-serve connections ([connect]) theirs; each host name lookup a short-lived
+ * thread of its own (net/lookup.cpp). In cluster mode the push state, the OAuth tokens and the
+ * connection records each have their own database connection, used from the thread that owns them
+ * (cli/backends.cpp). No thread that refreshes or serves waits for the database.
  */
 class Service {
   public:
@@ -79,7 +82,7 @@ class Service {
     // The threads' contexts first: every part below may hold their executors, and goes before them.
     boost::asio::io_context control_{1}; ///< refreshers, signals, publications
     boost::asio::io_context accept_{1};  ///< the accept loop
-    boost::asio::io_context cluster_{1}; ///< cluster mode: the database thread (every statement)
+    boost::asio::io_context cluster_{1}; ///< cluster mode: the node's database thread
     std::vector<std::unique_ptr<boost::asio::io_context>> workers_; ///< one per HTTP thread
     std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_running_;
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_cluster_;
