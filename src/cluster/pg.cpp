@@ -79,6 +79,48 @@ bool PgConnection::connected() const {
     return conn_ && PQstatus(conn_.get()) == CONNECTION_OK;
 }
 
+namespace {
+
+/** A new connection to `url` with our defaults under it (never null unless libpq is out of memory). */
+PgConnPtr connect_with_defaults(std::string const& url) {
+    // Our defaults come first so that the URL's own values override them: a bounded connect (the
+    // control thread waits for it), statements the server ends before our own deadline does, and TCP
+    // keepalives, so that a firewall or NAT between us and the server does not drop an idle connection
+    // (the LISTEN one is idle for as long as no peer publishes) and a dead one is noticed by the kernel.
+    char const* keys[] = {
+        "connect_timeout",
+        "application_name",
+        "options",
+        "keepalives",
+        "keepalives_idle",
+        "keepalives_interval",
+        "keepalives_count",
+        "dbname",
+        nullptr};
+    char const* values[] = {
+        "5",
+        "icsbridge",
+        "-c statement_timeout=8000",
+        "1",
+        "30",
+        "10",
+        "3",
+        url.c_str(),
+        nullptr};
+    PgConnPtr conn(PQconnectdbParams(keys, values, 1));
+    // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our
+    // log. Set on the PGconn itself, even one that failed: PQreset() keeps it.
+    if (conn)
+        PQsetNoticeProcessor(
+            conn.get(),
+            [](void*, char const*) {},
+            nullptr
+        );
+    return conn;
+}
+
+} // namespace
+
 std::string PgConnection::where() const {
     return "database " + mask_database_url(server_->url());
 }
@@ -111,39 +153,7 @@ Result<void> PgConnection::ensure() {
     } else {
         if (auto lib = libpq_loaded(); !lib)
             return fail(errc::io_error, where() + ": " + lib.error().message);
-        // Our defaults come first so that the URL's own values override them: a bounded connect (the
-        // control thread waits for it), statements the server ends before our own deadline does, and TCP
-        // keepalives, so that a firewall or NAT between us and the server does not drop an idle connection
-        // (the LISTEN one is idle for as long as no peer publishes) and a dead one is noticed by the kernel.
-        char const* keys[] = {
-            "connect_timeout",
-            "application_name",
-            "options",
-            "keepalives",
-            "keepalives_idle",
-            "keepalives_interval",
-            "keepalives_count",
-            "dbname",
-            nullptr};
-        char const* values[] = {
-            "5",
-            "icsbridge",
-            "-c statement_timeout=8000",
-            "1",
-            "30",
-            "10",
-            "3",
-            server_->url().c_str(),
-            nullptr};
-        conn_.reset(PQconnectdbParams(keys, values, 1));
-        // libpq prints server notices ("relation ... already exists, skipping") to stderr, around our
-        // log. Set on the PGconn itself, even one that failed: PQreset() keeps it.
-        if (conn_)
-            PQsetNoticeProcessor(
-                conn_.get(),
-                [](void*, char const*) {},
-                nullptr
-            );
+        conn_ = connect_with_defaults(server_->url());
     }
     if (!connected())
         return error("cannot connect");
