@@ -6,6 +6,7 @@
 #pragma once
 
 #include "push/calendar_claims.hpp"
+#include "push/loop_inputs.hpp"
 #include "push/reconcile.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/log.hpp>
@@ -29,16 +30,6 @@ namespace icsbridge::push {
 class TargetLoop;
 class FairBudget;
 
-/** @brief A feed mirrored into a target, and through which view. */
-struct Mirrored {
-    std::string feed;
-    std::string view;
-    friend bool operator==(Mirrored const&, Mirrored const&) = default;
-};
-
-/** @brief Waits for a budget shared by several loops; false: stopped (the request is not sent). */
-using Gate = std::function<boost::asio::awaitable<bool>()>;
-
 /**
  * @brief A subscriber's connection (issue 27), pushed like a target: a Google or Microsoft calendar named
  * after its feed, authorized by the subscriber's own sign-in, paced by the connections' shared budget.
@@ -54,14 +45,8 @@ struct ConnectionTarget {
 
 class PushService {
   public:
-    /**
-     * @brief Whose turn it is to push `target` in a cluster (a lease, as for refreshes): zero when ours;
-     * otherwise how long to wait before asking again. Empty: always ours (one box).
-     */
-    using Turn = std::function<boost::asio::awaitable<std::chrono::milliseconds>(std::string const& target)>;
-    /** @brief Where a target's state is kept (its file under storage.dir by default; the database in a
-     * cluster). */
-    using Keeping = std::function<StateKeeping(std::string const& target)>;
+    using Turn = push::Turn;       ///< see loop_inputs.hpp
+    using Keeping = push::Keeping; ///< see loop_inputs.hpp
 
     /** @brief `store` (the served table) must outlive the service; its snapshots are what is pushed. */
     PushService(

@@ -5,8 +5,11 @@
 #pragma once
 
 #include "push/calendar_api.hpp"
-#include "push/push_service.hpp"
+#include "push/calendar_claims.hpp"
+#include "push/loop_inputs.hpp"
 #include "push/run_target.hpp"
+#include <icsbridge/push_status.hpp>
+#include <icsbridge/store.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -23,9 +26,9 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     struct Deps {
         FeedStore const& store;
         PushStatus& status; ///< the targets' registry, or the connections' (never shown per connection)
-        PushService::Keeping keeping;
+        Keeping keeping;
         Logger log;
-        PushService::Turn turn;
+        Turn turn;
         Gate gate; ///< a budget shared with other loops (the connections'); empty: the target's own only
         std::shared_ptr<TlsContexts> tls;     ///< TLS contexts every loop's client shares; null: its own
         std::shared_ptr<NameLookups> lookups; ///< the bound on name lookups every loop shares; null: its own
