@@ -3,7 +3,6 @@
 #include "net/connection_pool.hpp"
 
 #include "net/deadline.hpp"
-#include "net/exchange.hpp"
 #include "net/http_util.hpp"
 #include "net/lookup.hpp"
 

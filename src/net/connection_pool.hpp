@@ -3,6 +3,7 @@
 // pool, and opening new connections (resolve, connect, TLS handshake) with a deadline on each step.
 #pragma once
 
+#include "net/http_util.hpp"
 #include "net/target.hpp"
 #include "net/tls.hpp"
 #include "util/use_tuple.hpp"
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace icsbridge::net_detail {
-
-struct AttemptState;
 
 /** @brief One kept-alive upstream connection: plain or TLS, plus the read buffer that must outlive reads. */
 struct Connection {
@@ -71,6 +70,20 @@ class Semaphore {
 
     int free_;
     std::deque<Waiter*> waiters_;
+};
+
+/** @brief Shared between one attempt and its whole-attempt deadline, so the deadline can break it. */
+struct AttemptState {
+    Phase phase = Phase::resolving;
+    std::shared_ptr<Connection> conn;
+    bool got_response_bytes = false;
+
+    /** @brief Breaks whatever the attempt is waiting for: the connection's socket (a lookup ends on the
+     * attempt's cancellation). */
+    void abort() {
+        if (conn)
+            conn->close();
+    }
 };
 
 /**

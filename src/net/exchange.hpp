@@ -22,20 +22,6 @@
 
 namespace icsbridge::net_detail {
 
-/** @brief Shared between one attempt and its whole-attempt deadline, so the deadline can break it. */
-struct AttemptState {
-    Phase phase = Phase::resolving;
-    std::shared_ptr<Connection> conn;
-    bool got_response_bytes = false;
-
-    /** @brief Breaks whatever the attempt is waiting for: the connection's socket (a lookup ends on the
-     * attempt's cancellation). */
-    void abort() {
-        if (conn)
-            conn->close();
-    }
-};
-
 /** @brief What one exchange produced: a failure, or a response with its body still encoded. */
 struct Exchange {
     boost::beast::error_code ec;
