@@ -217,6 +217,12 @@ struct DavConfig {
     bool enabled = true;
     /// How long a sync token stays good: the change history is trimmed to this age.
     std::chrono::seconds history{std::chrono::days(30)};
+    /// WebDAV-Push: collections take push registrations and are sent a message on each change.
+    bool push = true;
+    /// The VAPID `sub` (`mailto:` or `https://`); empty: the public_url when it is https, else none.
+    std::string push_subject;
+    /// Tests only: push resources on loopback/private addresses and over plain http are allowed.
+    bool push_allow_private = false;
     friend bool operator==(DavConfig const&, DavConfig const&) = default;
 };
 

@@ -281,12 +281,27 @@ void Reader::read_storage(toml::table const& t, StorageConfig& s) {
 }
 
 void Reader::read_dav(toml::table const& t, DavConfig& d) {
-    if (!check_keys(t, "[dav]", {"enabled", "history"}))
+    if (!check_keys(t, "[dav]", {"enabled", "history", "push", "push_subject", "push_allow_private"}))
         return;
     if (auto on = boolean(t, "enabled"))
         d.enabled = *on;
     if (auto h = duration(t, "history"))
         d.history = *h;
+    if (auto on = boolean(t, "push"))
+        d.push = *on;
+    if (auto on = boolean(t, "push_allow_private"))
+        d.push_allow_private = *on;
+    if (auto sub = str(t, "push_subject")) {
+        // RFC 8292 §2.1: a push service may contact the operator through it, so it must be a way to.
+        if (!sub->starts_with("mailto:") && !sub->starts_with("https://")) {
+            fail_at(
+                t.get("push_subject")->source(),
+                "push_subject = \"" + *sub + "\" is not a mailto: or https:// URI"
+            );
+            return;
+        }
+        d.push_subject = *sub;
+    }
 }
 
 } // namespace config_detail

@@ -13,11 +13,6 @@
 #include <boost/url/parse_query.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::connect {
 
 namespace net = boost::asio;

@@ -20,11 +20,6 @@
 #include <system_error>
 #include <thread>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::net_detail {
 
 namespace net = boost::asio;

@@ -3,11 +3,6 @@
 #include "push/api_json.hpp"
 #include "push/calendar_api.hpp"
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::push {
 
 std::unique_ptr<CalendarApi>

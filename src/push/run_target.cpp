@@ -2,11 +2,6 @@
 // run_target(): the options a reconcile runs with, the call, and the report's words.
 #include "push/run_target.hpp"
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::push {
 
 namespace net = boost::asio;

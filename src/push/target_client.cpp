@@ -18,11 +18,6 @@
 #include <algorithm>
 #include <random>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched here (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::push {
 
 namespace net = boost::asio;

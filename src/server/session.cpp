@@ -20,13 +20,6 @@
 #include <cstdio>
 #include <tuple>
 
-// GCC 12 inlines Asio's coroutine frame allocator into this non-inline coroutine and then reports its
-// matching operator delete as mismatched (a known false positive of -Wmismatched-new-delete with
-// coroutines; clang and the sanitizers see nothing wrong).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace icsbridge::server_detail {
 
 namespace {

@@ -13,11 +13,6 @@
 #include <atomic>
 #include <string>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 using namespace icsbridge;
 using icsbridge::test::ScriptedReply;
 using icsbridge::test::ScriptedRequest;

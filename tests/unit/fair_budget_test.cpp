@@ -15,11 +15,6 @@
 #include <string>
 #include <vector>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 using namespace icsbridge;
 using namespace icsbridge::push;
 using namespace std::chrono_literals;

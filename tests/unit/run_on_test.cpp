@@ -26,11 +26,6 @@
 #include <thread>
 #include <vector>
 
-// GCC 12 reports Asio's coroutine frame delete as mismatched (the false positive session.cpp names).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace run_on_test {
 
 namespace net = boost::asio;
