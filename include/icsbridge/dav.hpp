@@ -59,7 +59,7 @@ struct Changes {
     std::vector<std::string> gone;    ///< removed since the token
 };
 
-class HistoryKeeping; // dav/history_keeping.hpp: where the history is read back from
+class HistoryFiles; // dav/history_keeping.hpp: where the history is read back from
 
 /**
  * @brief Per feed, which resource names appeared, changed and went away at each publication, kept for
@@ -98,7 +98,7 @@ class History {
      * or a snapshot comes with its own (adopt). Set before the first publication; without it the history
      * lives in memory only.
      */
-    void keep_with(std::shared_ptr<HistoryKeeping const> keeping);
+    void keep_with(std::shared_ptr<HistoryFiles const> keeping);
 
     /**
      * @brief The collection of a snapshot kept elsewhere (a peer replica's row, the copy kept before a
@@ -124,7 +124,7 @@ class History {
         sys_seconds now
     );
 
-    std::shared_ptr<HistoryKeeping const> keeping_;
+    std::shared_ptr<HistoryFiles const> keeping_;
     std::chrono::seconds keep_;
     mutable std::mutex mtx_;
     std::map<std::string, std::shared_ptr<Feed>, std::less<>> feeds_; ///< guarded by mtx_

@@ -5,6 +5,7 @@
 
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
+#include <icsbridge/ical.hpp>
 #include <icsbridge/sources.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -17,12 +18,6 @@
 #include <vector>
 
 namespace icsbridge {
-
-/** @brief One feed's rendered calendar. */
-struct FeedOutput {
-    std::string ics;       ///< the whole calendar
-    std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
-};
 
 /** @brief Feeds whose upstream question is the same: one fetch for all, then one render per feed. */
 struct FeedGroup {
@@ -43,14 +38,14 @@ std::vector<FeedGroup> group_feeds(Config const& cfg);
 
 /** @brief Fetches once for a group and renders every feed of it: one result per feed, in group order. */
 using GroupFetch = std::function<
-    boost::asio::awaitable<std::vector<Result<FeedOutput>>>(FeedGroup const& group, sys_seconds now)>;
+    boost::asio::awaitable<std::vector<Result<Calendar>>>(FeedGroup const& group, sys_seconds now)>;
 
 /**
  * @brief A webhook named event `id` of the group's source: that one event is read and the group's last
  * answer updated with it, then each feed rendered as a refresh would. nullopt when the group cannot be
  * patched so (a search, ticket classes, no answer kept yet, the event unreadable): a refresh is due.
  */
-using GroupPatch = std::function<boost::asio::awaitable<std::optional<std::vector<Result<FeedOutput>>>>(
+using GroupPatch = std::function<boost::asio::awaitable<std::optional<std::vector<Result<Calendar>>>>(
     FeedGroup const& group, std::string id, sys_seconds now
 )>;
 

@@ -134,10 +134,10 @@ struct CalendarPart {
     std::string_view ics;
 };
 
-/** @brief A merged calendar and how many VEVENTs and VTODOs it holds. */
-struct MergedCalendar {
-    std::string ics;
-    std::size_t items = 0;
+/** @brief A rendered calendar (a feed's, or a merged one) and how many VEVENTs and VTODOs it holds. */
+struct Calendar {
+    std::string ics;       ///< the whole calendar
+    std::size_t items = 0; ///< events or job posts in it (after the cancelled policy)
 };
 
 /** @brief What a merged feed itself does to the items it carries over: its own `filter` and `alarm`. */
@@ -155,7 +155,7 @@ struct MergeOptions {
  * the same bytes.
  * @return errc::render_failed naming the part when its calendar cannot be read
  */
-Result<MergedCalendar>
+Result<Calendar>
 merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts, MergeOptions const& opts = {});
 
 /** @brief HTML description -> readable plain text: paragraphs, list items, links as URLs, entities decoded.

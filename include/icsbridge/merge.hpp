@@ -21,7 +21,7 @@ namespace icsbridge {
  * from its parts' calendars, given in `feed.merge` order. Callers pass every part (MergedFeeds waits
  * for a first snapshot of each, `export` fails on the first part that fails): never a partial calendar.
  */
-Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts);
+Result<Calendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts);
 
 /**
  * @brief Keeps every merged feed of a config built from its parts' snapshots: once at start(), then
@@ -32,7 +32,7 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
 class MergedFeeds {
   public:
     /** @brief `cfg`, `table` and `publisher` must outlive this object. */
-    MergedFeeds(Config const& cfg, FeedStore& table, Publisher& publisher, Logger log);
+    MergedFeeds(Config const& cfg, ServedFeeds& table, Publisher& publisher, Logger log);
     MergedFeeds(MergedFeeds const&) = delete;
     MergedFeeds& operator=(MergedFeeds const&) = delete;
 
@@ -48,7 +48,7 @@ class MergedFeeds {
     void rebuild(FeedConfig const& merged);
 
     Config const& cfg_;
-    FeedStore& table_;
+    ServedFeeds& table_;
     Publisher& publisher_;
     Logger log_;
     std::map<std::string, std::vector<FeedConfig const*>, std::less<>> merges_of_; ///< part -> merges

@@ -57,7 +57,7 @@ class Pipeline {
     void render_on_workers(unsigned workers);
 
     /** @brief Fetches the feed's items from its upstream and renders the calendar. */
-    boost::asio::awaitable<Result<FeedOutput>>
+    boost::asio::awaitable<Result<Calendar>>
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
     /** @brief The fetch half of run(): the answer to `question` (no rendering). `question` must outlive
@@ -70,13 +70,13 @@ class Pipeline {
      * (group_feeds). First what is the feed's own: its keep_past, its filter, its max_items (over it:
      * errc::too_many_items for this feed alone); then the feed's RenderCache renders.
      */
-    Result<FeedOutput> render(FeedConfig const& feed, FeedItems const& items);
+    Result<Calendar> render(FeedConfig const& feed, FeedItems const& items);
 
     /**
      * @brief GroupPatch over this pipeline: the last answer of a question that can be patched (an organizer
      * or organization list, without ticket classes, of a source that takes webhooks) is kept by fetch().
      */
-    boost::asio::awaitable<std::optional<std::vector<Result<FeedOutput>>>>
+    boost::asio::awaitable<std::optional<std::vector<Result<Calendar>>>>
     patch(FeedGroup const& group, std::string id, sys_seconds now);
 
     /**

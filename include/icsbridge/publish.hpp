@@ -82,7 +82,7 @@ class SnapshotKeeper {
 /**
  * @brief The publication sequence. For each publication, in this order:
  *  1. an unchanged ETag changes nothing served: the feed's last success moves on, and that is all;
- *  2. otherwise the served table (FeedStore) takes the new snapshot;
+ *  2. otherwise the served table (ServedFeeds) takes the new snapshot;
  *  3. the snapshot is handed to the SnapshotKeeper (fetched and merged calendars; a sibling's row and a
  *     restored copy are kept already);
  *  4. every subscriber is told, in the order they subscribed (the view cache, the merged feeds, the log,
@@ -120,7 +120,7 @@ class Publisher {
      * @brief `table` must outlive the publisher. `keeper` may be null (nothing kept: `export`, tests).
      * @param gzip whether snapshots built here carry a gzip body (server.gzip)
      */
-    Publisher(FeedStore& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip = true);
+    Publisher(ServedFeeds& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip = true);
     ~Publisher();
     Publisher(Publisher const&) = delete;
     Publisher& operator=(Publisher const&) = delete;
@@ -152,7 +152,7 @@ class Publisher {
     void run_one(Job job);
     void unsubscribe(std::size_t id);
 
-    FeedStore& table_;
+    ServedFeeds& table_;
     std::shared_ptr<SnapshotKeeper> keeper_;
     Logger log_;
     bool gzip_;
@@ -169,7 +169,7 @@ class Publisher {
  * @return how many feeds were restored
  */
 std::size_t
-restore_snapshots(Publisher& publisher, FeedStore const& table, SnapshotBackend& kept, Logger const& log);
+restore_snapshots(Publisher& publisher, ServedFeeds const& table, SnapshotBackend& kept, Logger const& log);
 
 /**
  * @brief One feed's kept snapshot, checked: null when there is none, and when it is unusable (corrupt,

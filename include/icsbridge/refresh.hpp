@@ -53,7 +53,7 @@ struct RefreshOptions {
     /// group's lease, or is on its own); more: another replica refreshes it, ask again after this long.
     /// Awaited, so that the database's answer never holds the refreshers' thread. Empty: always refresh
     /// (a single box).
-    std::function<boost::asio::awaitable<std::chrono::milliseconds>(FeedGroup const&)> turn;
+    std::function<boost::asio::awaitable<std::chrono::milliseconds>(FeedGroup const&)> lease_wait;
 };
 
 /**
@@ -66,7 +66,7 @@ class Refreshers {
     Refreshers(
         boost::asio::any_io_executor ex,
         Config const& cfg,
-        FeedStore& store,
+        ServedFeeds& store,
         Publisher& publisher,
         GroupFetch fetch,
         Logger log,

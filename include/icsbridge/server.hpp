@@ -126,7 +126,7 @@ struct ServerResponse {
  */
 ServerResponse handle_request(
     ServerRequest const& req,
-    FeedStore const& store,
+    ServedFeeds const& store,
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
@@ -168,7 +168,7 @@ class Server {
     Server(
         boost::asio::any_io_executor ex,
         Config const& cfg,
-        FeedStore const& store,
+        ServedFeeds const& store,
         ViewCache& views,
         Metrics& metrics,
         Logger log,
@@ -179,7 +179,7 @@ class Server {
     Server(
         boost::asio::any_io_executor ex,
         std::shared_ptr<LiveConfig const> live,
-        FeedStore const& store,
+        ServedFeeds const& store,
         ViewCache& views,
         Metrics& metrics,
         Logger log,

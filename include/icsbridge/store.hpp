@@ -233,12 +233,12 @@ struct FeedLookup {
  * mutex and never wait for a refresh; the Publisher (publish.hpp) swaps the pointer. Feeds come from the
  * config, and change with reconfigure().
  */
-class FeedStore {
+class ServedFeeds {
   public:
-    explicit FeedStore(Config const& cfg);
-    ~FeedStore();
-    FeedStore(FeedStore const&) = delete;
-    FeedStore& operator=(FeedStore const&) = delete;
+    explicit ServedFeeds(Config const& cfg);
+    ~ServedFeeds();
+    ServedFeeds(ServedFeeds const&) = delete;
+    ServedFeeds& operator=(ServedFeeds const&) = delete;
 
     /**
      * @brief Takes the feeds of a new config: new ones start empty, removed ones are forgotten (their files

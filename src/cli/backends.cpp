@@ -12,14 +12,15 @@ namespace icsbridge::cli {
 Backends make_backends(Config const& cfg, Logger const& log) {
     auto const& dir = cfg.storage.dir;
     if (!cfg.cluster)
-        return Backends{push_keeping(dir, nullptr, log), token_keeping(dir, nullptr, log), [dir, log] {
-                            return connect::disk_connections(dir, log);
-                        }};
+        return Backends{
+            push_persistence(dir, nullptr, log),
+            token_persistence(dir, nullptr, log),
+            [dir, log] { return connect::disk_connections(dir, log); }};
     auto const url = cfg.cluster->database_url;
     auto const node = cluster_node(*cfg.cluster);
     return Backends{
-        push_keeping(dir, std::make_shared<cluster::PushStateRows>(url, node), log),
-        token_keeping(dir, std::make_shared<cluster::OAuthTokenRows>(url, node), log),
+        push_persistence(dir, std::make_shared<cluster::PushStateRows>(url, node), log),
+        token_persistence(dir, std::make_shared<cluster::OAuthTokenRows>(url, node), log),
         [url, node, log] { return cluster::pg_connections(url, node, log); }};
 }
 

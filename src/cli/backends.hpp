@@ -17,8 +17,9 @@
 namespace icsbridge::cli {
 
 struct Backends {
-    push::PushService::Keeping push_state; ///< each push target's and connection's state
-    TokenKeepingFor tokens;                ///< each OAuth target's stored sign-in
+    PersistenceFor<push::TargetState> push_state; ///< each push target's and connection's state
+    PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken>
+        tokens; ///< each OAuth target's stored sign-in
     /// The self-serve connections' records ([connect]), made when asked: on disk, or the database's rows.
     std::function<std::unique_ptr<connect::ConnectionStore>()> connections;
 };

@@ -138,7 +138,7 @@ int export_command(Config const& cfg, Args const& args) {
     ProgressLine progress(feed->name, src && src->type == SourceType::jobs ? "job posts" : "events");
     auto const now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     std::jthread teardown; // frees the pipeline while the calendar is written; joins before returning
-    auto out = run_sync<FeedOutput>(
+    auto out = run_sync<Calendar>(
         [&](Pipeline& p) {
             // The render caches stay: run() fills the feed's with each page's events while the next pages
             // travel, which takes the render off the end of a long fetch (for a few MB more at the peak).

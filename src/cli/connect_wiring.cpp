@@ -63,7 +63,7 @@ std::unique_ptr<connect::Connections> make_connections(
     std::shared_ptr<Config const> cfg,
     push::PushService& push,
     PushStatus& status,
-    push::PushService::Keeping keeping,
+    PersistenceFor<push::TargetState> keeping,
     std::unique_ptr<connect::ConnectionStore> store,
     Logger const& log
 ) {

@@ -18,7 +18,7 @@ sys_seconds now_s() {
  * publication's subscribers: a snapshot still served is recorded here then (the subscriber finds it done);
  * one already replaced was recorded by its own subscribers, which ran before the next publication began.
  */
-dav::HistoryOf history_of(std::shared_ptr<dav::History> history, FeedStore const& store) {
+dav::HistoryOf history_of(std::shared_ptr<dav::History> history, ServedFeeds const& store) {
     return [history = std::move(history), &store](std::string const& feed, Snapshot const& snap) {
         if (auto served = store.get(feed); served && served.get() == &snap)
             (void)history->collection(feed, served, now_s());
@@ -32,11 +32,11 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
     Config const& cfg,
     cluster::ClusterNode* node,
     std::shared_ptr<dav::History> const& history,
-    FeedStore const& store
+    ServedFeeds const& store
 ) {
     dav::HistoryOf of;
     if (history) {
-        history->keep_with(std::make_shared<dav::HistoryKeeping>(cfg.storage.dir));
+        history->keep_with(std::make_shared<dav::HistoryFiles>(cfg.storage.dir));
         of = history_of(history, store);
     }
     if (node) {
@@ -59,7 +59,7 @@ Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history)
     };
 }
 
-void resume_history(dav::History* history, FeedStore const& store) {
+void resume_history(dav::History* history, ServedFeeds const& store) {
     if (!history)
         return;
     // Before the first refresh records its publication on top: a token from the last run names these.

@@ -26,7 +26,7 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
     Config const& cfg,
     cluster::ClusterNode* node,
     std::shared_ptr<dav::History> const& history,
-    FeedStore const& store
+    ServedFeeds const& store
 );
 
 /**
@@ -36,7 +36,7 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
 Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history);
 
 /** @brief The snapshots restored before `history` subscribed take up the history kept beside them. */
-void resume_history(dav::History* history, FeedStore const& store);
+void resume_history(dav::History* history, ServedFeeds const& store);
 
 /** @brief Removed feeds' histories forgotten, kept ones too: added back, a feed starts a new epoch. */
 void forget_removed(dav::History* history, std::vector<std::string> const& removed);

@@ -25,8 +25,8 @@ namespace {
  * `run` abandoned once the feed's fetch_timeout has passed, as a refresh in `serve` is (every page and
  * retry included): a slow upstream fails the export with the key to raise instead of hanging on.
  */
-net::awaitable<Result<FeedOutput>>
-within_fetch_timeout(net::awaitable<Result<FeedOutput>> run, FeedConfig const& feed) {
+net::awaitable<Result<Calendar>>
+within_fetch_timeout(net::awaitable<Result<Calendar>> run, FeedConfig const& feed) {
     using namespace boost::asio::experimental::awaitable_operators;
     net::steady_timer deadline(co_await net::this_coro::executor, feed.fetch_timeout);
     auto r = co_await (std::move(run) || deadline.async_wait(net::as_tuple(net::use_awaitable)));
@@ -44,7 +44,7 @@ within_fetch_timeout(net::awaitable<Result<FeedOutput>> run, FeedConfig const& f
  * A merged feed has no snapshot to read here, so its parts are run once each, in order, and merged; the
  * first part that fails fails the export (no calendar missing a part's items is ever written).
  */
-net::awaitable<Result<FeedOutput>>
+net::awaitable<Result<Calendar>>
 run_merged(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds now) {
     std::vector<std::string> calendars;
     std::vector<CalendarPart> parts;
@@ -63,12 +63,12 @@ run_merged(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds n
     auto merged = render_merged(feed, parts);
     if (!merged)
         co_return merged.error();
-    co_return FeedOutput{std::move(merged->ics), merged->items};
+    co_return Calendar{std::move(merged->ics), merged->items};
 }
 
 } // namespace
 
-net::awaitable<Result<FeedOutput>>
+net::awaitable<Result<Calendar>>
 run_feed_once(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     if (feed.is_merged())
         return run_merged(p, cfg, feed, now);

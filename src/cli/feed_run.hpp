@@ -61,7 +61,7 @@ Result<T> run_sync(
  * @brief One run of `feed` as of `now`: its pipeline (bounded by its fetch_timeout, every page and retry
  * included), or for a merged feed each part's in turn, merged; the first part that fails fails it.
  */
-boost::asio::awaitable<Result<FeedOutput>> run_feed_once(
+boost::asio::awaitable<Result<Calendar>> run_feed_once(
     Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds now, ProgressFn progress = {}
 );
 

@@ -13,7 +13,7 @@ namespace icsbridge {
 std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
-    FeedStore& store,
+    ServedFeeds& store,
     Publisher& publisher,
     UpstreamMetrics& upstream,
     Logger const& log,
@@ -50,7 +50,7 @@ std::shared_ptr<Generation> make_generation(
 }
 
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
-resume_kept(ReloadPlan const& plan, FeedStore const& store) {
+resume_kept(ReloadPlan const& plan, ServedFeeds const& store) {
     std::set<std::string> kept(plan.kept.begin(), plan.kept.end());
     std::map<std::string, sys_seconds> last_success;
     for (auto const& s : store.status())

@@ -34,7 +34,7 @@ struct Generation {
 std::shared_ptr<Generation> make_generation(
     std::shared_ptr<Config const> cfg,
     boost::asio::any_io_executor ex,
-    FeedStore& store,
+    ServedFeeds& store,
     Publisher& publisher,
     UpstreamMetrics& upstream,
     Logger const& log,
@@ -47,6 +47,6 @@ std::shared_ptr<Generation> make_generation(
  * feed's last success) before their first refresh; any other group refreshes at once.
  */
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
-resume_kept(ReloadPlan const& plan, FeedStore const& store);
+resume_kept(ReloadPlan const& plan, ServedFeeds const& store);
 
 } // namespace icsbridge

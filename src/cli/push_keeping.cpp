@@ -1,5 +1,5 @@
 // File: push_keeping.cpp
-// push_keeping(): the state file and the cluster row of each push target; PushLeases: the lease claims of
+// push_persistence(): the state file and the cluster row of each push target; PushLeases: the lease claims of
 // `icsbridge push` in a cluster, on the statement the replicas use (cluster/lease.cpp).
 #include "cli/push_keeping.hpp"
 
@@ -18,12 +18,12 @@ namespace icsbridge::cli {
 
 namespace net = boost::asio;
 
-push::PushService::Keeping
-push_keeping(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log) {
+PersistenceFor<push::TargetState>
+push_persistence(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log) {
     if (!rows)
         return [dir](std::string const& target) { return push::state_file(dir, target); };
     return [dir, rows, log](std::string const& target) {
-        return row_then_file<push::StateKeeping>(
+        return row_then_file<Persistence<push::TargetState>>(
             push::state_file(dir, target),
             rows,
             target,

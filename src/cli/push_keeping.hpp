@@ -26,8 +26,8 @@ namespace icsbridge::cli {
  * row first (the file when there is none or the database is away, logged), saved to both (a row that
  * cannot be written is a warning). The one database connection of `rows` serves every target.
  */
-push::PushService::Keeping
-push_keeping(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log);
+PersistenceFor<push::TargetState>
+push_persistence(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log);
 
 /** @brief The lease push:NAME serve's replicas take before they push NAME (service.cpp, push_turn). */
 std::string push_lease_name(std::string const& target);

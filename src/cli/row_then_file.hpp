@@ -20,13 +20,13 @@ struct KeepingWords {
 };
 
 /**
- * @brief `Keeping` (a load/save pair) over `rows` and `file`. load: the row, or the file when there is no
+ * @brief A Persistence (a load/save pair) over `rows` and `file`. load: the row, or the file when there is no
  * row or the database is away (a warning). save: the file, then the row; a row that cannot be written is
  * a warning (the value is still in use from memory and file), the file's result is save's.
  * `from_row(json)` and `to_row(value)` convert between the value and the row's JSON.
  */
-template <class Keeping, class File, class Rows, class FromRow, class ToRow>
-Keeping row_then_file(
+template <class P, class File, class Rows, class FromRow, class ToRow>
+P row_then_file(
     File file,
     std::shared_ptr<Rows> rows,
     std::string target,
@@ -36,7 +36,7 @@ Keeping row_then_file(
     ToRow to_row
 ) {
     auto shared_words = std::make_shared<KeepingWords const>(std::move(words));
-    Keeping k;
+    P k;
     k.load = [file, rows, target, log, shared_words, from_row]() -> decltype(file.load()) {
         auto row = rows->load(target);
         if (!row) {

@@ -76,7 +76,7 @@ Service::Service(Config const& cfg, Logger const& log)
     subscribe();
     cli::resume_history(dav_.get(), store_);
     if (node_) {
-        refresh_opts_.turn = [n = node_.get()](FeedGroup const& g) { return n->turn(g); };
+        refresh_opts_.lease_wait = [n = node_.get()](FeedGroup const& g) { return n->lease_wait(g); };
         shared_calls_ = node_->shared_calls();
         // A webhook any replica received: every replica wakes the source's refreshers, and the lease
         // holder's refresh is the one that goes on. Heard on the database thread; the refreshers are the
@@ -187,20 +187,20 @@ std::unique_ptr<push::PushService> Service::make_push() {
         metrics_.push,
         backends_.push_state,
         log_,
-        push_turn(),
+        push_lease_wait(),
         std::move(authorizers),
         &connection_status_
     );
 }
 
-push::PushService::Turn Service::push_turn() {
+push::LeaseWait Service::push_lease_wait() {
     if (!node_)
         return {};
     // One replica pushes a target at a time: a lease named after it, claimed and renewed as a feed group's.
     return [node = node_.get()](std::string const& target) -> net::awaitable<std::chrono::milliseconds> {
         FeedGroup group;
         group.key = cli::push_lease_name(target);
-        auto claim = node->turn(group);
+        auto claim = node->lease_wait(group);
         co_return co_await std::move(claim);
     };
 }

@@ -67,7 +67,7 @@ class Service {
     /** [connect]: the subscribers' connections, and their routes in the server. */
     void wire_connections();
     void subscribe();
-    push::PushService::Turn push_turn();
+    push::LeaseWait push_lease_wait();
     /** The push service with its state keeping, turns and the OAuth targets' authorizers. */
     std::unique_ptr<push::PushService> make_push();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
@@ -91,7 +91,7 @@ class Service {
     LiveConfig live_;                   ///< the config in force (a reload replaces it)
     cli::Backends backends_;            ///< files, or the database's rows: chosen once, at start
     Metrics metrics_;                   ///< /metrics' counters, shared by the server and the clients
-    FeedStore store_;                   ///< the served table
+    ServedFeeds store_;                 ///< the served table
     ViewCache views_;                   ///< the views built from it; dropped per feed on publication
     /// Cluster mode: leases, peers' rows, shared budgets. Built before the keeper, whose backend it gives;
     /// it holds a reference to publisher_, which it uses only once running.

@@ -1,5 +1,5 @@
 // File: token_keeping.cpp
-// token_keeping() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
+// token_persistence() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
 #include "cli/token_keeping.hpp"
 
 #include "cli/row_then_file.hpp"
@@ -23,12 +23,12 @@ Result<std::optional<oauth::StoredToken>> from_row(std::string const& json) {
 
 } // namespace
 
-TokenKeepingFor
-token_keeping(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log) {
+PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken>
+token_persistence(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log) {
     if (!rows)
         return [dir](std::string const& target) { return oauth::token_file(dir, target); };
     return [dir, rows, log](std::string const& target) {
-        return row_then_file<oauth::TokenKeeping>(
+        return row_then_file<Persistence<std::optional<oauth::StoredToken>, oauth::StoredToken>>(
             oauth::token_file(dir, target),
             rows,
             target,
@@ -43,8 +43,11 @@ token_keeping(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> r
     };
 }
 
-push::Authorizers
-oauth_authorizers(TokenKeepingFor keeping, std::string const& config_path, Logger const& log) {
+push::Authorizers oauth_authorizers(
+    PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken> keeping,
+    std::string const& config_path,
+    Logger const& log
+) {
     return [keeping = std::move(keeping),
             path = config_path,
             log](boost::asio::any_io_executor ex, TargetConfig const& t) {

@@ -17,17 +17,14 @@
 
 namespace icsbridge::cli {
 
-/** @brief A target's TokenKeeping, by target name. */
-using TokenKeepingFor = std::function<oauth::TokenKeeping(std::string const& target)>;
-
 /**
  * @brief The keeping of the OAuth targets' sign-ins: the file under `dir`. With `rows` (cluster mode,
  * make_backends): load reads the row (the file when there is no row, or the database is away: logged as a
  * warning), save writes the file and the row (a row that cannot be written is a warning: the token is
  * still in use from memory and file). The one database connection of `rows` serves every target.
  */
-TokenKeepingFor
-token_keeping(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log);
+PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken>
+token_persistence(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log);
 
 /**
  * @brief What `connect` stores: the file, and in cluster mode the row, where either failing is an error
@@ -40,7 +37,10 @@ Result<void> store_connected(Config const& cfg, std::string const& target, oauth
  * `keeping`, with an HttpClient of its own for the token endpoint (the target's ca_file), held alive by the
  * Authorizer. Errors name `icsbridge connect --config CONFIG_PATH TARGET`.
  */
-push::Authorizers
-oauth_authorizers(TokenKeepingFor keeping, std::string const& config_path, Logger const& log);
+push::Authorizers oauth_authorizers(
+    PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken> keeping,
+    std::string const& config_path,
+    Logger const& log
+);
 
 } // namespace icsbridge::cli

@@ -36,7 +36,7 @@ constexpr auto fetches_gap = 2s;
 ClusterNode::ClusterNode(
     ClusterConfig const& cfg,
     std::string dir,
-    FeedStore& store,
+    ServedFeeds& store,
     Publisher& publisher,
     Logger log,
     net::any_io_executor db,
@@ -93,7 +93,7 @@ void ClusterNode::set_degraded(bool degraded, std::string const& why) {
         log_.info("cluster: database back; leases and peers' snapshots in use again");
 }
 
-net::awaitable<std::chrono::milliseconds> ClusterNode::turn(FeedGroup const& g) {
+net::awaitable<std::chrono::milliseconds> ClusterNode::lease_wait(FeedGroup const& g) {
     // Copies: the claim may outlive the caller's group (a reload while the database is slow).
     std::vector<std::string> feeds;
     for (auto const* f : g.feeds)

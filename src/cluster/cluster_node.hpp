@@ -1,9 +1,9 @@
 // File: cluster_node.hpp
 // One replica's part in the cluster, on a database thread of its own: it takes a group's lease before
-// refreshing it (RefreshOptions::turn), keeps the leases it holds renewed, and hears the other replicas'
-// publishes (LISTEN) to adopt their rows at once (through the Publisher), and the webhooks that reached
-// them. No statement ever runs on the thread that refreshes and publishes, so a database that does not
-// answer holds neither.
+// refreshing it (RefreshOptions::lease_wait), keeps the leases it holds renewed, and hears the other
+// replicas' publishes (LISTEN) to adopt their rows at once (through the Publisher), and the webhooks that
+// reached them. No statement ever runs on the thread that refreshes and publishes, so a database that does
+// not answer holds neither.
 #pragma once
 
 #include "cluster/cluster_snapshots.hpp"
@@ -42,7 +42,7 @@ class ClusterNode {
     ClusterNode(
         ClusterConfig const& cfg,
         std::string dir,
-        FeedStore& store,
+        ServedFeeds& store,
         Publisher& publisher,
         Logger log,
         boost::asio::any_io_executor db,
@@ -59,10 +59,10 @@ class ClusterNode {
     std::shared_ptr<SharedCalls> shared_calls() const { return budget_; }
 
     /**
-     * @brief RefreshOptions::turn, from any thread: zero when this replica holds `g`'s lease (or is on its
-     * own). The claim waits on the database thread; the caller's thread goes on meanwhile.
+     * @brief RefreshOptions::lease_wait, from any thread: zero when this replica holds `g`'s lease (or is on
+     * its own). The claim waits on the database thread; the caller's thread goes on meanwhile.
      */
-    boost::asio::awaitable<std::chrono::milliseconds> turn(FeedGroup const& g);
+    boost::asio::awaitable<std::chrono::milliseconds> lease_wait(FeedGroup const& g);
 
     /**
      * @brief Until stop(): hears NOTIFYs as they arrive (the LISTEN socket is watched) and loads the
@@ -118,7 +118,7 @@ class ClusterNode {
 
     std::string node_;
     std::chrono::seconds lease_;
-    FeedStore& store_;
+    ServedFeeds& store_;
     Publisher& publisher_;
     Logger log_;
     /// Shared by every connection below: one that waits out its deadline for nothing resets the others.

@@ -95,7 +95,7 @@ void ClusterNode::load_notified() {
         PQfreemem(n);
     }
     load_rows(feeds);
-    // Every replica wakes the source's refreshers; only the lease holder's refresh goes on (turn()).
+    // Every replica wakes the source's refreshers; only the lease holder's refresh goes on (lease_wait()).
     if (!on_hook_)
         return;
     for (auto const& payload : hooked) {

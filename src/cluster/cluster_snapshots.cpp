@@ -19,7 +19,7 @@ Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const
     auto row = rows_->load_with_history(feed, gzip, &history);
     if (row && *row) {
         // Keep the cache as new as what we serve, so a restart without the database starts from it; the
-        // history with it, which is also where this replica's History reads a peer's (dav::HistoryKeeping).
+        // history with it, which is also where this replica's History reads a peer's (dav::HistoryFiles).
         (void)disk_.save(feed, **row, (*row)->fetched_at);
         if (!history.empty())
             (void)dav::save_history_file(disk_.dir(), feed, history);

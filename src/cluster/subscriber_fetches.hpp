@@ -16,7 +16,7 @@ namespace icsbridge::cluster {
 /** @brief Syncs the store's subscriber fetch times with icsbridge_subscribers. Control thread only. */
 class SubscriberFetches {
   public:
-    SubscriberFetches(PgConnection& db, FeedStore& store)
+    SubscriberFetches(PgConnection& db, ServedFeeds& store)
         : db_(db)
         , store_(store) {}
 
@@ -28,7 +28,7 @@ class SubscriberFetches {
 
   private:
     PgConnection& db_;
-    FeedStore& store_;
+    ServedFeeds& store_;
     std::map<std::pair<std::string, std::string>, std::int64_t> written_; ///< (feed, name) -> time written
 };
 

@@ -84,7 +84,7 @@ Connections::Connections(
     std::unique_ptr<ConnectionStore> store,
     push::PushService& push,
     PushStatus& status,
-    push::PushService::Keeping keeping,
+    PersistenceFor<push::TargetState> keeping,
     Logger log,
     std::chrono::seconds poll
 )
@@ -219,7 +219,7 @@ push::Authorizer make_authorizer(
     std::shared_ptr<TlsContexts> tls
 ) {
     // The push thread reads and rotates the sign-in through the store itself.
-    oauth::TokenKeeping keeping;
+    Persistence<std::optional<oauth::StoredToken>, oauth::StoredToken> keeping;
     keeping.load = [store, key, id]() -> Result<std::optional<oauth::StoredToken>> {
         auto rec = store->get(id);
         if (!rec)

@@ -86,7 +86,7 @@ History::History(std::chrono::seconds keep)
 
 History::~History() = default;
 
-void History::keep_with(std::shared_ptr<HistoryKeeping const> keeping) {
+void History::keep_with(std::shared_ptr<HistoryFiles const> keeping) {
     keeping_ = std::move(keeping);
 }
 

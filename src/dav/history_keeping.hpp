@@ -28,9 +28,9 @@ std::string history_path(std::string const& dir, std::string const& feed);
 Result<void> save_history_file(std::string const& dir, std::string const& feed, std::string_view kept);
 
 /** @brief What the History reads back: the kept form beside a feed's snapshot, and forgets a feed's. */
-class HistoryKeeping {
+class HistoryFiles {
   public:
-    explicit HistoryKeeping(std::string dir)
+    explicit HistoryFiles(std::string dir)
         : dir_(std::move(dir)) {}
     /** @brief DIR/NAME.davhistory's content; empty when there is none or it cannot be read. */
     std::string kept(std::string const& feed) const;

@@ -132,7 +132,7 @@ Result<void> save_history_file(std::string const& dir, std::string const& feed, 
     return write_file_atomically(history_path(dir, feed), kept, 0600);
 }
 
-std::string HistoryKeeping::kept(std::string const& feed) const {
+std::string HistoryFiles::kept(std::string const& feed) const {
     std::error_code ec;
     if (!std::filesystem::exists(history_path(dir_, feed), ec))
         return {};
@@ -140,7 +140,7 @@ std::string HistoryKeeping::kept(std::string const& feed) const {
     return data ? std::move(*data) : std::string();
 }
 
-void HistoryKeeping::forget(std::string const& feed) const {
+void HistoryFiles::forget(std::string const& feed) const {
     std::error_code ec;
     std::filesystem::remove(history_path(dir_, feed), ec);
 }

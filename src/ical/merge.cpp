@@ -108,11 +108,11 @@ class Merger {
         return {};
     }
 
-    Result<MergedCalendar> finish(CalendarMeta const& meta, std::string const& described) {
+    Result<Calendar> finish(CalendarMeta const& meta, std::string const& described) {
         auto header = ical::calendar_header(meta, described);
         if (!header)
             return header.error();
-        MergedCalendar out;
+        Calendar out;
         out.ics.reserve(header->size() + items_.size() + 4096);
         out.ics.append(*header);
         ical::ZoneTable table;
@@ -155,7 +155,7 @@ class Merger {
 
 } // namespace
 
-Result<MergedCalendar>
+Result<Calendar>
 merge_calendars(CalendarMeta const& meta, std::span<CalendarPart const> parts, MergeOptions const& opts) {
     Merger m(opts);
     std::string names;

@@ -8,7 +8,7 @@
 
 namespace icsbridge {
 
-Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts) {
+Result<Calendar> render_merged(FeedConfig const& feed, std::span<CalendarPart const> parts) {
     CalendarMeta meta;
     meta.feed_name = feed.name;
     meta.title = feed.title;
@@ -21,7 +21,7 @@ Result<MergedCalendar> render_merged(FeedConfig const& feed, std::span<CalendarP
     return merge_calendars(meta, parts, opts);
 }
 
-MergedFeeds::MergedFeeds(Config const& cfg, FeedStore& table, Publisher& publisher, Logger log)
+MergedFeeds::MergedFeeds(Config const& cfg, ServedFeeds& table, Publisher& publisher, Logger log)
     : cfg_(cfg)
     , table_(table)
     , publisher_(publisher)

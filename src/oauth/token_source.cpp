@@ -27,7 +27,11 @@ bool should_refresh(std::optional<AccessToken> const& token, bool rejected, stea
 }
 
 TokenSource::TokenSource(
-    TargetConfig target, std::string config_path, HttpClient& http, TokenKeeping keeping, Logger log
+    TargetConfig target,
+    std::string config_path,
+    HttpClient& http,
+    Persistence<std::optional<StoredToken>, StoredToken> keeping,
+    Logger log
 )
     : target_(std::move(target))
     , ref_{target_.name, std::move(config_path)}
@@ -156,7 +160,7 @@ HeldTokens::HeldTokens(
     boost::asio::any_io_executor ex,
     TargetConfig const& t,
     std::string config_path,
-    TokenKeeping keeping,
+    Persistence<std::optional<StoredToken>, StoredToken> keeping,
     Logger const& log
 )
     : http(std::move(ex), token_client_options(t), log)

@@ -1,7 +1,8 @@
 // File: token_source.hpp
 // oauth::TokenSource: the `Authorization` header of one Google or Microsoft target, refreshed before its
 // access token expires and after the API refused it; the refresh token comes from (and a rotated one goes
-// back to) the target's TokenKeeping. Plus the expiry decision as pure functions.
+// back to) the target's Persistence<std::optional<StoredToken>, StoredToken>. Plus the expiry decision as
+// pure functions.
 #pragma once
 
 #include "oauth/provider.hpp"
@@ -64,7 +65,7 @@ class TokenSource {
         TargetConfig target,
         std::string config_path,
         HttpClient& http,
-        TokenKeeping keeping,
+        Persistence<std::optional<StoredToken>, StoredToken> keeping,
         Logger log = null_logger()
     );
     ~TokenSource();
@@ -95,7 +96,7 @@ class TokenSource {
     TargetConfig target_;
     TargetRef ref_;
     HttpClient& http_;
-    TokenKeeping keeping_;
+    Persistence<std::optional<StoredToken>, StoredToken> keeping_;
     Logger log_;
     std::optional<StoredToken> stored_;                    ///< loaded on first use, dropped on invalid_grant
     std::optional<std::array<unsigned char, 32>> revoked_; ///< SHA-256 of the refresh token refused last
@@ -115,7 +116,7 @@ struct HeldTokens {
         boost::asio::any_io_executor ex,
         TargetConfig const& t,
         std::string config_path,
-        TokenKeeping keeping,
+        Persistence<std::optional<StoredToken>, StoredToken> keeping,
         Logger const& log
     );
     HttpClient http;

@@ -127,9 +127,10 @@ Result<void> save_token(std::string const& path, StoredToken const& t) {
     return give_to_storage_owner(dir, path);
 }
 
-TokenKeeping token_file(std::string const& storage_dir, std::string const& target) {
+Persistence<std::optional<StoredToken>, StoredToken>
+token_file(std::string const& storage_dir, std::string const& target) {
     auto const path = token_path(storage_dir, target);
-    return TokenKeeping{
+    return Persistence<std::optional<StoredToken>, StoredToken>{
         [path] { return load_token(path); },
         [path](StoredToken const& t) { return save_token(path, t); }};
 }

@@ -1,12 +1,14 @@
 // File: token_store.hpp
 // What `icsbridge connect` keeps of a sign-in: the refresh token, for whom and what it was granted. A JSON
 // file `{storage.dir}/oauth/TARGET.json` (0600, replaced atomically), or a database row in cluster mode:
-// where it lives is a TokenKeeping, a load/save pair like push::StateKeeping. Never an access token.
+// where it lives is a Persistence<std::optional<StoredToken>, StoredToken>, a load/save pair like
+// Persistence<push::TargetState>. Never an access token.
 #pragma once
 
 #include "oauth/provider.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/error.hpp>
+#include <icsbridge/persistence.hpp>
 
 #include <chrono>
 #include <functional>
@@ -48,14 +50,9 @@ Result<std::optional<StoredToken>> load_token(std::string const& path);
 /** @brief Writes it atomically with mode 0600, creating the directory (0700) when missing. */
 Result<void> save_token(std::string const& path, StoredToken const& t);
 
-/** @brief Where a target's token lives: a file under storage.dir, or the database (then the file too). */
-struct TokenKeeping {
-    std::function<Result<std::optional<StoredToken>>()> load;
-    std::function<Result<void>(StoredToken const&)> save;
-};
-
 /** @brief The token file of `target` under `storage_dir`. */
-TokenKeeping token_file(std::string const& storage_dir, std::string const& target);
+Persistence<std::optional<StoredToken>, StoredToken>
+token_file(std::string const& storage_dir, std::string const& target);
 
 /**
  * @brief Whether a stored token serves the target as configured now.

@@ -41,9 +41,9 @@ namespace {
 
 // A plain coroutine function, not a coroutine lambda: its parameters are copied into the frame, so
 // nothing dangles when the caller's closure is gone before the coroutine runs.
-net::awaitable<std::vector<Result<FeedOutput>>>
+net::awaitable<std::vector<Result<Calendar>>>
 run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
-    std::vector<Result<FeedOutput>> out;
+    std::vector<Result<Calendar>> out;
     if (g->feeds.size() == 1) {
         out.push_back(co_await pipeline->run(*g->feeds.front(), now));
         co_return out;

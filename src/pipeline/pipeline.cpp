@@ -170,7 +170,7 @@ std::optional<FeedItems> own_share(FeedConfig const& feed, FeedItems const& fetc
 
 } // namespace
 
-Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
+Result<Calendar> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
     auto const own = own_share(feed, fetched);
     FeedItems const& items = own ? *own : fetched;
     // The shared fetch allowed the largest max_items of its feeds: this one's own limit holds for it alone.
@@ -183,7 +183,7 @@ Result<FeedOutput> Pipeline::render(FeedConfig const& feed, FeedItems const& fet
     RenderCache* cache_ptr = impl_->cache_of(feed);
     CalendarMeta const meta = Impl::meta_of(feed, u);
 
-    FeedOutput out;
+    Calendar out;
     if (u.events) {
         auto ics =
             render_events(meta, items.events, EventRenderOptions{feed.alarm, feed.cancelled}, cache_ptr);
@@ -227,8 +227,7 @@ std::vector<Event> kept_events(std::span<Event const> added, FeedFilter const& f
 
 } // namespace
 
-net::awaitable<Result<FeedOutput>>
-Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
+net::awaitable<Result<Calendar>> Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     // While the pages of a long list travel, the CPU mostly waits: build each page's events into the feed's
     // render cache then, so that after the last page the render only assembles (and rebuilds the few
     // events that changed since). Same bytes as rendering afterwards: the cache checks every item's hash.
@@ -265,7 +264,7 @@ Pipeline::run(FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     co_return render(feed, *items);
 }
 
-net::awaitable<std::optional<std::vector<Result<FeedOutput>>>>
+net::awaitable<std::optional<std::vector<Result<Calendar>>>>
 Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
     auto const key = g.query.key();
     auto kept = impl_->answers.find(key);
@@ -283,7 +282,7 @@ Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
         items->events.push_back(std::move(*ev));
     items->asked_at = now;
     impl_->answers[key] = items;
-    std::vector<Result<FeedOutput>> out;
+    std::vector<Result<Calendar>> out;
     for (auto const* f : g.feeds)
         out.push_back(render(*f, *items));
     co_return out;

@@ -39,7 +39,7 @@ Publisher::Subscription::~Subscription() {
         publisher_->unsubscribe(id_);
 }
 
-Publisher::Publisher(FeedStore& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip)
+Publisher::Publisher(ServedFeeds& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip)
     : table_(table)
     , keeper_(std::move(keeper))
     , log_(std::move(log))
@@ -175,7 +175,7 @@ load_kept(std::string const& feed, SnapshotBackend& kept, bool gzip, Logger cons
 }
 
 std::size_t
-restore_snapshots(Publisher& publisher, FeedStore const& table, SnapshotBackend& kept, Logger const& log) {
+restore_snapshots(Publisher& publisher, ServedFeeds const& table, SnapshotBackend& kept, Logger const& log) {
     std::size_t restored = 0;
     for (auto const& name : table.names())
         restored += adopt_kept(publisher, name, kept, publisher.gzip(), Origin::restored, log) ? 1 : 0;

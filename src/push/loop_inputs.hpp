@@ -27,10 +27,6 @@ using Gate = std::function<boost::asio::awaitable<bool>()>;
  * @brief Whose turn it is to push `target` in a cluster (a lease, as for refreshes): zero when ours;
  * otherwise how long to wait before asking again. Empty: always ours (one box).
  */
-using Turn = std::function<boost::asio::awaitable<std::chrono::milliseconds>(std::string const& target)>;
-
-/** @brief Where a target's state is kept (its file under storage.dir by default; the database in a cluster).
- */
-using Keeping = std::function<StateKeeping(std::string const& target)>;
+using LeaseWait = std::function<boost::asio::awaitable<std::chrono::milliseconds>(std::string const& target)>;
 
 } // namespace icsbridge::push

@@ -1,7 +1,7 @@
 // File: push_service.cpp
 // PushService and its TargetLoops. Everything here runs on the push thread: publications and reloads are
 // posted to it, so the loops' flags and the loop table need no lock. A loop reads the served snapshots
-// (FeedStore is thread-safe) when it reconciles, never a copy taken at publication.
+// (ServedFeeds is thread-safe) when it reconciles, never a copy taken at publication.
 #include "push/push_service.hpp"
 
 #include "push/fair_budget.hpp"
@@ -42,11 +42,11 @@ std::chrono::seconds period_of(Config const& cfg, std::vector<Mirrored> const& f
 } // namespace
 
 PushService::PushService(
-    FeedStore const& store,
+    ServedFeeds const& store,
     PushStatus& status,
-    Keeping keeping,
+    PersistenceFor<TargetState> keeping,
     Logger log,
-    Turn turn,
+    LeaseWait lease_wait,
     Authorizers authorizers,
     PushStatus* connection_status
 )
@@ -54,7 +54,7 @@ PushService::PushService(
     , status_(status)
     , keeping_(std::move(keeping))
     , log_(std::move(log))
-    , turn_(std::move(turn))
+    , lease_wait_(std::move(lease_wait))
     , authorizers_(std::move(authorizers))
     , keep_(ioc_.get_executor())
     , connection_status_(connection_status)
@@ -109,7 +109,7 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, turn_, {}, tls_, lookups_, claims_},
+            TargetLoop::Deps{store_, status_, keeping_, log_, lease_wait_, {}, tls_, lookups_, claims_},
             std::move(auth)
         );
         loops_.emplace(name, loop);
@@ -177,7 +177,7 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
                 *connection_status_,
                 keeping_,
                 log_,
-                turn_,
+                lease_wait_,
                 std::move(gate),
                 tls_,
                 lookups_,

@@ -45,16 +45,13 @@ struct ConnectionTarget {
 
 class PushService {
   public:
-    using Turn = push::Turn;       ///< see loop_inputs.hpp
-    using Keeping = push::Keeping; ///< see loop_inputs.hpp
-
     /** @brief `store` (the served table) must outlive the service; its snapshots are what is pushed. */
     PushService(
-        FeedStore const& store,
+        ServedFeeds const& store,
         PushStatus& status,
-        Keeping keeping,
+        PersistenceFor<TargetState> keeping,
         Logger log,
-        Turn turn = {},
+        LeaseWait lease_wait = {},
         Authorizers authorizers = {},
         PushStatus* connection_status = nullptr
     );
@@ -82,11 +79,11 @@ class PushService {
     void apply_connections(std::vector<ConnectionTarget> const& connections, Budget rate);
     void start(std::string const& name, std::shared_ptr<TargetLoop> loop);
 
-    FeedStore const& store_;
+    ServedFeeds const& store_;
     PushStatus& status_;
-    Keeping keeping_;
+    PersistenceFor<TargetState> keeping_;
     Logger log_;
-    Turn turn_;
+    LeaseWait lease_wait_;
     Authorizers authorizers_;
     boost::asio::io_context ioc_{1};
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_;

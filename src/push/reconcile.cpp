@@ -18,9 +18,9 @@ namespace icsbridge::push {
 namespace net = boost::asio;
 using std::chrono::steady_clock;
 
-StateKeeping state_file(std::string const& storage_dir, std::string const& target) {
+Persistence<TargetState> state_file(std::string const& storage_dir, std::string const& target) {
     auto const path = state_path(storage_dir, target);
-    return StateKeeping{
+    return Persistence<TargetState>{
         [path] { return load_state(path); },
         [path](TargetState const& s) { return save_state(path, s); }};
 }
@@ -29,7 +29,7 @@ namespace {
 
 /** One reconcile's working set. */
 struct Run {
-    Run(CalendarApi& a, StateKeeping const& k, ReconcileOptions const& o)
+    Run(CalendarApi& a, Persistence<TargetState> const& k, ReconcileOptions const& o)
         : api(a)
         , dav(a.client())
         , keeping(k)
@@ -37,7 +37,7 @@ struct Run {
 
     CalendarApi& api;
     TargetClient& dav;
-    StateKeeping const& keeping;
+    Persistence<TargetState> const& keeping;
     ReconcileOptions const& options;
     TargetState state;
     Outcome outcome;
@@ -207,7 +207,7 @@ net::awaitable<Result<void>> read_calendar(Run& run) {
 net::awaitable<Result<Outcome>> reconcile(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    StateKeeping const& keeping,
+    Persistence<TargetState> const& keeping,
     ReconcileOptions const& options
 ) {
     auto& dav = api.client();

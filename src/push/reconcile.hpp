@@ -7,6 +7,7 @@
 #include "push/calendar_api.hpp"
 #include "push/state.hpp"
 #include "push/target_items.hpp"
+#include <icsbridge/persistence.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -18,14 +19,8 @@
 
 namespace icsbridge::push {
 
-/** @brief Where a target's state lives between reconciles: a file under storage.dir, or the database. */
-struct StateKeeping {
-    std::function<Result<TargetState>()> load;
-    std::function<Result<void>(TargetState const&)> save;
-};
-
 /** @brief The state file of `target` under `storage_dir`. */
-StateKeeping state_file(std::string const& storage_dir, std::string const& target);
+Persistence<TargetState> state_file(std::string const& storage_dir, std::string const& target);
 
 /** @brief What one reconcile did (or, in a dry run, would do). */
 struct Outcome {
@@ -63,7 +58,7 @@ struct ReconcileOptions {
 boost::asio::awaitable<Result<Outcome>> reconcile(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    StateKeeping const& keeping,
+    Persistence<TargetState> const& keeping,
     ReconcileOptions const& options
 );
 

@@ -9,7 +9,7 @@ namespace net = boost::asio;
 net::awaitable<Report> run_target(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    StateKeeping const& keeping,
+    Persistence<TargetState> const& keeping,
     RunOptions const& options
 ) {
     ReconcileOptions reconciling;
@@ -22,7 +22,7 @@ net::awaitable<Report> run_target(
         reconciling.claim = [claims = options.claims, writer = options.writer](std::string const& calendar) {
             return claims->claim(writer, calendar);
         };
-    StateKeeping kept = keeping;
+    Persistence<TargetState> kept = keeping;
     if (options.dry_run)
         kept.save = [](TargetState const&) { return Result<void>{}; };
     auto& dav = api.client();

@@ -46,7 +46,7 @@ struct Report {
 boost::asio::awaitable<Report> run_target(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    StateKeeping const& keeping,
+    Persistence<TargetState> const& keeping,
     RunOptions const& options
 );
 

@@ -87,8 +87,8 @@ net::awaitable<void> TargetLoop::run() {
                 continue;
         }
         dirty_ = false;
-        if (deps_.turn) {
-            auto ask = deps_.turn(target_.name);
+        if (deps_.lease_wait) {
+            auto ask = deps_.lease_wait(target_.name);
             auto const wait = co_await std::move(ask);
             if (wait.count() > 0) {
                 // Another replica holds the target: ask again when its lease may have ended.
@@ -103,7 +103,7 @@ net::awaitable<void> TargetLoop::run() {
 
 net::awaitable<void> TargetLoop::once() {
     // In a cluster another replica may have pushed since: its record, not ours, is the one to go on from.
-    if (deps_.turn)
+    if (deps_.lease_wait)
         cached_.reset();
     std::vector<FeedCalendar> calendars;
     for (auto const& m : feeds_) {

@@ -24,11 +24,11 @@ namespace icsbridge::push {
 class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
   public:
     struct Deps {
-        FeedStore const& store;
+        ServedFeeds const& store;
         PushStatus& status; ///< the targets' registry, or the connections' (never shown per connection)
-        Keeping keeping;
+        PersistenceFor<TargetState> keeping;
         Logger log;
-        Turn turn;
+        LeaseWait lease_wait;
         Gate gate; ///< a budget shared with other loops (the connections'); empty: the target's own only
         std::shared_ptr<TlsContexts> tls;     ///< TLS contexts every loop's client shares; null: its own
         std::shared_ptr<NameLookups> lookups; ///< the bound on name lookups every loop shares; null: its own
@@ -66,7 +66,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     Deps deps_;
     std::unique_ptr<CalendarApi> api_;
     boost::asio::steady_timer timer_;
-    StateKeeping keeping_;
+    Persistence<TargetState> keeping_;
     std::optional<TargetState> cached_;
     bool dirty_ = false;
     bool stopping_ = false;

@@ -37,7 +37,7 @@ struct Refreshers::Impl {
     Impl(
         net::any_io_executor ex,
         Config const& cfg,
-        FeedStore& s,
+        ServedFeeds& s,
         Publisher& p,
         GroupFetch f,
         Logger l,
@@ -54,7 +54,7 @@ struct Refreshers::Impl {
 
     net::strand<net::any_io_executor> strand;
     std::vector<FeedGroup> groups;
-    FeedStore& store;
+    ServedFeeds& store;
     Publisher& publisher;
     GroupFetch fetch;
     Logger log;
@@ -152,7 +152,7 @@ struct Refreshers::Impl {
         auto const ids = wake[gi].schedule.take_patches();
         auto const& g = groups[gi];
         // In a cluster the lease holder reads the event; the others hear of its publish.
-        if (opts.turn && (co_await opts.turn(g)).count() > 0)
+        if (opts.lease_wait && (co_await opts.lease_wait(g)).count() > 0)
             co_return;
         for (auto const& id : ids) {
             if (stopped || wake[gi].schedule.refresh_due(std::chrono::steady_clock::now()))
@@ -180,7 +180,7 @@ struct Refreshers::Impl {
     }
 
     /** @brief The group's fetch, abandoned if stop() comes first. Records the fetch duration. */
-    net::awaitable<std::optional<std::vector<Result<FeedOutput>>>> fetch_group(FeedGroup const& g) {
+    net::awaitable<std::optional<std::vector<Result<Calendar>>>> fetch_group(FeedGroup const& g) {
         if (stopped)
             co_return std::nullopt;
         auto t0 = std::chrono::steady_clock::now();
@@ -193,7 +193,7 @@ struct Refreshers::Impl {
             co_return std::nullopt;
         auto const took = std::chrono::steady_clock::now() - t0;
         bool const timed_out = r.index() == 2;
-        std::vector<Result<FeedOutput>> out;
+        std::vector<Result<Calendar>> out;
         if (!timed_out) {
             for (auto const* f : g.feeds)
                 store.record_fetch_duration(f->name, took);
@@ -222,7 +222,7 @@ struct Refreshers::Impl {
     }
 
     /** @brief Google deletes on the subscriber's side what a 200 no longer lists: is this drop too sudden? */
-    bool suspicious_drop(FeedConfig const& f, Result<FeedOutput> const& r) const {
+    bool suspicious_drop(FeedConfig const& f, Result<Calendar> const& r) const {
         if (!r)
             return false;
         auto snap = store.get(f.name);
@@ -234,7 +234,7 @@ struct Refreshers::Impl {
     }
 
     bool
-    publish(FeedGroup const& g, std::vector<Result<FeedOutput>>& results, Origin origin = Origin::fetched) {
+    publish(FeedGroup const& g, std::vector<Result<Calendar>>& results, Origin origin = Origin::fetched) {
         bool all_ok = true;
         auto now = wall_now();
         for (std::size_t i = 0; i < g.feeds.size(); ++i) {
@@ -298,7 +298,8 @@ struct Refreshers::Impl {
         if (!started)
             co_return;
         while (!stopped) {
-            auto const not_yet = opts.turn ? co_await opts.turn(groups[gi]) : std::chrono::milliseconds(0);
+            auto const not_yet =
+                opts.lease_wait ? co_await opts.lease_wait(groups[gi]) : std::chrono::milliseconds(0);
             if (stopped)
                 break;
             if (not_yet.count() > 0) {
@@ -330,7 +331,7 @@ struct Refreshers::Impl {
 Refreshers::Refreshers(
     net::any_io_executor ex,
     Config const& cfg,
-    FeedStore& store,
+    ServedFeeds& store,
     Publisher& publisher,
     GroupFetch fetch,
     Logger log,

@@ -151,7 +151,7 @@ std::string feed_card(Config const& cfg, FeedConfig const& f, FeedStatus const* 
 
 } // namespace
 
-std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds now) {
+std::string index_page(Config const& cfg, ServedFeeds const& store, sys_seconds now) {
     auto const statuses = store.status();
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -36,6 +36,6 @@ extern std::string_view const page_style;
  * https:// links, agenda link, a QR code of its URL and (with `[dav] enabled`) its CalDAV address; how to
  * subscribe per app. Never a token feed; every text is escaped.
  */
-std::string index_page(Config const& cfg, FeedStore const& store, sys_seconds now);
+std::string index_page(Config const& cfg, ServedFeeds const& store, sys_seconds now);
 
 } // namespace icsbridge

@@ -200,7 +200,7 @@ net::awaitable<void> accept_loop(std::shared_ptr<ServerState> impl) {
 Server::Server(
     net::any_io_executor ex,
     Config const& cfg,
-    FeedStore const& store,
+    ServedFeeds const& store,
     ViewCache& views,
     Metrics& metrics,
     Logger log,
@@ -222,7 +222,7 @@ Server::Server(
 Server::Server(
     net::any_io_executor ex,
     std::shared_ptr<LiveConfig const> live,
-    FeedStore const& store,
+    ServedFeeds const& store,
     ViewCache& views,
     Metrics& metrics,
     Logger log,

@@ -204,7 +204,7 @@ void append_cluster(std::string& out, bool connected, std::vector<FeedStatus> co
 } // namespace
 
 std::string
-metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const& metrics, bool details) {
+metrics_text(ServedFeeds const& store, ViewCacheStats const& views, Metrics const& metrics, bool details) {
     auto statuses = store.status();
     // Token feeds are not to be discovered: their series only for the admin.
     if (!details)

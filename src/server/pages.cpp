@@ -76,7 +76,7 @@ json::array budgets_json(Metrics const& metrics) {
 
 } // namespace
 
-std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details) {
+std::string healthz_json(ServedFeeds const& store, Metrics const& metrics, sys_seconds now, bool details) {
     json::object root;
     json::array feeds;
     bool all_ok = true;

@@ -17,10 +17,10 @@ namespace icsbridge {
  * (every feed, token feeds included: one bit a load balancer needs). Without `details`, token feeds are
  * left out entirely (like their URLs, which answer 404), and `"details": false` says so.
  */
-std::string healthz_json(FeedStore const& store, Metrics const& metrics, sys_seconds now, bool details);
+std::string healthz_json(ServedFeeds const& store, Metrics const& metrics, sys_seconds now, bool details);
 
 /** @brief Prometheus text exposition format 0.0.4; the per-feed series of token feeds only with `details`. */
 std::string
-metrics_text(FeedStore const& store, ViewCacheStats const& views, Metrics const& metrics, bool details);
+metrics_text(ServedFeeds const& store, ViewCacheStats const& views, Metrics const& metrics, bool details);
 
 } // namespace icsbridge

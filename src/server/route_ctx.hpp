@@ -16,7 +16,7 @@ namespace icsbridge::server_detail {
 /** @brief What every handler gets. */
 struct Ctx {
     ServerRequest const& req;
-    FeedStore const& store;
+    ServedFeeds const& store;
     ViewCache& views;
     Metrics& metrics;
     Config const& cfg;

@@ -196,7 +196,7 @@ namespace {
 
 ServerResponse route_request(
     ServerRequest const& req,
-    FeedStore const& store,
+    ServedFeeds const& store,
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,
@@ -250,7 +250,7 @@ ServerResponse route_request(
 
 ServerResponse handle_request(
     ServerRequest const& req,
-    FeedStore const& store,
+    ServedFeeds const& store,
     ViewCache& views,
     Metrics& metrics,
     Config const& cfg,

@@ -26,7 +26,7 @@ struct ServerState {
     ServerState(
         boost::asio::any_io_executor e,
         std::shared_ptr<LiveConfig const> c,
-        FeedStore const& s,
+        ServedFeeds const& s,
         ViewCache& v,
         Metrics& m,
         Logger l,
@@ -59,7 +59,7 @@ struct ServerState {
     std::shared_ptr<LiveConfig const> live; ///< each request is answered from the config in force
     /// The config at start: what only a restart changes (listen address, limits, timeouts)
     std::shared_ptr<Config const> cfg;
-    FeedStore const& store;
+    ServedFeeds const& store;
     ViewCache& views; ///< the views built from the store's snapshots (the service drops them on publish)
     Metrics& metrics; ///< requests and webhooks counted here; owned by whoever wires the service
     Logger log;

@@ -30,7 +30,7 @@ struct MemoryKeeping {
     std::optional<oauth::StoredToken> token;
     std::vector<oauth::StoredToken> saved;
 
-    oauth::TokenKeeping keeping() {
+    Persistence<std::optional<oauth::StoredToken>, oauth::StoredToken> keeping() {
         return {
             [this]() -> Result<std::optional<oauth::StoredToken>> { return token; },
             [this](oauth::StoredToken const& t) -> Result<void> {

@@ -28,24 +28,24 @@ namespace {
 
 /** @brief A fetch function that plays back a script of results, one per call, and counts calls. */
 struct Script {
-    std::deque<Result<FeedOutput>> steps;
+    std::deque<Result<Calendar>> steps;
     int calls = 0;
 
     GroupFetch fn() {
-        return [this](FeedGroup const& g, sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+        return [this](FeedGroup const& g, sys_seconds) -> net::awaitable<std::vector<Result<Calendar>>> {
             ++calls;
-            Result<FeedOutput> r = fail(errc::upstream_io, "script exhausted");
+            Result<Calendar> r = fail(errc::upstream_io, "script exhausted");
             if (!steps.empty()) {
                 r = steps.front();
                 steps.pop_front();
             }
-            co_return std::vector<Result<FeedOutput>>(g.feeds.size(), r);
+            co_return std::vector<Result<Calendar>>(g.feeds.size(), r);
         };
     }
 };
 
-Result<FeedOutput> ok(int n) {
-    return FeedOutput{test::calendar_body(n), static_cast<std::size_t>(n)};
+Result<Calendar> ok(int n) {
+    return Calendar{test::calendar_body(n), static_cast<std::size_t>(n)};
 }
 
 RefreshOptions fast() {
@@ -60,7 +60,7 @@ RefreshOptions fast() {
 struct Publishing {
     std::shared_ptr<SnapshotKeeper> keeper;
     Publisher publisher;
-    explicit Publishing(FeedStore& store, std::string const& dir = {}, Logger const& log = null_logger())
+    explicit Publishing(ServedFeeds& store, std::string const& dir = {}, Logger const& log = null_logger())
         : keeper(
               dir.empty() ? nullptr
                           : std::make_shared<SnapshotKeeper>(std::make_shared<DiskSnapshots>(dir), log)
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(failures_keep_the_last_good_snapshot_byte_identical) {
     // Setup
     test::TempDir dir;
     auto cfg = one_feed();
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store, dir.path());
     Script script;
     script.steps = {
@@ -147,18 +147,17 @@ BOOST_AUTO_TEST_CASE(a_refresh_past_fetch_timeout_fails_and_keeps_the_last_good_
     // Issue 16: a whole refresh had no deadline, so one slow upstream could hold the loop for an hour.
     auto cfg = one_feed();
     cfg.feeds[0].fetch_timeout = std::chrono::seconds(1);
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store);
     bool hang = false;
-    GroupFetch fetch = [&](FeedGroup const& g,
-                           sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+    GroupFetch fetch = [&](FeedGroup const& g, sys_seconds) -> net::awaitable<std::vector<Result<Calendar>>> {
         if (hang) {
             // An upstream that trickles forever; cancelled when the deadline wins.
             net::steady_timer t(co_await net::this_coro::executor, std::chrono::hours(1));
             co_await t.async_wait(net::as_tuple(net::use_awaitable));
-            co_return std::vector<Result<FeedOutput>>(g.feeds.size(), fail(errc::shutdown, "cancelled"));
+            co_return std::vector<Result<Calendar>>(g.feeds.size(), fail(errc::shutdown, "cancelled"));
         }
-        co_return std::vector<Result<FeedOutput>>(g.feeds.size(), ok(3));
+        co_return std::vector<Result<Calendar>>(g.feeds.size(), ok(3));
     };
     test::StringLogger logs;
     test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
@@ -183,7 +182,7 @@ BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) 
     sys_seconds long_ago = std::chrono::sys_days{std::chrono::year{2020} / 1 / 1};
     auto old = make_snapshot(test::calendar_body(12), 12, long_ago, long_ago);
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "a", *old).has_value());
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store, dir.path());
     test::StringLogger logs;
     BOOST_TEST_REQUIRE(test::restore(store, dir.path(), logs.logger()) == 1u);
@@ -207,7 +206,7 @@ BOOST_AUTO_TEST_CASE(an_unchanged_refresh_stores_its_time_for_the_next_restart) 
 
 BOOST_AUTO_TEST_CASE(a_sudden_drop_is_published_only_after_a_second_fetch) {
     auto cfg = one_feed();
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store);
     Script script;
     script.steps = {ok(40), ok(3), ok(39), ok(3), ok(3), ok(5)};
@@ -246,7 +245,7 @@ BOOST_AUTO_TEST_CASE(feeds_asking_the_same_question_share_one_fetch) {
     windowed.organization_id = "42";
     BOOST_TEST(fetch_key(windowed) != fetch_key(cfg.feeds[0]));
 
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store);
     Script script;
     script.steps = {ok(4)};
@@ -265,7 +264,7 @@ BOOST_AUTO_TEST_CASE(feeds_asking_the_same_question_share_one_fetch) {
 
 BOOST_AUTO_TEST_CASE(run_refreshes_at_once_and_returns_after_stop) {
     auto cfg = one_feed();
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store);
     Script script;
     script.steps = {fail(errc::upstream_timeout, "events API: timed out"), ok(2)};
@@ -305,7 +304,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
     f.source = "eb";
     f.select = "organizer";
     cfg.feeds.push_back(f);
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     test::TempDir dir;
     Publishing pub(store, dir.path());
     UpstreamMetrics upstream_metrics;
@@ -380,14 +379,13 @@ BOOST_AUTO_TEST_CASE(a_hook_refreshes_its_sources_feeds_soon_and_a_burst_at_most
     other.name = "other";
     other.source = "jobs";
     cfg.feeds.push_back(other);
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     Publishing pub(store);
     int eb_calls = 0;
     int jobs_calls = 0;
-    GroupFetch fetch = [&](FeedGroup const& g,
-                           sys_seconds) -> net::awaitable<std::vector<Result<FeedOutput>>> {
+    GroupFetch fetch = [&](FeedGroup const& g, sys_seconds) -> net::awaitable<std::vector<Result<Calendar>>> {
         ++(g.feeds.front()->source == "eb" ? eb_calls : jobs_calls);
-        co_return std::vector<Result<FeedOutput>>(g.feeds.size(), ok(1));
+        co_return std::vector<Result<Calendar>>(g.feeds.size(), ok(1));
     };
     auto opts = fast();
     opts.hook_delay = std::chrono::milliseconds(100);

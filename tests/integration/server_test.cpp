@@ -41,7 +41,7 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 /** @brief The server on 127.0.0.1:0 with its own io_context thread; feeds pub/secret/team published. */
 struct Running {
     Config cfg;
-    FeedStore store;
+    ServedFeeds store;
     ViewCache views;
     Metrics metrics;
     net::io_context ioc;

@@ -39,7 +39,7 @@ inline std::vector<std::string> const secrets = {"s3cret-token-value", "alice-se
 /** @brief The real server with a capturing log, a 4 MB public feed and the token feeds of server_fixtures. */
 struct HostileServer {
     Config cfg;
-    FeedStore store;
+    ServedFeeds store;
     ViewCache views;
     Metrics metrics;
     test::StringLogger logs;

@@ -65,7 +65,7 @@ inline std::string calendar_body(int n, std::string const& tag = "a") {
  * @return the snapshot now served (null for an unknown feed) and whether it changed
  */
 inline std::pair<std::shared_ptr<Snapshot const>, bool>
-publish(FeedStore& store, std::string const& feed, std::string body, std::size_t items, sys_seconds at) {
+publish(ServedFeeds& store, std::string const& feed, std::string body, std::size_t items, sys_seconds at) {
     auto const before = store.get(feed);
     Publisher publisher(store, nullptr, null_logger(), store.gzip_enabled());
     publisher.publish(feed, std::move(body), items, Origin::fetched, at);
@@ -74,7 +74,7 @@ publish(FeedStore& store, std::string const& feed, std::string body, std::size_t
 }
 
 /** @brief Restores every feed's kept snapshot from `dir` as serve does at start; returns how many. */
-inline std::size_t restore(FeedStore& store, std::string const& dir, Logger const& log) {
+inline std::size_t restore(ServedFeeds& store, std::string const& dir, Logger const& log) {
     Publisher publisher(store, nullptr, log, store.gzip_enabled());
     DiskSnapshots disk(dir);
     return restore_snapshots(publisher, store, disk, log);

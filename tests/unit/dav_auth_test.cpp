@@ -1,5 +1,5 @@
 // File: dav_auth_test.cpp
-// Who sees what in the CalDAV tree, without sockets (handle_request on an in-memory FeedStore and History):
+// Who sees what in the CalDAV tree, without sockets (handle_request on an in-memory ServedFeeds and History):
 // a subscriber's principal challenges until their own name and token, their home lists the public feeds and
 // the token feeds that token opens, a login naming no subscriber is anonymous, a feed that is not public is
 // 401 whether it exists or not, a revoked token 410 as for its .ics, hrefs under public_url's path, no
@@ -53,7 +53,7 @@ std::string const propfind = R"(<propfind xmlns="DAV:" xmlns:C="urn:ietf:params:
 /** server_test_config(): "pub" and "later" public, "secret" (single token), "team" (alice, bob). */
 struct Fixture {
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     dav::History history{hours(24 * 30)};

@@ -47,7 +47,7 @@ struct Box {
     std::shared_ptr<dav::History> history = std::make_shared<dav::History>(month);
     explicit Box(std::string d)
         : dir(std::move(d)) {
-        history->keep_with(std::make_shared<dav::HistoryKeeping>(dir));
+        history->keep_with(std::make_shared<dav::HistoryFiles>(dir));
     }
     /** The snapshot kept as the keeper keeps it: the file, then the history up to it beside it. */
     void keep(std::string const& feed, Snapshot const& s) const {
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(a_peers_history_is_taken_whole) {
     auto const c2 = a.collection("f", s2, t0);
     test::TempDir b_dir;
     dav::History b(month);
-    b.keep_with(std::make_shared<dav::HistoryKeeping>(b_dir.path()));
+    b.keep_with(std::make_shared<dav::HistoryFiles>(b_dir.path()));
     // B had a collection of its own first (a request before the row's publication reached its history).
     auto const own = b.collection("f", snap(v1), t0);
     BOOST_TEST(own->epoch != c1->epoch);

@@ -23,7 +23,7 @@ constexpr std::string_view good_body =
 
 struct Fixture {
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     Fixture() {

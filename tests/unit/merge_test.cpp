@@ -74,7 +74,7 @@ std::string jobs_calendar(std::vector<JobPost> const& posts) {
     return *r;
 }
 
-MergedCalendar merge_ok(std::vector<CalendarPart> const& parts, MergeOptions const& opts = {}) {
+Calendar merge_ok(std::vector<CalendarPart> const& parts, MergeOptions const& opts = {}) {
     CalendarMeta meta;
     meta.feed_name = "all";
     meta.title = "Everything";

@@ -1,5 +1,5 @@
 // File: merged_feeds_test.cpp
-// MergedFeeds on a real Publisher and FeedStore: nothing until every part has a snapshot, rebuilt on each
+// MergedFeeds on a real Publisher and ServedFeeds: nothing until every part has a snapshot, rebuilt on each
 // part's publication, a failing part keeps contributing its last good items, unchanged parts keep the
 // ETag, snapshots kept and served again after a restart.
 #include "support/fixtures.hpp"
@@ -67,7 +67,7 @@ std::string jobs_ics(int n) {
     return *render_jobs(meta, posts, {});
 }
 
-FeedStatus status_of(FeedStore const& store, std::string const& name) {
+FeedStatus status_of(ServedFeeds const& store, std::string const& name) {
     for (auto const& s : store.status())
         if (s.name == name)
             return s;
@@ -82,7 +82,7 @@ struct LibicalFixture {
 /** @brief What serve runs for merged feeds: the table, a keeper on `dir`, the publisher, the merges. */
 struct Merging {
     Config const& cfg;
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     std::shared_ptr<SnapshotKeeper> keeper;
     Publisher publisher;
     MergedFeeds merged{cfg, store, publisher, null_logger()};
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(a_restart_serves_the_same_merge_from_the_stored_parts) {
         etag = m.store.get("all")->etag;
     } // the keeper writes everything before it goes
 
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     BOOST_TEST(test::restore(store, dir.path(), null_logger()) == 3u);
     Publisher publisher(store, nullptr, null_logger());
     MergedFeeds merged(cfg, store, publisher, null_logger());

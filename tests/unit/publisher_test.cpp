@@ -34,7 +34,7 @@ struct RecordingBackend final : SnapshotBackend {
 
 struct Fixture {
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     std::shared_ptr<RecordingBackend> backend = std::make_shared<RecordingBackend>();
     std::shared_ptr<SnapshotKeeper> keeper = std::make_shared<SnapshotKeeper>(backend, null_logger());
     Publisher publisher{store, keeper, null_logger()};

@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(a_revoked_token_gets_410_and_an_unknown_one_404) {
     Config cfg = after_reload();
     RevokedTokens revoked(dir.path(), t0);
     BOOST_TEST_REQUIRE(revoked.revoke_dropped(before, cfg, t0).has_value());
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     test::publish(store, "team", test::calendar_body(1, "t"), 1, t0);

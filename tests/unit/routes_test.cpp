@@ -1,5 +1,5 @@
 // File: routes_test.cpp
-// handle_request on an in-memory FeedStore: every route and status, validators, gzip, tokens, pages.
+// handle_request on an in-memory ServedFeeds: every route and status, validators, gzip, tokens, pages.
 #include "store/gzip.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
@@ -22,7 +22,7 @@ sys_seconds const t0 = sys_days{2026y / March / 1} + 9h;
 
 struct Fixture {
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     Fixture() {
@@ -138,7 +138,7 @@ BOOST_FIXTURE_TEST_CASE(gzip_and_identity_have_distinct_etags_and_both_revalidat
 BOOST_AUTO_TEST_CASE(gzip_can_be_turned_off) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     ViewCache views;
     Metrics metrics;
     test::publish(store, "pub", test::calendar_body(3), 3, t0);
@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(every_page_escapes_all_five_html_specials) {
     Config cfg = test::server_test_config();
     cfg.feeds.front().title = "T " + hostile;
     cfg.feeds.front().description = "D " + hostile;
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     test::publish(
@@ -364,7 +364,7 @@ BOOST_FIXTURE_TEST_CASE(html_pages_forbid_script_sniffing_and_referers, Fixture)
 BOOST_AUTO_TEST_CASE(google_gets_a_view_that_fits_for_the_plain_url_of_a_big_feed) {
     // Issue 28: Google Calendar silently drops a subscribed calendar over about 1 MB.
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     std::string big = test::calendar_body(12000, "b");
@@ -464,7 +464,7 @@ BOOST_AUTO_TEST_CASE(healthz_never_names_a_token_part_of_a_merge_anonymously) {
     all.merge = {"pub", "secret", "team"};
     all.refresh = minutes(15);
     cfg.feeds.push_back(all);
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     ViewCache views;
     Metrics metrics;
     ServerRequest r;

@@ -373,7 +373,7 @@ BOOST_AUTO_TEST_CASE(agenda_and_index_say_when_the_data_changed_and_was_checked)
     BOOST_TEST(html->find(">changed 3 min ago, checked 20 s ago</span>") != std::string::npos);
 
     Config cfg = test::server_test_config();
-    FeedStore store{cfg};
+    ServedFeeds store{cfg};
     test::publish(store, "pub", test::calendar_body(2), 2, now - 3min);
     test::publish(store, "pub", test::calendar_body(2), 2, now - 20s); // same bytes: checked, not changed
     auto index = index_page(cfg, store, now);

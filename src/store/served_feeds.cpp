@@ -1,5 +1,5 @@
-// File: feed_store.cpp
-// FeedStore: the served table of immutable snapshots, per-feed refresh status and token digests.
+// File: served_feeds.cpp
+// ServedFeeds: the served table of immutable snapshots, per-feed refresh status and token digests.
 #include "net/http_date.hpp"
 #include "store/gzip.hpp"
 #include <icsbridge/digest.hpp>
@@ -88,10 +88,10 @@ bool FeedStatus::stale(sys_seconds now) const {
 
 // ---- the store ----
 
-struct FeedStore::Entry {
+struct ServedFeeds::Entry {
     std::string name; // fixed
 
-    // Guarded by FeedStore::mtx_. A reload replaces `settings` whole; everything else outlives it.
+    // Guarded by ServedFeeds::mtx_. A reload replaces `settings` whole; everything else outlives it.
     std::shared_ptr<FeedSettings const> settings;
     std::shared_ptr<Snapshot const> snap;
     std::optional<sys_seconds> last_success, last_failure;
@@ -132,14 +132,14 @@ make_settings(Config const& cfg, FeedConfig const& f, FeedSettings const* before
 
 } // namespace
 
-FeedStore::FeedStore(Config const& cfg)
+ServedFeeds::ServedFeeds(Config const& cfg)
     : gzip_(cfg.server.gzip) {
     reconfigure(cfg);
 }
 
-FeedStore::~FeedStore() = default;
+ServedFeeds::~ServedFeeds() = default;
 
-void FeedStore::reconfigure(Config const& cfg) {
+void ServedFeeds::reconfigure(Config const& cfg) {
     // Entries of feeds that stay, with their settings, taken in one go; the new settings are built outside
     // the lock (hashing every token), then swapped in at once.
     std::map<std::string, std::pair<std::shared_ptr<Entry>, std::shared_ptr<FeedSettings const>>, std::less<>>
@@ -169,19 +169,19 @@ void FeedStore::reconfigure(Config const& cfg) {
     entries_ = std::move(next);
 }
 
-std::shared_ptr<FeedStore::Entry> FeedStore::find(std::string_view name) const {
+std::shared_ptr<ServedFeeds::Entry> ServedFeeds::find(std::string_view name) const {
     std::lock_guard lock(mtx_);
     return find_locked(name);
 }
 
-std::shared_ptr<FeedStore::Entry> FeedStore::find_locked(std::string_view name) const {
+std::shared_ptr<ServedFeeds::Entry> ServedFeeds::find_locked(std::string_view name) const {
     for (auto const& e : entries_)
         if (e->name == name)
             return e;
     return nullptr;
 }
 
-std::vector<std::string> FeedStore::names() const {
+std::vector<std::string> ServedFeeds::names() const {
     std::lock_guard lock(mtx_);
     std::vector<std::string> out;
     for (auto const& e : entries_)
@@ -189,19 +189,19 @@ std::vector<std::string> FeedStore::names() const {
     return out;
 }
 
-std::shared_ptr<Snapshot const> FeedStore::get(std::string_view name) const {
+std::shared_ptr<Snapshot const> ServedFeeds::get(std::string_view name) const {
     std::lock_guard lock(mtx_);
     auto e = find_locked(name);
     return e ? e->snap : nullptr;
 }
 
-std::string FeedStore::definition(std::string_view name) const {
+std::string ServedFeeds::definition(std::string_view name) const {
     std::lock_guard lock(mtx_);
     auto e = find_locked(name);
     return e ? e->settings->definition : std::string();
 }
 
-bool FeedStore::put(
+bool ServedFeeds::put(
     std::string_view name, std::shared_ptr<Snapshot const> snap, sys_seconds success_at, bool refreshed
 ) {
     std::lock_guard lock(mtx_);
@@ -218,7 +218,7 @@ bool FeedStore::put(
     return true;
 }
 
-void FeedStore::record_failure(std::string_view name, Error const& err, sys_seconds now) {
+void ServedFeeds::record_failure(std::string_view name, Error const& err, sys_seconds now) {
     std::lock_guard lock(mtx_);
     auto e = find_locked(name);
     if (!e)
@@ -228,7 +228,7 @@ void FeedStore::record_failure(std::string_view name, Error const& err, sys_seco
     ++e->failed;
 }
 
-void FeedStore::record_fetch_duration(std::string_view name, std::chrono::duration<double> d) {
+void ServedFeeds::record_fetch_duration(std::string_view name, std::chrono::duration<double> d) {
     double s = d.count();
     std::size_t i = duration_bucket(s);
     std::lock_guard lock(mtx_);
@@ -257,7 +257,7 @@ Access check_token(FeedSettings const& s, Digest const& presented, bool empty) {
 
 } // namespace
 
-FeedLookup FeedStore::lookup(std::string_view name, std::string_view presented) const {
+FeedLookup ServedFeeds::lookup(std::string_view name, std::string_view presented) const {
     Digest const d = sha256(presented); // outside the lock
     FeedLookup out;
     {
@@ -274,7 +274,7 @@ FeedLookup FeedStore::lookup(std::string_view name, std::string_view presented) 
     return out;
 }
 
-Access FeedStore::authorize(std::string_view name, std::string_view presented) const {
+Access ServedFeeds::authorize(std::string_view name, std::string_view presented) const {
     return lookup(name, presented).access;
 }
 
@@ -288,7 +288,7 @@ void FeedLookup::record_fetch(sys_seconds now) const {
     );
 }
 
-void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const {
+void ServedFeeds::record_subscriber_fetch(std::string_view name, int subscriber, sys_seconds now) const {
     FeedLookup l;
     {
         std::lock_guard lock(mtx_);
@@ -301,7 +301,7 @@ void FeedStore::record_subscriber_fetch(std::string_view name, int subscriber, s
     l.record_fetch(now);
 }
 
-std::vector<FeedStatus> FeedStore::status() const {
+std::vector<FeedStatus> ServedFeeds::status() const {
     std::vector<FeedStatus> out;
     std::lock_guard lock(mtx_);
     for (auto const& e : entries_) {
@@ -334,28 +334,28 @@ std::vector<FeedStatus> FeedStore::status() const {
     return out;
 }
 
-void FeedStore::record_reload(ReloadStatus r) {
+void ServedFeeds::record_reload(ReloadStatus r) {
     std::lock_guard lock(mtx_);
     reload_ = std::move(r);
 }
 
-std::optional<ReloadStatus> FeedStore::last_reload() const {
+std::optional<ReloadStatus> ServedFeeds::last_reload() const {
     std::lock_guard lock(mtx_);
     return reload_;
 }
 
-void FeedStore::record_cluster(bool connected) {
+void ServedFeeds::record_cluster(bool connected) {
     std::lock_guard lock(mtx_);
     cluster_ = connected;
 }
 
-void FeedStore::record_lease(std::string_view name, bool held) {
+void ServedFeeds::record_lease(std::string_view name, bool held) {
     std::lock_guard lock(mtx_);
     if (auto e = find_locked(name))
         e->lease_held = held;
 }
 
-void FeedStore::merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at) {
+void ServedFeeds::merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at) {
     std::shared_ptr<FeedSettings const> set;
     {
         std::lock_guard lock(mtx_);
@@ -376,7 +376,7 @@ void FeedStore::merge_subscriber_fetch(std::string_view feed, std::string_view s
     }
 }
 
-std::optional<bool> FeedStore::cluster_connected() const {
+std::optional<bool> ServedFeeds::cluster_connected() const {
     std::lock_guard lock(mtx_);
     return cluster_;
 }

@@ -1,5 +1,5 @@
-// File: feed_store_test.cpp
-// FeedStore: snapshot swap, identical bytes keep their validators, failures keep the snapshot,
+// File: served_feeds_test.cpp
+// ServedFeeds: snapshot swap, identical bytes keep their validators, failures keep the snapshot,
 // tokens, and the last-good copy on disk (round trip, the last success it carries, corrupt files ignored).
 #include "store/gzip.hpp"
 #include "support/fixtures.hpp"
@@ -16,7 +16,7 @@
 using namespace icsbridge;
 using namespace std::chrono;
 
-BOOST_AUTO_TEST_SUITE(feed_store_test)
+BOOST_AUTO_TEST_SUITE(served_feeds_test)
 
 namespace {
 sys_seconds t0 = sys_days{2026y / March / 1} + 9h;
@@ -24,7 +24,7 @@ sys_seconds t0 = sys_days{2026y / March / 1} + 9h;
 
 BOOST_AUTO_TEST_CASE(publish_swaps_and_readers_keep_their_copy) {
     // Setup
-    FeedStore store(test::server_test_config());
+    ServedFeeds store(test::server_test_config());
     BOOST_TEST(!store.get("pub"));
     // Run
     auto [first, changed1] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(publish_swaps_and_readers_keep_their_copy) {
 }
 
 BOOST_AUTO_TEST_CASE(identical_bytes_keep_etag_and_last_modified) {
-    FeedStore store(test::server_test_config());
+    ServedFeeds store(test::server_test_config());
     auto [a, c1] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
     auto [b, c2] = test::publish(store, "pub", test::calendar_body(3), 3, t0 + 2h);
     BOOST_TEST(!c2);
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(identical_bytes_keep_etag_and_last_modified) {
 }
 
 BOOST_AUTO_TEST_CASE(failure_keeps_snapshot_and_records_error) {
-    FeedStore store(test::server_test_config());
+    ServedFeeds store(test::server_test_config());
     auto [a, c] = test::publish(store, "pub", test::calendar_body(3), 3, t0);
     store.record_failure("pub", Error{errc::upstream_timeout, "events API: timed out"}, t0 + 1h);
     BOOST_TEST(store.get("pub") == a);
@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(failure_keeps_snapshot_and_records_error) {
 }
 
 BOOST_AUTO_TEST_CASE(tokens_are_checked_per_feed) {
-    FeedStore store(test::server_test_config());
+    ServedFeeds store(test::server_test_config());
     BOOST_TEST(store.authorize("pub", "").allowed);
     BOOST_TEST(store.authorize("secret", "s3cret-token-value").allowed);
     BOOST_TEST(!store.authorize("secret", "").allowed);
@@ -92,14 +92,14 @@ BOOST_AUTO_TEST_CASE(snapshot_survives_a_restart) {
     test::TempDir dir;
     auto cfg = test::server_test_config();
     {
-        FeedStore store(cfg);
+        ServedFeeds store(cfg);
         auto [snap, changed] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
         BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
         auto perms = std::filesystem::status(dir.file("pub.snapshot")).permissions();
         BOOST_TEST((perms == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)));
     }
     // Run
-    FeedStore restarted(cfg);
+    ServedFeeds restarted(cfg);
     test::StringLogger logs;
     auto n = test::restore(restarted, dir.path(), logs.logger());
     // Check
@@ -125,12 +125,12 @@ BOOST_AUTO_TEST_CASE(a_restart_takes_the_last_success_from_the_stored_snapshot) 
     test::TempDir dir;
     auto cfg = test::server_test_config();
     {
-        FeedStore store(cfg);
+        ServedFeeds store(cfg);
         auto [snap, changed] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
         BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap, t0 + 3h).has_value());
     }
     // Run
-    FeedStore restarted(cfg);
+    ServedFeeds restarted(cfg);
     test::StringLogger logs;
     BOOST_TEST_REQUIRE(test::restore(restarted, dir.path(), logs.logger()) == 1u);
     // Check: fresh before any refresh in this process; Last-Modified is still when the bytes changed.
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(a_restart_takes_the_last_success_from_the_stored_snapshot) 
 BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
     test::TempDir dir;
     auto cfg = test::server_test_config();
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     auto [snap, c] = test::publish(store, "pub", test::calendar_body(5), 5, t0);
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "pub", *snap).has_value());
     auto good = read_file(dir.file("pub.snapshot")).value();
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
     auto page = make_snapshot("<html><body>Not found</body></html>\r\n", 0, t0, t0);
     BOOST_TEST_REQUIRE(save_snapshot(dir.path(), "later", *page).has_value());
     test::StringLogger logs;
-    FeedStore restarted(cfg);
+    ServedFeeds restarted(cfg);
     BOOST_TEST(test::restore(restarted, dir.path(), logs.logger()) == 0u);
     BOOST_TEST(!restarted.get("pub"));
     BOOST_TEST(!restarted.get("secret"));
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(corrupt_snapshots_are_ignored_with_a_warning) {
 BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {
     auto cfg = test::server_test_config();
     cfg.server.gzip = false;
-    FeedStore store(cfg);
+    ServedFeeds store(cfg);
     test::publish(store, "pub", test::calendar_body(2), 2, t0);
     BOOST_TEST(store.get("pub")->gzip_body.empty());
 }
