@@ -98,8 +98,7 @@ net::awaitable<std::chrono::milliseconds> ClusterNode::lease_wait(FeedGroup cons
     std::vector<std::string> feeds;
     for (auto const* f : g.feeds)
         feeds.push_back(f->name);
-    // Built before the co_await, not inside it: GCC 12 destroys a lambda temporary of a co_await
-    // expression twice.
+    // Named before the co_await (README, "Coroutines and GCC 12").
     auto claim = net::co_spawn(
         db_ex_,
         [this, lease = g.key, feeds = std::move(feeds)]() -> net::awaitable<std::chrono::milliseconds> {

@@ -95,8 +95,7 @@ boost::asio::awaitable<std::optional<SharedCalls::Taken>> PgBudget::take(std::st
             co_return std::nullopt; // counted locally, without a trip to the database's thread
     }
     // The statements wait on the database's thread; this coroutine resumes on its own executor.
-    // Built before the co_await, not inside it: GCC 12 destroys a lambda temporary of a co_await
-    // expression twice.
+    // Named before the co_await (README, "Coroutines and GCC 12").
     auto taken = boost::asio::co_spawn(
         db_ex_,
         [self = shared_from_this(), source = std::move(source), spec](
