@@ -3,7 +3,7 @@
 // of a config that is valid but risky (on stderr; the exit status stays 0).
 #include "cli/check_command.hpp"
 
-#include "cli/connect_wiring.hpp"
+#include "app/connect_wiring.hpp"
 #include "cli/terminal_text.hpp"
 #include "connect/connect_key.hpp"
 #include "oauth/provider.hpp"

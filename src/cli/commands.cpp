@@ -4,10 +4,10 @@
 // Each prints one clear line on failure and maps the errc to the exit status in one place (exit_code()).
 #include "cli/commands.hpp"
 
+#include "app/connect_wiring.hpp"
 #include "cli/args.hpp"
 #include "cli/check_command.hpp"
 #include "cli/connect_command.hpp"
-#include "cli/connect_wiring.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/output_file.hpp"
 #include "cli/push_command.hpp"

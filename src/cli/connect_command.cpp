@@ -4,9 +4,9 @@
 // browser's page with the outcome. The code, the tokens and the verifier are never printed.
 #include "cli/connect_command.hpp"
 
+#include "app/token_keeping.hpp"
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
-#include "cli/token_keeping.hpp"
 #include "net/deadline.hpp"
 #include "oauth/loopback.hpp"
 #include "oauth/pkce.hpp"

@@ -6,10 +6,10 @@
 // its state row, as the replicas push it.
 #include "cli/push_command.hpp"
 
-#include "cli/backends.hpp"
+#include "app/backends.hpp"
+#include "app/push_keeping.hpp"
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
-#include "cli/push_keeping.hpp"
 #include "cli/terminal_text.hpp"
 #include "push/run_target.hpp"
 

@@ -3,7 +3,7 @@
 // the Service (service.hpp) until SIGINT/SIGTERM.
 #include "cli/serve.hpp"
 
-#include "cli/service.hpp"
+#include "app/service.hpp"
 
 #include <sys/resource.h>
 

@@ -14,7 +14,7 @@ import sys
 # The README's picture, lowest first.
 ORDER = [
     ["base"], ["config"], ["net"], ["model"], ["sources"], ["ical"], ["pipeline"], ["store"], ["publish"],
-    ["views"], ["refresh", "merge", "cluster", "dav", "server", "push", "oauth", "connect", "webpush"], ["cli"],
+    ["views"], ["refresh", "merge", "cluster", "dav", "server", "push", "oauth", "connect", "webpush"], ["app"], ["cli"],
 ]
 LEVEL = {name: i for i, row in enumerate(ORDER) for name in row}
 LEVEL["util"] = LEVEL["base"]

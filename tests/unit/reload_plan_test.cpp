@@ -1,6 +1,6 @@
 // File: reload_plan_test.cpp
 // plan_reload: which feeds a reload adds, removes, fetches again or keeps, and what needs a restart.
-#include "cli/reload_plan.hpp"
+#include "app/reload_plan.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 // File: connect_wiring.cpp
 // make_connections(): the key (or, unreadable, a throwaway one that opens nothing), and the records' store;
 // check_connect_key(): whether the key file can be used at all (a config error otherwise).
-#include "cli/connect_wiring.hpp"
+#include "app/connect_wiring.hpp"
 
 #include <icsbridge/config.hpp>
 

@@ -1,6 +1,6 @@
 // File: generation.cpp
 // Building one generation of the refreshing half of `serve`.
-#include "cli/generation.hpp"
+#include "app/generation.hpp"
 
 #include <boost/asio/strand.hpp>
 

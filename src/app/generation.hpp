@@ -4,7 +4,7 @@
 // ended.
 #pragma once
 
-#include "cli/reload_plan.hpp"
+#include "app/reload_plan.hpp"
 #include <icsbridge/merge.hpp>
 #include <icsbridge/net.hpp>
 #include <icsbridge/pipeline.hpp>

@@ -1,8 +1,8 @@
 // File: backends.cpp
 // make_backends(): the one place that asks whether the config runs alone or in a cluster.
-#include "cli/backends.hpp"
+#include "app/backends.hpp"
 
-#include "cli/push_keeping.hpp"
+#include "app/push_keeping.hpp"
 #include "cluster/connection_rows.hpp"
 #include "cluster/oauth_token_rows.hpp"
 #include "cluster/push_state_rows.hpp"

@@ -3,8 +3,8 @@
 // a reader sees what runs and who calls whom.
 #pragma once
 
-#include "cli/backends.hpp"
-#include "cli/generation.hpp"
+#include "app/backends.hpp"
+#include "app/generation.hpp"
 #include "cluster/cluster_node.hpp"
 #include "push/push_service.hpp"
 #include "views/view_cache.hpp"
@@ -49,7 +49,7 @@ namespace icsbridge {
  * service its targets; the self-serve connections ([connect]) theirs; each host name lookup a short-lived
  * thread of its own (net/lookup.cpp). In cluster mode the push state, the OAuth tokens and the
  * connection records each have their own database connection, used from the thread that owns them
- * (cli/backends.cpp). No thread that refreshes or serves waits for the database.
+ * (app/backends.cpp). No thread that refreshes or serves waits for the database.
  */
 class Service {
   public:

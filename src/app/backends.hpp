@@ -5,7 +5,7 @@
 // (The feed snapshots follow the same choice through the cluster node, which owns their rows.)
 #pragma once
 
-#include "cli/token_keeping.hpp"
+#include "app/token_keeping.hpp"
 #include "connect/connection_store.hpp"
 #include "push/push_service.hpp"
 #include <icsbridge/config.hpp>

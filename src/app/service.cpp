@@ -1,13 +1,13 @@
 // File: service.cpp
 // Service: builds the parts of `serve` in one order, wires the publications, runs the threads, reloads on
 // SIGHUP and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in flight, exit 0).
-#include "cli/service.hpp"
+#include "app/service.hpp"
 
-#include "cli/backends.hpp"
-#include "cli/connect_wiring.hpp"
-#include "cli/dav_wiring.hpp"
-#include "cli/push_keeping.hpp"
-#include "cli/reload_plan.hpp"
+#include "app/backends.hpp"
+#include "app/connect_wiring.hpp"
+#include "app/dav_wiring.hpp"
+#include "app/push_keeping.hpp"
+#include "app/reload_plan.hpp"
 #include "connect/connect_routes.hpp"
 #include "push/push_views.hpp"
 #include <icsbridge/ical.hpp>

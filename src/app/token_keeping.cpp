@@ -1,8 +1,8 @@
 // File: token_keeping.cpp
 // token_persistence() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
-#include "cli/token_keeping.hpp"
+#include "app/token_keeping.hpp"
 
-#include "cli/row_then_file.hpp"
+#include "app/row_then_file.hpp"
 #include "cluster/oauth_token_rows.hpp"
 #include "oauth/token_source.hpp"
 #include <icsbridge/net.hpp>

@@ -1,9 +1,9 @@
 // File: push_keeping.cpp
 // push_persistence(): the state file and the cluster row of each push target; PushLeases: the lease claims of
 // `icsbridge push` in a cluster, on the statement the replicas use (cluster/lease.cpp).
-#include "cli/push_keeping.hpp"
+#include "app/push_keeping.hpp"
 
-#include "cli/row_then_file.hpp"
+#include "app/row_then_file.hpp"
 #include "cluster/push_state_rows.hpp"
 #include "cluster/schema.hpp"
 #include "push/state.hpp"

@@ -1,6 +1,6 @@
 // File: reload_plan.cpp
 // Comparing two configs for a reload.
-#include "cli/reload_plan.hpp"
+#include "app/reload_plan.hpp"
 
 namespace icsbridge {
 

@@ -1,7 +1,7 @@
 // File: dav_wiring.cpp
 // The CalDAV history's wiring in `serve`: the snapshot backends with the history beside each snapshot, the
 // subscriber, and the start-up resume.
-#include "cli/dav_wiring.hpp"
+#include "app/dav_wiring.hpp"
 
 #include "dav/history_keeping.hpp"
 
