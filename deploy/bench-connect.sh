@@ -31,7 +31,7 @@ cmake --build "$build" -j2 --target icsbridge icsbridge-fake-upstream >/dev/null
 init_work
 events_dir "$events" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data" --page-size 200
-port=$($python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 public=http://127.0.0.1:$port
 start_fake_calendar_api google --client-secret bench-secret --redirect-uri "$public/connect/callback"
 export TEST_CLIENT_SECRET=bench-secret TEST_HOOK_SECRET=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')

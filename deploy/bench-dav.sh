@@ -91,7 +91,7 @@ stop_icsbridge
 
 # Under wrk without the access log (as deploy/bench-serve.sh measures): a restart on a fixed port, the
 # token from before it still valid (the history is kept beside the snapshot).
-port=$($python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 sed "s/^listen = .*/listen = \"127.0.0.1:$port\"/" "$work/serve.toml" >"$work/quiet.toml"
 ICSBRIDGE_LOG=warn "$build/icsbridge" serve --config "$work/quiet.toml" 2>"$work/quiet.log" &
 serve_pid=$!

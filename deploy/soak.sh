@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. tests/support/sh/run_fixtures.sh # free_port
 
 mkfifo "$work/ready"
 build/icsbridge-fake-upstream --port 0 --data tests/fixtures/upstream >"$work/ready" 2>"$work/upstream.log" &

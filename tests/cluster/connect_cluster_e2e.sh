@@ -25,7 +25,6 @@ cluster_init connect_cluster_e2e
 fail_logs="r1.log r2.log fake-google.err connect.err own-push.err"
 people=6
 
-free_port() { $python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start_postgres
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"

@@ -22,7 +22,7 @@ init_work
 
 events_dir 1500 "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data" --page-size 200
-port=$($python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 public=http://127.0.0.1:$port
 start_fake_calendar_api google --client-secret fair-secret --redirect-uri "$public/connect/callback"
 export TEST_CLIENT_SECRET=fair-secret

@@ -38,7 +38,7 @@ init_work
 
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
-port=$($python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 public=http://127.0.0.1:$port
 secret=fake-client-secret-$RANDOM$RANDOM
 start_fake_calendar_api "$provider" --client-secret "$secret" --redirect-uri "$public/connect/callback"

@@ -17,7 +17,7 @@ init_work
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 token=team-definition-secret-7c1d
 # A port nothing listens on: the other source's upstream is down.
-dead="http://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+dead="http://127.0.0.1:$(free_port)"
 
 # private: `team` is the organizer's events behind a token, and `pub` a public feed.
 private() {

@@ -35,7 +35,7 @@ start_fake_calendar_api() {
 # TEST_CLIENT_SECRET (the client secret both sides know), writes the key file $work/connect.key, and sets what
 # start_fake_calendar_api sets.
 start_connect_fake() {
-    port=$($fake_api_python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     public=http://127.0.0.1:$port
     export TEST_CLIENT_SECRET=fake-client-secret-$RANDOM$RANDOM
     start_fake_calendar_api "$1" --client-secret "$TEST_CLIENT_SECRET" --redirect-uri "$public/connect/callback"

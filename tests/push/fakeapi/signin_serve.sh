@@ -6,7 +6,7 @@
 start_signin_serve() {
     cp -r "$src/tests/fixtures/upstream" "$work/data"
     start_fake_upstream "$fake" "$work" "$work/data"
-    port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     public=http://127.0.0.1:$port
     openssl rand -hex 32 >"$work/connect.key"
     chmod 600 "$work/connect.key"

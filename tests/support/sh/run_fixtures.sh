@@ -27,6 +27,10 @@ fail() {
     exit 1
 }
 
+# free_port: a TCP port on 127.0.0.1 that nothing listens on right now, for a server that must be told its
+# port before it starts (nginx, a `serve` whose public_url names it, a port that is closed on purpose).
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 # start_fake_upstream FAKE WORK DATA [ARGS...]: the fake upstream on a free port serving DATA; sets fake_pid
 # and upstream (http://127.0.0.1:PORT), or fails the test.
 start_fake_upstream() {

@@ -18,9 +18,6 @@ timeout = "1s"
 TOML
 }
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on right now (for nginx, which cannot take port 0).
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
 # nginx_temp_paths DIR: http-block lines that keep an unprivileged nginx's temp files in DIR.
 nginx_temp_paths() {
     local kind
