@@ -12,6 +12,7 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/cluster_fixtures.sh"
+. "$src/tests/support/sh/dav_fixtures.sh"
 cluster_init dav_cluster_e2e
 
 refresh=3
@@ -31,21 +32,8 @@ same_etag() {
     done
 }
 
-# sync BASE TOKEN: python3-caldav's objects_by_sync_token on BASE's collection of pub from TOKEN (empty: the
-# initial listing); prints the new token, the number of items, then each item's data on one line.
-sync() {
-    /usr/bin/python3 - "$1/dav/feeds/pub/" "$2" <<'PY' 2>>"$work/caldav.log"
-import sys, caldav
-url, token = sys.argv[1], sys.argv[2] or None
-cal = caldav.Calendar(client=caldav.DAVClient(url=url), url=url)
-objs = cal.objects_by_sync_token(sync_token=token, load_objects=token is not None)
-items = list(objs)
-print(objs.sync_token)
-print(len(items))
-for o in items:
-    print((o.data or "").replace("\r\n", " ").replace("\n", " "))
-PY
-}
+# sync BASE TOKEN: caldav_sync on BASE's collection of pub.
+sync() { caldav_sync "$1/dav/feeds/pub/" "$2"; }
 
 etag=$(same_etag none 15)
 [ -n "$etag" ] || fail "the replicas do not serve one calendar"

@@ -13,29 +13,16 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/support/sh/dav_fixtures.sh"
 init_work
 
-secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-cp -r "$src/tests/fixtures/upstream" "$work/data"
-changed_fixtures "$src" "$work/changed"
-start_fake_upstream "$fake" "$work" "$work/data"
-export TEST_HOOK_SECRET=$secret
-cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:0")
-
-$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml pub 'title = "Public meetups"')
-
-$(organizer_feed_toml priv 'token = "tok-secret-1"' 'title = "Private meetups"')
-
-$(organizer_feed_toml team 'tokens = { alice = "alice-tok-1", bob = "bob-tok-2" }' 'title = "Team meetups"')
-TOML
+dav_upstream
+dav_config "$(organizer_feed_toml pub 'title = "Public meetups"')" \
+    "$(organizer_feed_toml priv 'token = "tok-secret-1"' 'title = "Private meetups"')" \
+    "$(organizer_feed_toml team 'tokens = { alice = "alice-tok-1", bob = "bob-tok-2" }' 'title = "Team meetups"')"
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics "priv.ics?token=tok-secret-1" "team.ics?token=alice-tok-1"
-etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
-before=$(etag)
-[ -n "$before" ] || fail "the feed was not served"
+[ -n "$(etag_of "$base")" ] || fail "the feed was not served"
 curl -s "$base/feeds/pub.ics" >"$work/pub.ics"
 
 # 1. python3-caldav: discovery, the list, the events, a sync token.
@@ -109,11 +96,7 @@ PY
 echo "python3-caldav: a subscriber's principal shows the token feed ($(cat "$work/third.out") events equal to its .ics)"
 
 # 3. A change upstream and its webhook: the next sync returns exactly that event.
-curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
-sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
-[ "$sent" = '{"status":202}' ] || fail "the hook was not accepted: $sent"
-for _ in $(seq 1 80); do [ "$(etag)" != "$before" ] && break; sleep 0.1; done
-[ "$(etag)" != "$before" ] || fail "the change was not published within 8 s"
+publish_change
 /usr/bin/python3 - "$cal_url" "$token" <<'PY' >"$work/second.out" 2>>"$work/caldav.log" || fail "python3-caldav (sync): $(tail -5 "$work/caldav.log")"
 import sys, caldav
 url, token = sys.argv[1], sys.argv[2]

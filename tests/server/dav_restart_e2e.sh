@@ -12,41 +12,15 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/support/sh/dav_fixtures.sh"
 init_work
 
-secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-cp -r "$src/tests/fixtures/upstream" "$work/data"
-changed_fixtures "$src" "$work/changed"
-start_fake_upstream "$fake" "$work" "$work/data"
-export TEST_HOOK_SECRET=$secret
-cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:0")
-
-$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml pub 'title = "Public meetups"')
-TOML
-etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
-
-# sync URL TOKEN: python3-caldav's objects_by_sync_token from TOKEN (empty: the initial listing); prints the
-# new token, then the number of items, then each item's data on one line.
-sync() {
-    /usr/bin/python3 - "$1" "$2" <<'PY' 2>>"$work/caldav.log"
-import sys, caldav
-url, token = sys.argv[1], sys.argv[2] or None
-cal = caldav.Calendar(client=caldav.DAVClient(url=url), url=url)
-objs = cal.objects_by_sync_token(sync_token=token, load_objects=token is not None)
-items = list(objs)
-print(objs.sync_token)
-print(len(items))
-for o in items:
-    print((o.data or "").replace("\r\n", " ").replace("\n", " "))
-PY
-}
+dav_upstream
+dav_config
 
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics
-sync "$base/dav/feeds/pub/" "" >"$work/first.out" || fail "python3-caldav (first listing): $(tail -5 "$work/caldav.log")"
+caldav_sync "$base/dav/feeds/pub/" "" >"$work/first.out" || fail "python3-caldav (first listing): $(tail -5 "$work/caldav.log")"
 token=$(sed -n 1p "$work/first.out")
 count=$(sed -n 2p "$work/first.out")
 [ "$count" -gt 0 ] || fail "the first listing has no items"
@@ -58,17 +32,12 @@ echo "before the restart: $count items, token $token"
 # 1. The next run, the upstream unchanged: the old token is valid and lists nothing.
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve2.log"
 wait_for_feeds pub.ics
-sync "$base/dav/feeds/pub/" "$token" >"$work/same.out" || fail "the token from before the restart was refused: $(tail -3 "$work/caldav.log")"
+caldav_sync "$base/dav/feeds/pub/" "$token" >"$work/same.out" || fail "the token from before the restart was refused: $(tail -3 "$work/caldav.log")"
 [ "$(sed -n 2p "$work/same.out")" = 0 ] || fail "after the restart, the old token lists $(sed -n 2p "$work/same.out") items"
 
 # 2. A change upstream and its webhook: the old token lists exactly the changed event.
-before=$(etag)
-curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
-sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
-[ "$sent" = '{"status":202}' ] || fail "the hook was not accepted: $sent"
-for _ in $(seq 1 80); do [ "$(etag)" != "$before" ] && break; sleep 0.1; done
-[ "$(etag)" != "$before" ] || fail "the change was not published within 8 s"
-sync "$base/dav/feeds/pub/" "$token" >"$work/change.out" || fail "the old token after the change: $(tail -3 "$work/caldav.log")"
+publish_change
+caldav_sync "$base/dav/feeds/pub/" "$token" >"$work/change.out" || fail "the old token after the change: $(tail -3 "$work/caldav.log")"
 [ "$(sed -n 2p "$work/change.out")" = 1 ] || fail "the old token lists $(sed -n 2p "$work/change.out") items, not the one change"
 grep -q "MOVED" "$work/change.out" || fail "the item listed is not the changed event"
 newer=$(sed -n 1p "$work/change.out")

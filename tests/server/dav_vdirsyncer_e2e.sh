@@ -11,24 +11,14 @@ bin=$1
 fake=$2
 src=$3
 . "$src/tests/support/sh/run_fixtures.sh"
+. "$src/tests/support/sh/dav_fixtures.sh"
 init_work
 
 command -v vdirsyncer >/dev/null && command -v khal >/dev/null || fail "vdirsyncer and khal are needed (deploy/install-deps.sh)"
-secret=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-cp -r "$src/tests/fixtures/upstream" "$work/data"
-changed_fixtures "$src" "$work/changed"
-start_fake_upstream "$fake" "$work" "$work/data"
-export TEST_HOOK_SECRET=$secret
-cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:0")
-
-$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml pub 'title = "Public meetups"')
-TOML
+dav_upstream
+dav_config
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics
-etag() { curl -s -D - -o /dev/null "$base/feeds/pub.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
 
 # Both tools keep their state under $HOME; the test's own.
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_DATA_HOME=$work/home/.local/share
@@ -108,12 +98,7 @@ khal -c "$work/khal.conf" search "Rust & Systems Programming Night" >"$work/khal
 grep -q "Rust & Systems Programming Night" "$work/khal1.out" || fail "khal does not find the event in the folder"
 
 # A change upstream and its webhook; the next sync changes that event's file only.
-before=$(etag)
-curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
-sent=$(curl -s -X POST "$upstream/__control/send_hook?action=event.updated&event=788216780592&to=$base/hooks/eb/$secret")
-[ "$sent" = '{"status":202}' ] || fail "the hook was not accepted: $sent"
-for _ in $(seq 1 80); do [ "$(etag)" != "$before" ] && break; sleep 0.1; done
-[ "$(etag)" != "$before" ] || fail "the change was not published within 8 s"
+publish_change
 vds sync || fail "vdirsyncer sync after the change: $(tail -5 "$work/vdirsyncer.log")"
 curl -s "$base/feeds/pub.ics" >"$work/pub2.ics"
 compare "$work/pub2.ics" "$work/vdir/pub" >/dev/null || fail "after the change the folder differs from the feed"

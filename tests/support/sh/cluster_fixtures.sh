@@ -34,9 +34,6 @@ print(sum(1 for r in json.load(sys.stdin) if r["path"].endswith("/users/me/event
           and (param is None or ["bench", param] in r["query"])))' "$@"
 }
 
-# etag_of BASE [FEED]: the ETag BASE serves for FEED (default pub).
-etag_of() { curl -s -D - -o /dev/null "$1/feeds/${2:-pub}.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
-
 # cluster_toml N [LINE...]: the [server] (with extra key lines), [storage] and [cluster] tables of replica rN
 # (lease 3 s, the database URL in TEST_DATABASE_URL).
 cluster_toml() {

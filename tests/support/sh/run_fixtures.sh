@@ -31,6 +31,9 @@ fail() {
 # port before it starts (nginx, a `serve` whose public_url names it, a port that is closed on purpose).
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# etag_of BASE [FEED]: the ETag BASE serves for FEED (default pub).
+etag_of() { curl -s -D - -o /dev/null "$1/feeds/${2:-pub}.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
+
 # start_fake_upstream FAKE WORK DATA [ARGS...]: the fake upstream on a free port serving DATA; sets fake_pid
 # and upstream (http://127.0.0.1:PORT), or fails the test.
 start_fake_upstream() {
