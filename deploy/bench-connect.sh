@@ -37,21 +37,17 @@ start_fake_calendar_api google --client-secret bench-secret --redirect-uri "$pub
 export TEST_CLIENT_SECRET=bench-secret TEST_HOOK_SECRET=hk-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 openssl rand -hex 32 >"$work/connect.key"
 chmod 600 "$work/connect.key"
-# write_config RATE
-write_config() {
-    cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:$port" "public_url = \"$public\"")
-$(events_source_toml "$upstream" 'timeout = "10s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml pub 'title = "Bench"' 'max_items = 1000000')
-
-[connect]
-key_file = "$work/connect.key"
-rate = "$1"
-google = { client_id = "test-client", client_secret_env = "TEST_CLIENT_SECRET", api_base = "$api_base", auth_url = "$auth_url", token_url = "$token_url" }
-TOML
+# bench_config RATE
+bench_config() {
+    write_config "$work/serve.toml" "$(server_toml "$work/state" "127.0.0.1:$port" "public_url = \"$public\"")" \
+        "$(events_source_toml "$upstream" 'timeout = "10s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')" \
+        "$(organizer_feed_toml pub 'title = "Bench"' 'max_items = 1000000')" \
+        "[connect]
+key_file = \"$work/connect.key\"
+rate = \"$1\"
+google = { client_id = \"test-client\", client_secret_env = \"TEST_CLIENT_SECRET\", api_base = \"$api_base\", auth_url = \"$auth_url\", token_url = \"$token_url\" }"
 }
-write_config 120000/m
+bench_config 120000/m
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics
 
@@ -106,7 +102,7 @@ api_requests() {
 setup_requests=$(api_requests)
 
 # The budget down to RATE, then one change, announced by the webhook.
-write_config "$rate"
+bench_config "$rate"
 kill -HUP "$serve_pid"
 for _ in $(seq 1 100); do grep -q "reloaded:" "$work/serve.log" && break; sleep 0.1; done
 sleep 6 # the connections take the new rate at their next sync (every 5 s)

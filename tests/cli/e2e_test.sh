@@ -21,12 +21,11 @@ start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 
 events_token=demo-events-token
 jobs_key=demo-jobs-key
-write_config() { # write_config FILE EVENTS_TOKEN
-    cat >"$1" <<TOML
-$(events_source_toml "$upstream" "token = \"$2\"" 'timeout = "5s"')
-
-$(jobs_source_toml "$upstream" "api_key = \"$jobs_key\"" 'timeout = "5s"')
-
+e2e_config() { # e2e_config FILE EVENTS_TOKEN
+    write_config "$1" "$(events_source_toml "$upstream" "token = \"$2\"" 'timeout = "5s"')" \
+        "$(jobs_source_toml "$upstream" "api_key = \"$jobs_key\"" 'timeout = "5s"')" "$e2e_feeds"
+}
+e2e_feeds=$(cat <<'TOML'
 [feeds.organizer]
 source = "eb"
 select = "organizer"
@@ -53,8 +52,8 @@ due_after = "30d"
 jobs_as = "both"
 params = { keywords = "designer" }
 TOML
-}
-write_config "$work/e2e.toml" "$events_token"
+)
+e2e_config "$work/e2e.toml" "$events_token"
 
 secrets=("$events_token" "$jobs_key" e2e-feed-token-secret)
 no_secret() { # no_secret FILE...
@@ -89,7 +88,7 @@ for feed in organizer search jobs; do
 done
 
 # The upstream refuses a wrong token: exit 1, one line naming the feed, and the token is not echoed.
-write_config "$work/bad.toml" wrong-token-value-secret
+e2e_config "$work/bad.toml" wrong-token-value-secret
 secrets+=(wrong-token-value-secret)
 cp "$work/organizer.ics" "$work/keep.ics"
 "$bin" export --config "$work/bad.toml" --feed organizer --output "$work/keep.ics" 2>"$work/err"

@@ -17,18 +17,13 @@ init_work
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream" --page-size 2 --lifecycle
 cfg="$work/c.toml"
-write_config() { # write_config ZONE_OF_A ZONE_OF_MERGED
-    {
-        server_toml "$work/state" 127.0.0.1:0
-        echo
-        fake_sources_toml "$upstream"
-        echo
-        organizer_feed_toml a "timezone = \"$1\""
-        echo
-        feed_toml jobs jobs recent
-        echo
-        printf '[feeds.m]\nmerge = ["a", "jobs"]\ntimezone = "%s"\n' "$2"
-    } >"$cfg"
+zones_config() { # zones_config ZONE_OF_A ZONE_OF_MERGED
+    write_config "$cfg" \
+        "$(server_toml "$work/state" 127.0.0.1:0)" \
+        "$(fake_sources_toml "$upstream")" \
+        "$(organizer_feed_toml a "timezone = \"$1\"")" \
+        "$(feed_toml jobs jobs recent)" \
+        "$(printf '[feeds.m]\nmerge = ["a", "jobs"]\ntimezone = "%s"' "$2")"
 }
 run() { # run STATUS ARGS...: icsbridge ARGS, stdout and stderr kept
     local want=$1
@@ -40,24 +35,24 @@ run() { # run STATUS ARGS...: icsbridge ARGS, stdout and stderr kept
 line_of() { grep -n "$1" "$cfg" | head -1 | cut -d: -f1; }
 
 # A feed's timezone: a zone the system knows passes; an unknown one fails at its value; a merged feed too.
-write_config America/Los_Angeles Europe/Berlin
+zones_config America/Los_Angeles Europe/Berlin
 run 0 check --config "$cfg"
-write_config Mars/Olympus Europe/Berlin
+zones_config Mars/Olympus Europe/Berlin
 run 2 check --config "$cfg"
 grep -qF "$cfg:$(line_of Mars/Olympus):12: timezone = \"Mars/Olympus\" of [feeds.a] is not a time zone this system knows" "$work/err" ||
     fail "an unknown zone is not named at its place: $(cat "$work/err")"
 run 2 export --config "$cfg" --feed jobs # every command: it is a mistake in the file
-write_config UTC Europe/Nowhere
+zones_config UTC Europe/Nowhere
 run 2 check --config "$cfg"
 grep -qF "$cfg:$(line_of Europe/Nowhere):12: timezone = \"Europe/Nowhere\" of [feeds.m]" "$work/err" ||
     fail "a merged feed's zone is not checked: $(cat "$work/err")"
-write_config ../../etc/passwd UTC
+zones_config ../../etc/passwd UTC
 run 2 check --config "$cfg"
 grep -qF "$cfg:$(line_of passwd):12: timezone = \"../../etc/passwd\" is not a time zone name" "$work/err" ||
     fail "a path is taken for a zone: $(cat "$work/err")"
 
 # ICSBRIDGE_LOG: a value that is no level is named once, and the command does what it would without it.
-write_config America/Los_Angeles UTC
+zones_config America/Los_Angeles UTC
 ICSBRIDGE_LOG=loud run 0 check --config "$cfg"
 [ "$(grep -c "ICSBRIDGE_LOG=loud is not a level (debug, info, warn, error); using the default" "$work/err")" = 1 ] ||
     fail "no single warning for ICSBRIDGE_LOG=loud: $(cat "$work/err")"

@@ -19,19 +19,16 @@ init_work
 
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream" --lifecycle
 
-write_config() { # write_config FILE KEEP_PAST_LINE
-    {
-        events_source_toml "$upstream" 'timeout = "5s"'
-        echo
-        feed_toml life eb organization 'cancelled = "status"' "$2"
-    } >"$1"
+life_config() { # life_config FILE KEEP_PAST_LINE
+    write_config "$1" "$(events_source_toml "$upstream" 'timeout = "5s"')" \
+        "$(feed_toml life eb organization 'cancelled = "status"' "$2")"
 }
 
 export_feed() { # export_feed CONFIG OUT
     "$bin" export --config "$1" --feed life --output "$2" 2>"$work/err" || fail "export exited $?"
 }
 
-write_config "$work/default.toml" ""
+life_config "$work/default.toml" ""
 export_feed "$work/default.toml" "$work/default.ics"
 
 uid() { echo "event-$1@127.0.0.1"; }
@@ -56,7 +53,7 @@ JSON
     { cat "$work/check.out" >&2; fail "check_ics.py rejected the default-keep_past calendar"; }
 
 # keep_past = "0s": an event leaves when it ends; a running one stays; a cancelled future one stays.
-write_config "$work/zero.toml" 'keep_past = "0s"'
+life_config "$work/zero.toml" 'keep_past = "0s"'
 export_feed "$work/zero.toml" "$work/zero.ics"
 cat >"$work/expect0.json" <<JSON
 {

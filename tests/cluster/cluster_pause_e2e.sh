@@ -18,15 +18,13 @@ start_postgres
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data"
 export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
-write_config() {
-    {
-        cluster_toml 1
-        echo
-        events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret = "pause-hook-secret"'
-        printf '\n[feeds.pub]\nsource = "eb"\nselect = "organizer"\nrefresh = "2s"\ntitle = "%s"\n' "$1"
-    } >"$work/r1.toml"
+replica_config() {
+    write_config "$work/r1.toml" \
+        "$(cluster_toml 1)" \
+        "$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret = "pause-hook-secret"')" \
+        "$(printf '[feeds.pub]\nsource = "eb"\nselect = "organizer"\nrefresh = "2s"\ntitle = "%s"' "$1")"
 }
-write_config "Before"
+replica_config "Before"
 start_icsbridge "$bin" "$work/r1.toml" "$work/r1.log"
 replicas="$serve_pid"
 serve_pid=
@@ -56,7 +54,7 @@ code=$(curl -s -m 2 -o /dev/null -w '%{http_code}' -X POST -d "$hook" "$r1/hooks
 [ "$code" = 202 ] || fail "a webhook during the pause got $code, not 202"
 
 # A reload applies while the database is paused (it ran on a thread that also waited for statements).
-write_config "During"
+replica_config "During"
 kill -HUP "$replicas"
 for _ in $(seq 1 20); do grep -q 'reloaded: ' "$work/r1.log" && break; sleep 0.1; done
 grep -q 'reloaded: ' "$work/r1.log" || fail "a SIGHUP during the pause was not applied within 2 s"

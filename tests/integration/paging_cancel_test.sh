@@ -15,15 +15,12 @@ init_work
 start_fake_upstream "$fake" "$work" "$3/tests/fixtures/upstream" --generate-events 2000 --page-size 50 \
     --latency-ms 400 --threads 4
 
-# write_config [FEED LINE...]: one paged organizer feed ("big"), extra key lines for it.
-write_config() {
-    {
-        server_toml "$work/state" "127.0.0.1:0"
-        echo
-        events_source_toml "$upstream" "max_concurrency = 2"
-        echo
-        organizer_feed_toml big "$@"
-    } >"$work/c.toml"
+# big_feed_config [FEED LINE...]: one paged organizer feed ("big"), extra key lines for it.
+big_feed_config() {
+    write_config "$work/c.toml" \
+        "$(server_toml "$work/state" "127.0.0.1:0")" \
+        "$(events_source_toml "$upstream" "max_concurrency = 2")" \
+        "$(organizer_feed_toml big "$@")"
     chmod 600 "$work/c.toml"
 }
 
@@ -57,7 +54,7 @@ wait_log() {
 }
 
 echo "== export honours fetch_timeout as serve does"
-write_config 'fetch_timeout = "2s"'
+big_feed_config 'fetch_timeout = "2s"'
 started=$(date +%s)
 "$bin" export --config "$work/c.toml" --feed big --output "$work/big.ics" 2>"$work/export.err"
 rc=$?
@@ -69,7 +66,7 @@ grep -q 'Sanitizer' "$work/export.err" && fail "sanitizer report from export: $(
 [ ! -e "$work/big.ics" ] || fail "export wrote a file after timing out"
 
 echo "== one SIGHUP 3 s into a 40-page refresh"
-write_config
+big_feed_config
 start_icsbridge "$bin" "$work/c.toml" "$work/serve.log"
 sleep 3
 kill -HUP "$serve_pid"
@@ -79,7 +76,7 @@ stop_serve 10
 
 echo "== fetch_timeout = 2s cancels the refresh"
 rm -rf "$work/state"
-write_config 'fetch_timeout = "2s"'
+big_feed_config 'fetch_timeout = "2s"'
 start_icsbridge "$bin" "$work/c.toml" "$work/serve.log"
 wait_log 'fetch_timeout' 10
 sleep 2
@@ -87,7 +84,7 @@ stop_serve 10
 
 echo "== SIGHUP every 0.3 s for 20 s during paged refreshes"
 rm -rf "$work/state"
-write_config
+big_feed_config
 start_icsbridge "$bin" "$work/c.toml" "$work/serve.log"
 sleep 1
 for _ in $(seq 1 66); do
@@ -95,7 +92,7 @@ for _ in $(seq 1 66); do
     sleep 0.3
 done
 # A reload still applies: a second feed is added.
-write_config
+big_feed_config
 organizer_feed_toml small >>"$work/c.toml"
 sleep 1
 kill -HUP "$serve_pid"

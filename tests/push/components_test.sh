@@ -31,26 +31,13 @@ export TEST_DAV_PASSWORD=$dav_password
 make_calendar "$dav_user/both/" "Tasks too" "VEVENT VTODO"
 make_calendar "$dav_user/events/" "Events only" "VEVENT"
 
-# write_config JOBS_AS: the two feeds into both targets.
-write_config() {
-    cat >"$work/push.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:0")
-
-$(fake_sources_toml "$upstream")
-
-$(organizer_feed_toml pub 'push = ["both", "events"]')
-
-[feeds.jobs]
-source = "jobs"
-select = "search"
-due_after = "30d"
-jobs_as = "$1"
-push = ["both", "events"]
-
-$(caldav_target_toml both "${proxy_url}$dav_user/both/")
-
-$(caldav_target_toml events "${proxy_url}$dav_user/events/")
-TOML
+# components_config JOBS_AS: the two feeds into both targets.
+components_config() {
+    write_config "$work/push.toml" "$(server_toml "$work/state" "127.0.0.1:0")" "$(fake_sources_toml "$upstream")" \
+        "$(organizer_feed_toml pub 'push = ["both", "events"]')" \
+        "$(printf '[feeds.jobs]\nsource = "jobs"\nselect = "search"\ndue_after = "30d"\njobs_as = "%s"\npush = ["both", "events"]' "$1")" \
+        "$(caldav_target_toml both "${proxy_url}$dav_user/both/")" \
+        "$(caldav_target_toml events "${proxy_url}$dav_user/events/")"
 }
 # feeds_now: $work/pub.ics and $work/jobs.ics as export renders them.
 feeds_now() {
@@ -76,7 +63,7 @@ calendar_is() {
 }
 
 # 1. Tasks where the calendar takes them; left out, with one warning, where it does not.
-write_config vtodo
+components_config vtodo
 feeds_now
 [ "$(grep -c '^BEGIN:VTODO' "$work/jobs.ics")" = 57 ] || fail "the jobs feed does not have 57 VTODOs"
 run_push
@@ -98,7 +85,7 @@ run_push
 [ "$(proxy_writes)" = 0 ] || fail "a second push with two feeds per target wrote: $(proxy_summary)"
 
 # 3. jobs_as = "vevent": the job posts go to both calendars as events.
-write_config vevent
+components_config vevent
 feeds_now
 proxy_reset_log
 run_push

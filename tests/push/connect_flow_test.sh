@@ -49,20 +49,16 @@ bob=club-token-bob-$RANDOM$RANDOM
 revoke=
 [ "$provider" = google ] && revoke=", revoke_url = \"$fake_api_url/oauth/revoke\""
 
-# write_config BOB_TOKEN_LINE: the config, with or without bob's token.
-write_config() {
-    cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:$port" "public_url = \"$public\"")
-$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml club 'title = "Club nights"' "tokens = { ana = \"$ana\"$1 }")
-
-[connect]
-key_file = "$work/connect.key"
-$provider = { client_id = "test-client", client_secret_env = "TEST_CLIENT_SECRET", api_base = "$api_base", auth_url = "$auth_url", token_url = "$token_url"$revoke }
-TOML
+# club_config BOB_TOKEN_LINE: the config, with or without bob's token.
+club_config() {
+    write_config "$work/serve.toml" "$(server_toml "$work/state" "127.0.0.1:$port" "public_url = \"$public\"")" \
+        "$(events_source_toml "$upstream" 'timeout = "5s"' 'webhook_secret_env = "TEST_HOOK_SECRET"')" \
+        "$(organizer_feed_toml club 'title = "Club nights"' "tokens = { ana = \"$ana\"$1 }")" \
+        "[connect]
+key_file = \"$work/connect.key\"
+$provider = { client_id = \"test-client\", client_secret_env = \"TEST_CLIENT_SECRET\", api_base = \"$api_base\", auth_url = \"$auth_url\", token_url = \"$token_url\"$revoke }"
 }
-write_config ", bob = \"$bob\""
+club_config ", bob = \"$bob\""
 openssl rand -hex 32 >"$work/connect.key"
 chmod 600 "$work/connect.key"
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"

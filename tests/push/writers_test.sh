@@ -38,24 +38,17 @@ select = "search"
 due_after = "30d"
 jobs_as = "vevent"'
 
-# write_config FILE TARGET FEED: its own storage dir, feed FEED pushed into TARGET, which writes into
+# writer_config FILE TARGET FEED: its own storage dir, feed FEED pushed into TARGET, which writes into
 # "Shared".
-write_config() {
+writer_config() {
     local feed
     if [ "$3" = pub ]; then feed=$(organizer_feed_toml pub 'push = ["a"]'); else feed="$jobs_feed
 push = [\"b\"]"; fi
-    cat >"$1" <<TOML
-$(server_toml "$work/state-$2" "127.0.0.1:0")
-
-$(fake_sources_toml "$upstream")
-
-$feed
-
-$(caldav_target_toml "$2" "${proxy_url}$dav_user/shared/")
-TOML
+    write_config "$1" "$(server_toml "$work/state-$2" "127.0.0.1:0")" "$(fake_sources_toml "$upstream")" "$feed" \
+        "$(caldav_target_toml "$2" "${proxy_url}$dav_user/shared/")"
 }
-write_config "$work/one.toml" a pub
-write_config "$work/two.toml" b jobs
+writer_config "$work/one.toml" a pub
+writer_config "$work/two.toml" b jobs
 "$bin" export --config "$work/one.toml" --feed pub --output "$work/pub.ics" 2>"$work/export.err" ||
     fail "export pub failed: $(cat "$work/export.err")"
 "$bin" export --config "$work/two.toml" --feed jobs --output "$work/jobs.ics" 2>"$work/export.err" ||

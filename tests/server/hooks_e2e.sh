@@ -21,15 +21,12 @@ cp -r "$src/tests/fixtures/upstream" "$work/data"
 changed_fixtures "$src" "$work/changed"
 start_fake_upstream "$fake" "$work" "$work/data"
 
-# write_config BUDGET: the service with one hooked events source
-write_config() {
-    cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "127.0.0.1:0" "admin_token = \"$admin\"")
-
-$(events_source_toml "$upstream" 'timeout = "5s"' "budget = \"$1\"" 'webhook_secret_env = "TEST_HOOK_SECRET"')
-
-$(organizer_feed_toml pub)
-TOML
+# hooks_config BUDGET: the service with one hooked events source
+hooks_config() {
+    write_config "$work/serve.toml" \
+        "$(server_toml "$work/state" "127.0.0.1:0" "admin_token = \"$admin\"")" \
+        "$(events_source_toml "$upstream" 'timeout = "5s"' "budget = \"$1\"" 'webhook_secret_env = "TEST_HOOK_SECRET"')" \
+        "$(organizer_feed_toml pub)"
 }
 
 # hook [SECRET [BODY_FILE]]: POSTs a hook as the events service does; prints the status
@@ -51,7 +48,7 @@ cat >"$work/hook.json" <<JSON
 JSON
 
 export TEST_HOOK_SECRET=$secret
-write_config "2000/h"
+hooks_config "2000/h"
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics
 before=$(etag)
@@ -187,7 +184,7 @@ done
 # wait for room.
 kill -TERM "$serve_pid"
 wait "$serve_pid"
-write_config "8/m"
+hooks_config "8/m"
 clear_requests
 phase_start=$(date +%s)
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve2.log"

@@ -19,21 +19,19 @@ command -v wrk >/dev/null || { echo "wrk not installed: skipping"; exit 77; }
 admin=admin-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 start_fake_upstream "$fake" "$work" "$src/tests/fixtures/upstream"
 
-# write_config [EXTRA_FEED] [BOB] [LISTEN]: the config, with or without the feed `extra` and subscriber bob
-write_config() {
-    cat >"$work/serve.toml" <<TOML
-$(server_toml "$work/state" "${3:-127.0.0.1:0}" "admin_token = \"$admin\"")
-
-$(fake_sources_toml "$upstream")
-
-$(organizer_feed_toml pub)
-
-$(organizer_feed_toml team 'title = "Team"')
-tokens = { alice = "alice-reload-secret-1"$( [ "${2:-bob}" = bob ] && echo ', bob = "bob-reload-secret-2"' ) }
-TOML
+# reload_config [EXTRA_FEED] [BOB] [LISTEN]: the config, with or without the feed `extra` and subscriber bob
+reload_config() {
+    local extra=
     if [ "${1:-}" = extra ]; then
-        printf '\n[feeds.extra]\nsource = "jobs"\nselect = "recent"\nrefresh = "1h"\n' >>"$work/serve.toml"
+        extra=$(printf '[feeds.extra]\nsource = "jobs"\nselect = "recent"\nrefresh = "1h"')
     fi
+    write_config "$work/serve.toml" \
+        "$(server_toml "$work/state" "${3:-127.0.0.1:0}" "admin_token = \"$admin\"")" \
+        "$(fake_sources_toml "$upstream")" \
+        "$(organizer_feed_toml pub)" \
+        "$(organizer_feed_toml team 'title = "Team"')
+tokens = { alice = \"alice-reload-secret-1\"$( [ "${2:-bob}" = bob ] && echo ', bob = "bob-reload-secret-2"' ) }" \
+        ${extra:+"$extra"}
 }
 status() { curl -s -o /dev/null -w '%{http_code}' "$base/feeds/$1"; }
 etag() { curl -s -D - -o /dev/null "$base/feeds/$1" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
@@ -51,7 +49,7 @@ hup_and_wait() { # waits for the n-th "reloaded"/"reload refused" line
     fail "no reload logged after SIGHUP"
 }
 
-write_config "" bob
+reload_config "" bob
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics "team.ics?token=alice-reload-secret-1"
 [ "$(status "team.ics?token=bob-reload-secret-2")" = 200 ] || fail "bob is not served before the reload"
@@ -67,7 +65,7 @@ sleep 1
 
 # 1. Add a feed, revoke bob.
 curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
-write_config extra nobob
+reload_config extra nobob
 hup_and_wait 1
 # Revoked: 410 Gone (calendar apps stop polling), for the feed and its agenda page; a token never given: 404.
 [ "$(status "team.ics?token=bob-reload-secret-2")" = 410 ] || fail "bob does not get 410 Gone after the reload"
@@ -107,7 +105,7 @@ curl -s "$base/healthz" | grep -q '"error"' && fail "the public /healthz shows t
 [ "$(status "team.ics?token=alice-reload-secret-1")" = 200 ] || fail "alice lost her feed to a broken config"
 
 # 3. Remove the feed again: 404, its snapshot stays on disk; a changed listen needs a restart.
-write_config "" nobob 127.0.0.1:1
+reload_config "" nobob 127.0.0.1:1
 hup_and_wait 3
 [ "$(status extra.ics)" = 404 ] || fail "a removed feed is still served"
 [ -s "$work/state/extra.snapshot" ] || fail "the removed feed's snapshot was deleted"
@@ -130,7 +128,7 @@ echo "$(grep 'requests in' "$work/wrk.out" | sed 's/^ *//') across 3 reloads, 0 
 # 4. A restart keeps bob revoked (410), from a digest under storage.dir that never holds the token.
 kill -TERM "$serve_pid"
 wait "$serve_pid"
-write_config "" nobob
+reload_config "" nobob
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve2.log"
 wait_for_feeds "team.ics?token=alice-reload-secret-1"
 [ "$(status "team.ics?token=bob-reload-secret-2")" = 410 ] || fail "bob is not 410 Gone after a restart"

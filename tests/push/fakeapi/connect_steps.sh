@@ -132,7 +132,7 @@ step_revoked() {
     connect_as bob@example.org "$bob"
     bob_page=$page_url
     page_says "$bob_page" "In sync" 30
-    write_config ""
+    club_config ""
     kill -HUP "$serve_pid"
     page_says "$bob_page" "Stopped" 15
     curl -s "$bob_page" >"$work/bob.html"
@@ -169,7 +169,7 @@ step_disconnect() {
 
 step_rekey() {
     # His token back and a restart with the same key: his connection is still there, and goes on.
-    write_config ", bob = \"$bob\""
+    club_config ", bob = \"$bob\""
     stop_icsbridge
     start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log.1"
     page_says "$bob_page" "In sync" 15

@@ -34,6 +34,18 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 # etag_of BASE [FEED]: the ETag BASE serves for FEED (default pub).
 etag_of() { curl -s -D - -o /dev/null "$1/feeds/${2:-pub}.ics" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2; }
 
+# write_config FILE PART...: the config FILE made of the TOML PARTs (what server_toml, events_source_toml,
+# feed_toml and the like print, or tables written out), a blank line between two. A test wraps it in a
+# function of its own for the configs it varies.
+write_config() {
+    local file=$1 part sep=
+    shift
+    for part in "$@"; do
+        printf '%s%s\n' "$sep" "$part"
+        sep=$'\n'
+    done >"$file"
+}
+
 # start_fake_upstream FAKE WORK DATA [ARGS...]: the fake upstream on a free port serving DATA; sets fake_pid
 # and upstream (http://127.0.0.1:PORT), or fails the test.
 start_fake_upstream() {
