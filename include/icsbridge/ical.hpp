@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,14 +17,6 @@
 #include <vector>
 
 namespace icsbridge {
-
-/**
- * @brief Held around every use of libical's time zones (lookup, offsets, VTIMEZONE copies). They are one
- * process-wide cache that libical fills and extends on demand, and Debian's libical 3.0.16 is not safe
- * there with two threads at once: a fresh process whose render workers first used a zone together wrote
- * some events an hour off. Short sections, so the workers still render in parallel.
- */
-[[nodiscard]] std::unique_lock<std::mutex> lock_libical_zones();
 
 /** @brief Calendar-level properties. */
 struct CalendarMeta {

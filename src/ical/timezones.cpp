@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <mutex>
 #include <string_view>
 
 namespace icsbridge::ical {
@@ -28,23 +29,14 @@ bool plausible_zone_name(std::string_view name) {
     return true;
 }
 
-} // namespace
-
-} // namespace icsbridge::ical
-
-namespace icsbridge {
-
-std::unique_lock<std::mutex> lock_libical_zones() {
-    // The one lock of libical's one zone cache: as process-wide as what it guards.
+/** The one lock of libical's one zone cache: as process-wide as what it guards, and private to this file. */
+std::unique_lock<std::mutex> lock_zones() {
     static std::mutex zones;
     return std::unique_lock(zones);
 }
 
-} // namespace icsbridge
-
-namespace icsbridge::ical {
-
-icaltimezone* system_zone(std::string const& name) {
+/** The lookup itself; the caller holds lock_zones(). */
+icaltimezone* find_builtin(std::string const& name) {
     if (name == "UTC")
         return icaltimezone_get_utc_timezone();
     icaltimezone* zone =
@@ -54,11 +46,38 @@ icaltimezone* system_zone(std::string const& name) {
     return zone;
 }
 
+} // namespace
+
+icaltimezone* builtin_zone(std::string const& name) {
+    auto const lock = lock_zones();
+    return find_builtin(name);
+}
+
+long long wall_to_utc(long long wall, icaltimezone* zone) {
+    auto const lock = lock_zones();
+    icaltimetype t =
+        icaltime_from_timet_with_zone(static_cast<time_t>(wall), 0, icaltimezone_get_utc_timezone());
+    t.zone = nullptr;
+    return icaltime_as_timet_with_zone(t, zone);
+}
+
+long long utc_to_wall(long long utc, icaltimezone* zone) {
+    auto const lock = lock_zones();
+    icaltimetype t = icaltime_from_timet_with_zone(static_cast<time_t>(utc), 0, zone);
+    t.zone = nullptr;
+    return icaltime_as_timet_with_zone(t, icaltimezone_get_utc_timezone());
+}
+
+icaltimetype in_utc(icaltimetype wall, icaltimezone* zone) {
+    auto const lock = lock_zones();
+    return icaltime_convert_to_zone(icaltime_set_timezone(&wall, zone), icaltimezone_get_utc_timezone());
+}
+
 icaltimezone* ZoneTable::find(std::string const& name) {
     if (auto it = zones_.find(name); it != zones_.end())
         return it->second;
-    auto const lock = lock_libical_zones();
-    icaltimezone* zone = system_zone(name);
+    auto const lock = lock_zones();
+    icaltimezone* zone = find_builtin(name);
     // UTC (and aliases such as "GMT") come back as libical's UTC zone, which has no VTIMEZONE component:
     // cloning it would crash, and UTC needs no VTIMEZONE anyway.
     if (zone != nullptr &&
@@ -90,7 +109,7 @@ int utc_offset(icaltimezone* zone, long long instant) {
 
 std::optional<icaltimetype> local_time(sys_seconds t, icaltimezone* zone) {
     long long const instant = t.time_since_epoch().count();
-    auto lock = lock_libical_zones();
+    auto lock = lock_zones();
     int const offset = utc_offset(zone, instant);
     // When clocks went back within the last hours, the same wall time may also name an earlier instant;
     // a TZID time means that earlier one (RFC 5545 3.3.5), so this instant cannot be written that way.
@@ -122,7 +141,7 @@ int utc_year(sys_seconds t) {
 
 Result<std::string>
 vtimezone_text(std::string const& name, icaltimezone* zone, int first_year, int last_year) {
-    auto const lock = lock_libical_zones();
+    auto const lock = lock_zones();
     icalcomponent* builtin = icaltimezone_get_component(zone);
     if (builtin == nullptr)
         return fail(errc::render_failed, "time zone " + name + " has no definition in the system tzdata");
@@ -166,8 +185,7 @@ vtimezone_text(std::string const& name, icaltimezone* zone, int first_year, int 
 namespace icsbridge {
 
 bool known_time_zone(std::string const& name) {
-    auto const lock = lock_libical_zones();
-    return ical::system_zone(name) != nullptr;
+    return ical::builtin_zone(name) != nullptr;
 }
 
 Result<void> check_feed_zones(Config const& cfg) {

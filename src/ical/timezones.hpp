@@ -16,10 +16,22 @@ namespace icsbridge::ical {
 
 /**
  * @brief The system's zone of that name ("Area/City", or "UTC": libical's UTC zone); nullptr for a name that
- * is none. The one lookup of zone names: renders, the agenda page's `?tz=` and feeds' `timezone` go through
- * it. The caller holds lock_libical_zones().
+ * is none, or that could name a file outside the zoneinfo folder. The one door to libical's zones: renders,
+ * the agenda page's `?tz=`, feeds' `timezone` and the push adapters' TZIDs go through it. libical's zone
+ * cache is process-wide and Debian's 3.0.16 is not safe there with two threads at once (a fresh process
+ * whose render workers first used a zone together wrote some events an hour off), so every use of a zone
+ * in this file, and only here, holds one private lock for a short section.
  */
-icaltimezone* system_zone(std::string const& name);
+icaltimezone* builtin_zone(std::string const& name);
+
+/** @brief Wall-clock seconds in `zone` (since the epoch, read as if UTC) -> the UTC instant. */
+long long wall_to_utc(long long wall, icaltimezone* zone);
+
+/** @brief The UTC instant -> wall-clock seconds in `zone` (since the epoch, read as if UTC). */
+long long utc_to_wall(long long utc, icaltimezone* zone);
+
+/** @brief A floating date-time read in `zone` -> the same instant as a UTC date-time. */
+icaltimetype in_utc(icaltimetype wall, icaltimezone* zone);
 
 /**
  * @brief Resolves zone names once per render. Zones are libical built-ins: process-wide, never freed.

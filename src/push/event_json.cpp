@@ -5,7 +5,7 @@
 #include "push/event_json.hpp"
 
 #include "ical/ical_ptr.hpp"
-#include <icsbridge/ical.hpp>
+#include "ical/timezones.hpp"
 
 #include <boost/json.hpp>
 
@@ -65,11 +65,10 @@ Moment moment_of(icalproperty* p, icaltimetype t) {
     m.utc = t;
     icalparameter* tz = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
     char const* name = tz ? icalparameter_get_tzid(tz) : nullptr;
-    auto const lock = lock_libical_zones();
-    icaltimezone* zone = name ? icaltimezone_get_builtin_timezone(name) : nullptr;
+    icaltimezone* zone = name ? ical::builtin_zone(name) : nullptr;
     if (zone) {
         m.tzid = name;
-        m.utc = icaltime_convert_to_zone(icaltime_set_timezone(&t, zone), icaltimezone_get_utc_timezone());
+        m.utc = ical::in_utc(t, zone);
     }
     // A TZID libical does not know: the wall time is all there is; read it as UTC rather than drop it.
     return m;

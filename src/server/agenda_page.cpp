@@ -1,13 +1,12 @@
 // File: agenda_page.cpp
 // agenda_page(): coming items -> days in the page's zone -> HTML. Zone arithmetic goes through libical's
-// system zones (the ones the calendar itself was written with), one caller at a time.
+// system zones (the ones the calendar itself was written with), by src/ical's one door (ical/timezones.hpp).
 #include "server/agenda_page.hpp"
 
 #include "ical/timezones.hpp"
 #include "server/index_page.hpp"
 #include "server/pages.hpp"
 #include "util/html_escape.hpp"
-#include <icsbridge/ical.hpp>
 
 #include <libical/ical.h>
 
@@ -25,25 +24,9 @@ namespace {
 
 namespace chr = std::chrono;
 
-/** A zone of the page or of an item (empty: UTC), through the tree's one lookup; the caller holds the lock.
- */
+/** A zone of the page or of an item (empty: UTC), through the tree's one door to libical's zones. */
 icaltimezone* find_zone(std::string const& name) {
-    return ical::system_zone(name.empty() ? std::string("UTC") : name);
-}
-
-/** Wall-clock seconds in `zone` -> the UTC instant. */
-long long to_utc(long long wall, icaltimezone* zone) {
-    icaltimetype t =
-        icaltime_from_timet_with_zone(static_cast<time_t>(wall), 0, icaltimezone_get_utc_timezone());
-    t.zone = nullptr;
-    return icaltime_as_timet_with_zone(t, zone);
-}
-
-/** The UTC instant -> wall-clock seconds in `zone`. */
-long long to_wall(long long utc, icaltimezone* zone) {
-    icaltimetype t = icaltime_from_timet_with_zone(static_cast<time_t>(utc), 0, zone);
-    t.zone = nullptr;
-    return icaltime_as_timet_with_zone(t, icaltimezone_get_utc_timezone());
+    return ical::builtin_zone(name.empty() ? std::string("UTC") : name);
 }
 
 struct Row {
@@ -113,8 +96,7 @@ void append_item(std::string& out, Row const& r) {
 
 /**
  * @brief An item's row, unless it is over: a to-do on its due date, an all-day event from today on, a timed
- * event at its start in the page's zone (`shown`) while it has not ended. The caller holds
- * lock_libical_zones().
+ * event at its start in the page's zone (`shown`) while it has not ended.
  */
 std::optional<Row>
 coming_row(views::IndexedItem const& it, icaltimezone* shown, long long now_s, long long today) {
@@ -137,12 +119,13 @@ coming_row(views::IndexedItem const& it, icaltimezone* shown, long long now_s, l
     } else {
         icaltimezone* z = find_zone(it.start_tzid);
         icaltimezone* ze = find_zone(it.end_tzid.empty() ? it.start_tzid : it.end_tzid);
-        long long const start = to_utc(*it.start, z ? z : icaltimezone_get_utc_timezone());
-        long long const end = it.end ? to_utc(*it.end, ze ? ze : icaltimezone_get_utc_timezone()) : start;
+        long long const start = ical::wall_to_utc(*it.start, z ? z : icaltimezone_get_utc_timezone());
+        long long const end =
+            it.end ? ical::wall_to_utc(*it.end, ze ? ze : icaltimezone_get_utc_timezone()) : start;
         if (std::max(start, end) < now_s)
             return std::nullopt;
-        r.key = to_wall(start, shown);
-        r.when = hhmm(r.key) + (end > start ? "–" + hhmm(to_wall(end, shown)) : std::string());
+        r.key = ical::utc_to_wall(start, shown);
+        r.when = hhmm(r.key) + (end > start ? "–" + hhmm(ical::utc_to_wall(end, shown)) : std::string());
     }
     return r;
 }
@@ -165,18 +148,14 @@ void drop_repeats(std::vector<Row>& rows) {
 Result<std::vector<Row>>
 coming_rows(views::FeedIndex const& index, std::string const& tz, std::size_t limit, chr::sys_seconds now) {
     std::vector<Row> rows;
-    {
-        // libical's zone cache is process-wide: the HTTP threads and the renders take turns.
-        auto const lock = lock_libical_zones();
-        icaltimezone* shown = find_zone(tz);
-        if (!shown)
-            return fail(errc::usage, "invalid tz: expected a time zone name like Europe/Berlin");
-        long long const now_s = now.time_since_epoch().count();
-        long long const today = to_wall(now_s, shown) / 86400 * 86400;
-        for (auto const& it : index.items)
-            if (auto r = coming_row(it, shown, now_s, today))
-                rows.push_back(std::move(*r));
-    }
+    icaltimezone* shown = find_zone(tz);
+    if (!shown)
+        return fail(errc::usage, "invalid tz: expected a time zone name like Europe/Berlin");
+    long long const now_s = now.time_since_epoch().count();
+    long long const today = ical::utc_to_wall(now_s, shown) / 86400 * 86400;
+    for (auto const& it : index.items)
+        if (auto r = coming_row(it, shown, now_s, today))
+            rows.push_back(std::move(*r));
     std::stable_sort(rows.begin(), rows.end(), [](Row const& a, Row const& b) { return a.key < b.key; });
     drop_repeats(rows);
     if (rows.size() > limit)

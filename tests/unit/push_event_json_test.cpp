@@ -1,7 +1,7 @@
 // File: push_event_json_test.cpp
 // One item as Google's and Graph's event JSON: wall time and zone for Google, UTC for Graph, all-day dates
 // with an exclusive end, a job post (VTODO) as an all-day event on its due date, the URL in the text once,
-// the alarm as a reminder, a cancelled event shown free, ownership marked.
+// the alarm as a reminder, a cancelled event shown free, ownership marked, a TZID that is a path no zone.
 #include "push/event_json.hpp"
 
 #include <boost/json.hpp>
@@ -141,6 +141,22 @@ END:VEVENT
     auto none = event_fields(calendar(""));
     BOOST_REQUIRE(!none);
     BOOST_TEST(none.error().code == errc::render_failed);
+}
+
+BOOST_AUTO_TEST_CASE(a_tzid_that_is_a_path_is_no_zone) {
+    // libical would open ZONEINFO_DIR/TZID: a name climbing out of it is refused by the one zone lookup
+    // (ical::builtin_zone), here as for a feed's timezone and the agenda's ?tz=, and the time read as UTC.
+    auto f = event_fields(calendar(R"(BEGIN:VEVENT
+UID:event-4@icsbridge
+DTSTAMP:20261101T000000Z
+DTSTART;TZID=../../../../usr/share/zoneinfo/Europe/Berlin:20261201T180000
+SUMMARY:Climbing
+END:VEVENT
+)"));
+    BOOST_REQUIRE(f);
+    BOOST_TEST(f->tzid == "");
+    auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef", "office"));
+    BOOST_TEST(g.at("start").at("dateTime").as_string() == "2026-12-01T18:00:00Z");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
