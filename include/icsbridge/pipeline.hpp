@@ -50,13 +50,15 @@ class Pipeline {
 
     /**
      * @brief From now on run() builds each page's events on `workers` threads of its own while the next pages
-     * travel (0, the default: on the fetch's thread, between pages). For the one-shot commands: the workers
-     * read the feed's render cache, which nothing else may change during a run (in `serve` a webhook's
-     * render may).
+     * travel, and renders the calendar after the last page on another thread, so that the fetch's thread
+     * only receives and parses (0, the default: all of it on the fetch's thread, between pages). The run
+     * has the feed's render cache to itself meanwhile; a render of the same feed during it (a webhook's
+     * patch in `serve`) renders without the cache, to the same bytes.
      */
     void render_on_workers(unsigned workers);
 
-    /** @brief Fetches the feed's items from its upstream and renders the calendar. */
+    /** @brief Fetches the feed's items from its upstream and renders the calendar. `feed` must outlive the
+     * awaitable. */
     boost::asio::awaitable<Result<Calendar>>
     run(FeedConfig const& feed, sys_seconds now, ProgressFn progress = {});
 
@@ -103,6 +105,12 @@ class Pipeline {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/**
+ * @brief The workers Pipeline::render_on_workers is given by the commands and `serve`: one fewer than the
+ * machine's cores (one thread receives and parses), at least one, at most four.
+ */
+unsigned default_render_workers();
 
 /** @brief A GroupPatch over the real Pipeline (Pipeline::patch). */
 GroupPatch pipeline_patch(Pipeline& pipeline);

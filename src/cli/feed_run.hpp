@@ -11,7 +11,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include <algorithm>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -37,7 +36,7 @@ Result<T> run_sync(
     auto ioc = std::make_unique<boost::asio::io_context>();
     auto pipeline = std::make_unique<Pipeline>(cfg, ioc->get_executor(), log);
     // One thread receives and parses; the others build the calendar's blocks meanwhile.
-    pipeline->render_on_workers(std::clamp(std::thread::hardware_concurrency(), 2u, 5u) - 1);
+    pipeline->render_on_workers(default_render_workers());
     std::optional<Result<T>> result;
     std::exception_ptr error;
     boost::asio::co_spawn(

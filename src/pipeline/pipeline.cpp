@@ -1,17 +1,21 @@
 // File: pipeline.cpp
 // One feed, once: the source's client fetches, the calendar module renders. Every client and render
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
+#include "pipeline/cache_lease.hpp"
 #include "pipeline/item_filter.hpp"
 #include "pipeline/prerender_pool.hpp"
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
+#include "util/run_on.hpp"
 #include <icsbridge/pipeline.hpp>
 
+#include <boost/asio/thread_pool.hpp>
 #include <boost/url/parse.hpp>
 
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <thread>
 
 namespace icsbridge {
 
@@ -42,8 +46,10 @@ struct Pipeline::Impl {
     Config const& cfg;
     Logger log;
     std::map<std::string, Upstream, std::less<>> upstreams;
-    std::map<std::string, RenderCache, std::less<>> caches;
-    unsigned render_workers = 0; ///< see Pipeline::render_on_workers
+    /// One per feed, made up front: the map itself never changes.
+    std::map<std::string, CacheSlot, std::less<>> caches;
+    unsigned render_workers = 0;                 ///< see Pipeline::render_on_workers
+    std::unique_ptr<net::thread_pool> assembler; ///< with render_workers: where run() renders at last
     /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
     std::map<std::string, std::shared_ptr<FeedItems const>> answers;
 
@@ -90,13 +96,27 @@ struct Pipeline::Impl {
             upstreams.emplace(name, std::move(u));
         }
         for (auto const& feed : cfg.feeds)
-            caches.emplace(feed.name, RenderCache{});
+            caches.try_emplace(feed.name);
     }
 
-    RenderCache* cache_of(FeedConfig const& feed) {
+    CacheSlot* slot_of(FeedConfig const& feed) {
         auto it = caches.find(feed.name);
         return it == caches.end() ? nullptr : &it->second;
     }
+
+    /** The feed's cache; null while a run has it (CacheLease) or for a feed the config does not have. */
+    RenderCache* cache_of(FeedConfig const& feed) {
+        CacheSlot* slot = slot_of(feed);
+        return slot == nullptr || slot->lent ? nullptr : &slot->cache;
+    }
+
+    /** Pipeline::render with `cache` (null: none). */
+    Result<Calendar> render_with(FeedConfig const& feed, FeedItems const& fetched, RenderCache* cache);
+
+    /** The end of a run with workers: the last page's blocks into `cache`, then the render. */
+    static net::awaitable<Result<Calendar>> assemble(
+        Impl* impl, FeedConfig const* feed, FeedItems const* items, PrerenderPool* pool, RenderCache* cache
+    );
 
     static CalendarMeta meta_of(FeedConfig const& feed, Upstream const& u) {
         return CalendarMeta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
@@ -171,17 +191,21 @@ std::optional<FeedItems> own_share(FeedConfig const& feed, FeedItems const& fetc
 } // namespace
 
 Result<Calendar> Pipeline::render(FeedConfig const& feed, FeedItems const& fetched) {
+    return impl_->render_with(feed, fetched, impl_->cache_of(feed));
+}
+
+Result<Calendar>
+Pipeline::Impl::render_with(FeedConfig const& feed, FeedItems const& fetched, RenderCache* cache_ptr) {
     auto const own = own_share(feed, fetched);
     FeedItems const& items = own ? *own : fetched;
     // The shared fetch allowed the largest max_items of its feeds: this one's own limit holds for it alone.
     if (items.events.size() + items.jobs.size() > feed.max_items)
         return too_many_items(feed.name, feed.max_items);
-    auto up = impl_->upstream(feed.source);
+    auto up = upstream(feed.source);
     if (!up)
         return up.error();
-    Impl::Upstream& u = **up;
-    RenderCache* cache_ptr = impl_->cache_of(feed);
-    CalendarMeta const meta = Impl::meta_of(feed, u);
+    Upstream& u = **up;
+    CalendarMeta const meta = meta_of(feed, u);
 
     Calendar out;
     if (u.events) {
@@ -204,12 +228,25 @@ Result<Calendar> Pipeline::render(FeedConfig const& feed, FeedItems const& fetch
         out.ics = std::move(*ics);
         out.items = items.jobs.size();
     }
-    impl_->log.debug(feed.name + ": rendered " + std::to_string(out.items) + " items");
+    log.debug(feed.name + ": rendered " + std::to_string(out.items) + " items");
     return out;
+}
+
+net::awaitable<Result<Calendar>> Pipeline::Impl::assemble(
+    Impl* impl, FeedConfig const* feed, FeedItems const* items, PrerenderPool* pool, RenderCache* cache
+) {
+    pool->finish_into(*cache);
+    co_return impl->render_with(*feed, *items, cache);
+}
+
+unsigned default_render_workers() {
+    return std::clamp(std::thread::hardware_concurrency(), 2U, 5U) - 1;
 }
 
 void Pipeline::render_on_workers(unsigned workers) {
     impl_->render_workers = workers;
+    if (workers > 0 && !impl_->assembler)
+        impl_->assembler = std::make_unique<net::thread_pool>(1);
 }
 
 namespace {
@@ -232,7 +269,8 @@ net::awaitable<Result<Calendar>> Pipeline::run(FeedConfig const& feed, sys_secon
     // render cache then, so that after the last page the render only assembles (and rebuilds the few
     // events that changed since). Same bytes as rendering afterwards: the cache checks every item's hash.
     auto up = impl_->upstream(feed.source);
-    RenderCache* cache = impl_->cache_of(feed);
+    CacheLease const lease(impl_->slot_of(feed));
+    RenderCache* cache = lease.get();
     std::unique_ptr<PrerenderPool> pool;
     if (up && (*up)->events && cache) {
         auto meta = Impl::meta_of(feed, **up);
@@ -259,9 +297,14 @@ net::awaitable<Result<Calendar>> Pipeline::run(FeedConfig const& feed, sys_secon
     auto items = co_await fetch(question, now, std::move(progress));
     if (!items)
         co_return items.error();
-    if (pool)
-        pool->finish_into(*cache);
-    co_return render(feed, *items);
+    if (!pool)
+        co_return impl_->render_with(feed, *items, cache);
+    // Waiting for the last chunks and assembling thousands of blocks take a while: not on the thread that
+    // runs the refreshers, webhooks and reloads (in `serve`), which resumes when the calendar is ready.
+    co_return co_await run_on(
+        impl_->assembler->get_executor(),
+        Impl::assemble(impl_.get(), &feed, &*items, pool.get(), cache)
+    );
 }
 
 net::awaitable<std::optional<std::vector<Result<Calendar>>>>
