@@ -4,6 +4,7 @@
 // about what a requester may see. The HTTP route around it lives in src/server/.
 #pragma once
 
+#include <icsbridge/body_stream.hpp>
 #include <icsbridge/error.hpp>
 #include <icsbridge/store.hpp>
 
@@ -24,10 +25,19 @@ namespace icsbridge::dav {
 /** @brief One calendar object resource: a VCALENDAR holding one UID's components and their VTIMEZONEs. */
 struct Item {
     std::string name; ///< 32 hex digits of SHA-256(UID) + ".ics": the same for the same UID, always
-    std::string body; ///< the VCALENDAR, lines as in the feed
-    std::string etag; ///< quoted hex of SHA-256(body) (128 bits): stable across restarts and replicas
+    /// The VCALENDAR, lines as in the feed, but ending in LF where the resource has CRLF: so calendar-data
+    /// carries it (an XML parser reads every CRLF as LF anyway, XML 1.0 2.11: ~43 bytes an event less on the
+    /// wire, nothing less for the client), and body() puts the CRs back for GET
+    std::string data;
+    std::size_t length = 0; ///< the resource's bytes (body().size())
+    std::string etag;       ///< quoted hex of SHA-256(body()) (64 bits): stable across restarts and replicas
     bool todo = false;
+    bool crlf = false;                   ///< each LF of data was a CRLF of the resource
+    bool plain = false;                  ///< no < & or ]]> in data: calendar-data goes as text, without CDATA
     std::optional<long long> start, end; ///< wall-clock seconds (FeedIndex), for time-range queries
+
+    /** @brief The resource's bytes, as GET sends them. */
+    std::string body() const;
 };
 
 /** @brief A feed's snapshot as a collection, with its place in the feed's change history. */
@@ -173,6 +183,8 @@ struct Response {
     unsigned status = 200;
     std::vector<std::pair<std::string_view, std::string>> headers;
     std::string body;
+    /// Set instead of body for a listing of many items: made a part at a time as it is sent
+    std::shared_ptr<BodyStream> stream;
 };
 
 /** @brief The largest request body read (vdirsyncer's multiget of 10,000 hrefs fits). */

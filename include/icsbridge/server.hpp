@@ -32,6 +32,7 @@ namespace dav {
 class History; // icsbridge/dav.hpp: the CalDAV collections' change history
 } // namespace dav
 class RevokedTokens; // icsbridge/revoked_tokens.hpp: tokens a reload took away
+class BodyStream;    // icsbridge/body_stream.hpp: a body made as it is sent
 
 namespace server_detail {
 struct ServerState;
@@ -101,6 +102,8 @@ struct ServerResponse {
     std::string text;                                              ///< body of generated pages
     std::shared_ptr<Snapshot const> snapshot;                      ///< set for a feed body
     bool gzip = false;                                             ///< body is snapshot->gzip_body
+    /// Set: the body is made a part at a time as the socket takes it (chunked), never held whole
+    std::shared_ptr<BodyStream> stream;
     bool head = false; ///< send the headers only (Content-Length still of the body)
     /// An accepted webhook: the source whose feeds are to be refreshed now, and the hook's action.
     std::string hook_source;

@@ -151,7 +151,7 @@ Response get(Request const& req, Item const& item) {
         item.todo ? "text/calendar; charset=utf-8; component=vtodo"
                   : "text/calendar; charset=utf-8; component=vevent"
     );
-    r.body = item.body;
+    r.body = item.body();
     return r;
 }
 
@@ -183,11 +183,14 @@ Response propfind(Request const& req, Path const& path, Tree const& tree, FeedEn
             if (*depth > 0)
                 write_node(w, {Node::Kind::collection, collection_href(tree, f), &f}, *props, tree);
     } else if (path.kind == Path::Kind::collection) {
-        auto const href = collection_href(tree, *feed);
-        write_node(w, {Node::Kind::collection, href, feed}, *props, tree);
         if (*depth > 0 && feed->collection)
-            for (auto const& item : feed->collection->items)
-                write_node(w, {Node::Kind::item, href + item.name, feed, &item}, *props, tree);
+            return items_listing(
+                std::make_shared<ItemsOf const>(tree, *feed, *props),
+                std::nullopt,
+                {},
+                true
+            );
+        write_node(w, {Node::Kind::collection, collection_href(tree, *feed), feed}, *props, tree);
     } else {
         Item const* item = feed->collection ? feed->collection->find(path.file) : nullptr;
         if (!item)
@@ -199,7 +202,8 @@ Response propfind(Request const& req, Path const& path, Tree const& tree, FeedEn
             tree
         );
     }
-    return multistatus(w.finish());
+    w.finish();
+    return multistatus(w.take());
 }
 
 } // namespace

@@ -13,7 +13,53 @@ namespace {
 
 constexpr std::string_view token_prefix = "http://icsbridge.invalid/sync/";
 
+/** Whether every LF of `body` ends a CRLF, so dropping those CRs can be undone exactly. */
+bool crlf_lines(std::string_view body) {
+    for (auto p = body.find('\n'); p != std::string_view::npos; p = body.find('\n', p + 1))
+        if (p == 0 || body[p - 1] != '\r')
+            return false;
+    return true;
+}
+
+std::string without_crs(std::string_view body) {
+    std::string out;
+    out.reserve(body.size());
+    for (std::size_t i = 0; i < body.size(); ++i)
+        if (body[i] != '\r' || i + 1 == body.size() || body[i + 1] != '\n')
+            out += body[i];
+    return out;
+}
+
+/** The resource as its calendar-data: cut once per publication, shared by every request. */
+Item item_of(push::Resource& r) {
+    Item item;
+    item.name = push::hex_sha256(r.uid).substr(0, 32) + ".ics";
+    item.etag = "\"" + r.hash.substr(0, 16) + "\""; // 64 bits tell one resource's versions apart
+    item.length = r.body.size();
+    item.crlf = crlf_lines(r.body);
+    item.data = item.crlf ? without_crs(r.body) : std::move(r.body);
+    item.plain =
+        item.data.find_first_of("<&") == std::string::npos && item.data.find("]]>") == std::string::npos;
+    item.todo = r.todo;
+    item.start = r.start;
+    item.end = r.end;
+    return item;
+}
+
 } // namespace
+
+std::string Item::body() const {
+    if (!crlf)
+        return data;
+    std::string out;
+    out.reserve(length);
+    for (char c : data) {
+        if (c == '\n')
+            out += '\r';
+        out += c;
+    }
+    return out;
+}
 
 Item const* Collection::find(std::string_view name) const {
     auto it = by_name.find(name);
@@ -37,16 +83,8 @@ Collection make_collection(std::string_view body, std::string snapshot_etag) {
         return c; // not a calendar icsbridge rendered: an empty collection rather than a wrong one
     auto split = push::split_calendar(body, *index, true);
     c.items.reserve(split.resources.size());
-    for (auto& r : split.resources) {
-        Item item;
-        item.name = push::hex_sha256(r.uid).substr(0, 32) + ".ics";
-        item.etag = "\"" + r.hash.substr(0, 32) + "\"";
-        item.body = std::move(r.body);
-        item.todo = r.todo;
-        item.start = r.start;
-        item.end = r.end;
-        c.items.push_back(std::move(item));
-    }
+    for (auto& r : split.resources)
+        c.items.push_back(item_of(r));
     c.by_name.reserve(c.items.size());
     for (std::size_t i = 0; i < c.items.size(); ++i)
         c.by_name.emplace(c.items[i].name, i);

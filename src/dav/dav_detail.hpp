@@ -77,20 +77,45 @@ bool matches(CompFilter const& vcalendar, Item const& item);
 /** @brief "20260101T000000Z" as seconds since 1970; nullopt when not that form. */
 std::optional<long long> parse_utc(std::string_view text);
 
-/** @brief Writes a 207 body, one response at a time. */
+/**
+ * @brief Writes a 207 body a response at a time: into one string (take()), or with `gather` in batches of
+ * parts (parts()) that reference the items' calendar-data where it lies, for a body sent as it is made.
+ */
 class MultistatusWriter {
   public:
-    explicit MultistatusWriter(std::size_t reserve = 0);
-    /** @brief A response: `found` the rendered elements (200), `missing` the names it lacks (404). */
-    void
-    response(std::string_view href, std::vector<std::string> const& found, std::vector<QName> const& missing);
+    explicit MultistatusWriter(bool gather = false);
+    /** @brief Starts the response for `href`. */
+    void begin(std::string_view href);
+    /** @brief A property found: its element (the 200 propstat opens before the first). */
+    void found(std::string_view element);
+    /** @brief An item's calendar-data, found: referenced when gathering, else copied. */
+    void calendar_data(Item const& item);
+    /** @brief Ends the response begun, with the properties it lacks in a 404 propstat. */
+    void end(std::vector<QName const*> const& missing);
     /** @brief A response with a status of its own (404: not there, or gone since the token). */
     void status(std::string_view href, unsigned code);
-    /** @brief Closes the document (with a sync-token when given) and hands the bytes over. */
-    std::string finish(std::string_view sync_token = {});
+    /** @brief Closes the document, with a sync-token when given. */
+    void finish(std::string_view sync_token = {});
+    /** @brief The document (not gathering). */
+    std::string take();
+
+    /** @brief The bytes of the batch so far. */
+    std::size_t pending() const;
+    /** @brief The batch's bytes as parts, valid until next_batch(). */
+    void parts(std::vector<std::string_view>& out);
+    /** @brief Forgets the batch handed out by parts(); the next one starts empty. */
+    void next_batch();
 
   private:
+    void open();
+    void shared(std::string_view bytes);
+
+    bool gather_ = false;
+    bool open_ = false;   ///< a 200 propstat is open in the response begun
+    bool handed_ = false; ///< parts() gave out views of this batch
     std::string out_;
+    std::vector<std::pair<std::size_t, std::string_view>> refs_; ///< gathered: (offset in out_, bytes)
+    std::size_t shared_bytes_ = 0;
 };
 
 /** @brief The status line text of `code` ("HTTP/1.1 404 Not Found"). */

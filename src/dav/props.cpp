@@ -26,25 +26,8 @@ std::string element(std::string_view name, std::string_view text) {
     std::string out;
     out.reserve(text.size() + 2 * name.size() + 8);
     out.append("<").append(name).append(">");
-    append_html_escaped(out, text); // calendar-data: escaped straight into place, never copied twice
+    append_html_escaped(out, text);
     out.append("</").append(name).append(">");
-    return out;
-}
-
-/**
- * calendar-data as CDATA: the bytes as they are, not an entity for every < & " of an HTML description, so the
- * multistatus of all items stays near the .ics's size and is copied rather than escaped byte by byte. A
- * "]]>" in them ends one section and starts the next.
- */
-std::string cdata_element(std::string_view name, std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2 * name.size() + 24);
-    out.append("<").append(name).append("><![CDATA[");
-    for (auto p = text.find("]]>"); p != std::string_view::npos; p = text.find("]]>")) {
-        out.append(text.substr(0, p + 2)).append("]]><![CDATA[");
-        text.remove_prefix(p + 2);
-    }
-    out.append(text).append("]]></").append(name).append(">");
     return out;
 }
 
@@ -100,8 +83,9 @@ std::optional<std::string> dav_prop(Node const& n, std::string_view name, Tree c
         return element("D:sync-token", c->token());
     if (n.kind != Kind::item)
         return std::nullopt;
-    if (name == "getetag")
-        return element("D:getetag", n.item->etag);
+    if (name ==
+        "getetag") // in the default namespace, DAV: (multistatus.cpp); quotes and hex need no escaping
+        return "<getetag>" + n.item->etag + "</getetag>";
     if (name == "getcontenttype")
         return element(
             "D:getcontenttype",
@@ -109,7 +93,7 @@ std::optional<std::string> dav_prop(Node const& n, std::string_view name, Tree c
                          : "text/calendar; charset=utf-8; component=vevent"
         );
     if (name == "getcontentlength")
-        return element("D:getcontentlength", std::to_string(n.item->body.size()));
+        return element("D:getcontentlength", std::to_string(n.item->length));
     return std::nullopt;
 }
 
@@ -121,8 +105,6 @@ std::optional<std::string> caldav_prop(Node const& n, std::string_view name, Tre
     if (name == "supported-calendar-data" && n.kind == Kind::collection)
         return std::string("<C:supported-calendar-data><C:calendar-data content-type=\"text/calendar\" "
                            "version=\"2.0\"/></C:supported-calendar-data>");
-    if (name == "calendar-data" && n.kind == Kind::item)
-        return cdata_element("C:calendar-data", n.item->body);
     return std::nullopt;
 }
 
@@ -203,24 +185,23 @@ std::string collection_href(Tree const& tree, FeedEntry const& feed) {
 }
 
 void write_node(MultistatusWriter& w, Node const& node, PropRequest const& req, Tree const& tree) {
-    std::vector<std::string> found;
-    std::vector<QName> missing;
-    if (req.kind == PropRequest::Kind::propname) {
-        for (auto const& q : allprops(node.kind))
-            found.push_back(
-                q.ns == dav_ns ? "<D:" + q.name + "/>" : "<X:" + q.name + " xmlns:X=\"" + q.ns + "\"/>"
-            );
-        w.response(node.href, found, missing);
-        return;
-    }
-    auto const asked = req.kind == PropRequest::Kind::allprop ? allprops(node.kind) : req.props;
+    std::vector<QName> all;
+    if (req.kind != PropRequest::Kind::prop)
+        all = allprops(node.kind);
+    auto const& asked = req.kind == PropRequest::Kind::prop ? req.props : all;
+    std::vector<QName const*> missing;
+    w.begin(node.href);
     for (auto const& q : asked) {
-        if (auto v = render(node, q, tree))
-            found.push_back(std::move(*v));
+        if (req.kind == PropRequest::Kind::propname)
+            w.found(q.ns == dav_ns ? "<D:" + q.name + "/>" : "<X:" + q.name + " xmlns:X=\"" + q.ns + "\"/>");
+        else if (node.kind == Kind::item && q.ns == caldav_ns && q.name == "calendar-data")
+            w.calendar_data(*node.item); // the item's bytes where they lie, when the answer is streamed
+        else if (auto v = render(node, q, tree))
+            w.found(*v);
         else if (req.kind == PropRequest::Kind::prop)
-            missing.push_back(q);
+            missing.push_back(&q);
     }
-    w.response(node.href, found, missing);
+    w.end(missing);
 }
 
 } // namespace icsbridge::dav::detail

@@ -18,7 +18,7 @@ constexpr long long zone_slack = 14LL * 3600;
 bool overlaps(TimeRange const& r, Item const& item) {
     if (!item.start && !item.end)
         return true; // RFC 4791 9.9: a VTODO with neither start nor due matches any range
-    if (item.body.find("\r\nRRULE") != std::string::npos || item.body.find("\r\nRDATE") != std::string::npos)
+    if (item.data.find("\nRRULE") != std::string::npos || item.data.find("\nRDATE") != std::string::npos)
         return true; // a series' instances are not expanded here: sent rather than missed
     long long const start = item.start.value_or(*item.end);
     long long end = item.end.value_or(start);
@@ -29,14 +29,17 @@ bool overlaps(TimeRange const& r, Item const& item) {
     return before_end && after_start;
 }
 
-/** A content line's value: folds undone, after the first ':' outside quotes (ALTREP="http://..."). */
+/**
+ * A content line's value: folds undone, after the first ':' outside quotes (ALTREP="http://..."). An item's
+ * lines end in LF (Item::data), or CRLF where it kept them.
+ */
 std::string value_of(std::string_view line) {
     std::string s;
     for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line.substr(i, 2) == "\r\n") {
+        if (line.substr(i, 2) == "\r\n")
+            continue; // the LF next, then the fold's space or tab
+        if (line[i] == '\n') {
             ++i; // with the fold's space or tab skipped by the next round's ++i
-            if (i + 1 < line.size())
-                ++i;
             continue;
         }
         s += line[i];
@@ -51,23 +54,33 @@ std::string value_of(std::string_view line) {
     return {};
 }
 
-/** The end of the logical line starting at `p` (past its CRLF and any folded continuation). */
+/** The end of the logical line starting at `p` (past its line break and any folded continuation). */
 std::size_t line_end(std::string_view body, std::size_t p) {
     for (;;) {
-        auto const crlf = body.find("\r\n", p);
-        if (crlf == std::string_view::npos)
+        auto const lf = body.find('\n', p);
+        if (lf == std::string_view::npos)
             return body.size();
-        p = crlf + 2;
+        p = lf + 1;
         if (p >= body.size() || (body[p] != ' ' && body[p] != '\t'))
             return p;
     }
 }
 
+/** Where the line that is exactly `line` starts in `body`; npos when there is none. */
+std::size_t find_line(std::string_view body, std::string_view line) {
+    for (auto p = body.find(line); p != std::string_view::npos; p = body.find(line, p + 1)) {
+        auto const rest = body.substr(p + line.size());
+        if ((p == 0 || body[p - 1] == '\n') && (rest.starts_with("\n") || rest.starts_with("\r\n")))
+            return p;
+    }
+    return std::string_view::npos;
+}
+
 /** The values of the lines named `prop` in the item's first VEVENT/VTODO (not its sub-components). */
 std::vector<std::string> values_of(Item const& item, std::string_view prop) {
     std::vector<std::string> out;
-    std::string_view const body = item.body;
-    auto p = body.find(item.todo ? "BEGIN:VTODO\r\n" : "BEGIN:VEVENT\r\n");
+    std::string_view const body = item.data;
+    auto p = find_line(body, item.todo ? "BEGIN:VTODO" : "BEGIN:VEVENT");
     if (p == std::string_view::npos)
         return out;
     p = line_end(body, p);
@@ -115,7 +128,7 @@ bool comp_matches(CompFilter const& f, Item const& item) {
     if (f.name == "VEVENT" || f.name == "VTODO")
         present = (f.name == "VTODO") == item.todo;
     else
-        present = item.body.find("BEGIN:" + f.name + "\r\n") != std::string::npos;
+        present = find_line(item.data, "BEGIN:" + f.name) != std::string_view::npos;
     if (f.not_defined)
         return !present;
     if (!present)

@@ -1,6 +1,7 @@
 // File: report.cpp
 // The three REPORTs on a collection: calendar-multiget (by href), calendar-query (by filter) and
-// sync-collection (RFC 6578: everything for an empty token, else what the history says changed).
+// sync-collection (RFC 6578: everything for an empty token, else what the history says changed), each a
+// listing (listing.cpp), streamed when long.
 #include "dav/answer_detail.hpp"
 #include "dav/props.hpp"
 
@@ -15,42 +16,45 @@ std::string_view last_segment(std::string_view href) {
     return slash == std::string_view::npos ? href : href.substr(slash + 1);
 }
 
-/** The bytes a response with calendar-data will take, so the body is allocated once. */
-std::size_t expected_size(Collection const& c, PropRequest const& props) {
-    bool data = false;
-    for (auto const& q : props.props)
-        data = data || q.name == "calendar-data";
-    std::size_t n = c.items.size() * 256;
-    if (data)
-        for (auto const& item : c.items)
-            n += item.body.size() + item.body.size() / 16;
-    return n;
+/** The hrefs asked for, each echoed as sent: the item's response, or 404. */
+Response multiget(std::shared_ptr<ItemsOf const> of, std::vector<std::string> hrefs) {
+    auto const count = hrefs.size();
+    Step step = [of = std::move(of), hrefs = std::move(hrefs), i = std::size_t{0}](MultistatusWriter& w
+                ) mutable {
+        if (i < hrefs.size()) {
+            auto const& h = hrefs[i++];
+            if (Item const* item = of->collection().find(last_segment(h)))
+                of->write(w, *item, h);
+            else
+                w.status(h, 404);
+        }
+        return i < hrefs.size();
+    };
+    return listing(std::move(step), count);
 }
 
-Response sync(Report const& rep, Tree const& tree, FeedEntry const& feed, History const& history) {
-    Collection const& c = *feed.collection;
-    auto const href = collection_href(tree, feed);
-    if (rep.sync_token.empty()) {
-        MultistatusWriter w(expected_size(c, rep.props));
-        for (auto const& item : c.items)
-            write_node(w, {Node::Kind::item, href + item.name, &feed, &item}, rep.props, tree);
-        return multistatus(w.finish(c.token()));
-    }
-    auto const changes = history.since(feed.name, c, rep.sync_token);
-    if (!changes)
-        return dav_error(403, "<D:valid-sync-token/>");
-    MultistatusWriter w;
-    for (auto const& name : changes->changed)
-        write_node(w, {Node::Kind::item, href + name, &feed, c.find(name)}, rep.props, tree);
-    for (auto const& name : changes->gone)
-        w.status(href + name, 404);
-    return multistatus(w.finish(c.token()));
+/** What changed since a token: the items there now, then the names gone (404). */
+Response changes(std::shared_ptr<ItemsOf const> of, Changes ch) {
+    auto const count = ch.changed.size() + ch.gone.size();
+    auto token = of->collection().token();
+    Step step = [of = std::move(of), ch = std::move(ch), i = std::size_t{0}](MultistatusWriter& w) mutable {
+        if (i < ch.changed.size()) {
+            auto const& name = ch.changed[i];
+            if (Item const* item = of->collection().find(name))
+                of->write(w, *item, of->href + name);
+        } else if (i < ch.changed.size() + ch.gone.size()) {
+            w.status(of->href + ch.gone[i - ch.changed.size()], 404);
+        }
+        ++i;
+        return i < ch.changed.size() + ch.gone.size();
+    };
+    return listing(std::move(step), count, std::move(token));
 }
 
 } // namespace
 
 Response report(Request const& req, Tree const& tree, FeedEntry const& feed, History const& history) {
-    auto const rep = parse_report(req.body);
+    auto rep = parse_report(req.body);
     if (!rep)
         return plain(400, rep.error().message);
     if (rep->kind == Report::Kind::unsupported)
@@ -60,25 +64,23 @@ Response report(Request const& req, Tree const& tree, FeedEntry const& feed, His
         r.headers.emplace_back("Retry-After", "60");
         return r;
     }
-    if (rep->kind == Report::Kind::sync)
-        return sync(*rep, tree, feed, history);
     Collection const& c = *feed.collection;
-    auto const href = collection_href(tree, feed);
-    MultistatusWriter w(expected_size(c, rep->props));
-    if (rep->kind == Report::Kind::multiget) {
-        for (auto const& h : rep->hrefs) {
-            auto const name = last_segment(h);
-            if (Item const* item = c.find(name))
-                write_node(w, {Node::Kind::item, h, &feed, item}, rep->props, tree); // echoed as sent
-            else
-                w.status(h, 404);
-        }
-    } else {
-        for (auto const& item : c.items)
-            if (!rep->filter || matches(*rep->filter, item))
-                write_node(w, {Node::Kind::item, href + item.name, &feed, &item}, rep->props, tree);
+    std::optional<Changes> changed;
+    if (rep->kind == Report::Kind::sync && !rep->sync_token.empty()) {
+        auto since = history.since(feed.name, c, rep->sync_token);
+        if (!since)
+            return dav_error(403, "<D:valid-sync-token/>");
+        changed = std::move(*since);
     }
-    return multistatus(w.finish());
+    auto const kind = rep->kind;
+    auto of = std::make_shared<ItemsOf const>(tree, feed, std::move(rep->props));
+    if (changed)
+        return changes(std::move(of), std::move(*changed));
+    if (kind == Report::Kind::sync)
+        return items_listing(std::move(of), std::nullopt, c.token(), false);
+    if (kind == Report::Kind::multiget)
+        return multiget(std::move(of), std::move(rep->hrefs));
+    return items_listing(std::move(of), std::move(rep->filter), {}, false);
 }
 
 } // namespace icsbridge::dav::detail

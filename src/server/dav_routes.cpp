@@ -193,6 +193,7 @@ ServerResponse handle_dav(Ctx const& c, std::string_view path) {
     r.headers = std::move(a.headers);
     r.headers.emplace_back("Cache-Control", "no-cache");
     r.text = std::move(a.body);
+    r.stream = std::move(a.stream); // a listing of many items: made as the socket takes it
     return r;
 }
 

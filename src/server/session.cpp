@@ -5,6 +5,7 @@
 #include "server/server_state.hpp"
 #include "util/ascii.hpp"
 #include "util/trim.hpp"
+#include <icsbridge/body_stream.hpp>
 #include <icsbridge/dav.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -217,6 +218,11 @@ void pass_on_hook(ServerState& impl, ServerResponse const& res) {
         impl.on_hook(res.hook_source, res.hook_event);
 }
 
+/** @brief The body's bytes: a streamed one counted as it was made. */
+std::size_t sent_bytes(ServerResponse const& res) {
+    return res.stream ? res.stream->produced() : res.body().size();
+}
+
 /** @brief The access-log line (secrets in the target redacted), built only when it will be written. */
 void log_access(
     ServerState& impl, ServerRequest const& sreq, ServerResponse const& res, steady::time_point started
@@ -230,7 +236,7 @@ void log_access(
     impl.log.info(
         std::string(sreq.method) + " " + redact_url(redact_hook_target(sreq.target)) + " " +
         std::to_string(res.status) + " " +
-        std::to_string(res.head || res.status == 304 ? 0 : res.body().size()) + " " + took + " \"" +
+        std::to_string(res.head || res.status == 304 ? 0 : sent_bytes(res)) + " " + took + " \"" +
         loggable(sreq.user_agent, 200) + "\""
     );
 }
@@ -265,7 +271,8 @@ net::awaitable<Next> answer(
             impl.revoked.get(),
             impl.dav.get()
         );
-    bool keep = req.keep_alive() && !impl.stopping && !body_unread;
+    // A streamed body has no length: an HTTP/1.0 client, which knows no chunks, reads it up to the close.
+    bool keep = req.keep_alive() && !impl.stopping && !body_unread && !(res.stream && req.version() < 11);
     auto wec = co_await send(st, req.version(), res, date_header(now), keep);
     impl.metrics.http.count(res.route, res.status);
     pass_on_hook(impl, res);

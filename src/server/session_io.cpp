@@ -6,6 +6,7 @@
 #include "server/session_io.hpp"
 
 #include "net/http_date.hpp"
+#include <icsbridge/body_stream.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -21,6 +22,8 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <string_view>
+#include <vector>
 
 namespace icsbridge::server_detail {
 
@@ -64,7 +67,10 @@ void serialize_head(
     out += "Date: ";
     out += date;
     out += "\r\n";
-    if (res.status != 304) {
+    if (res.stream && res.status != 304) {
+        if (version >= 11)
+            out += "Transfer-Encoding: chunked\r\n"; // HTTP/1.0: the body ends where the connection does
+    } else if (res.status != 304) {
         out += "Content-Length: ";
         append_number(out, body_size);
         out += "\r\n";
@@ -100,6 +106,58 @@ net::awaitable<beast::error_code> send_file(SessionState& st, int fd, std::size_
         co_return beast::error_code(n < 0 ? errno : EIO, boost::system::system_category());
     }
     co_return beast::error_code{};
+}
+
+/**
+ * @brief Writes all of `bufs`. One write_some per round hands the kernel everything left in one system call
+ * (Asio's async_write would cap each at 64 KiB), and lets each round of progress move the deadline.
+ */
+template <class Buffers>
+net::awaitable<beast::error_code> write_all(SessionState& st, Buffers const& bufs) {
+    beast::buffers_suffix<Buffers> rest(bufs);
+    while (net::buffer_size(rest) > 0) {
+        auto [ec, n] = co_await st.socket.async_write_some(rest, use_tuple);
+        if (ec)
+            co_return ec;
+        rest.consume(n);
+        st.expires_after(st.write_stall);
+    }
+    co_return beast::error_code{};
+}
+
+/**
+ * @brief The head, then the stream's parts as they come, each part one chunk (RFC 9112 7.1) written with a
+ * gather write of its pieces: the stream's views go out as they are, never copied into one buffer.
+ */
+net::awaitable<beast::error_code> send_stream(SessionState& st, BodyStream& body, bool chunked) {
+    std::vector<std::string_view> parts;
+    std::vector<net::const_buffer> bufs{net::buffer(st.head)};
+    std::string size_line;
+    for (;;) {
+        body.next(parts);
+        std::size_t n = 0;
+        for (auto p : parts)
+            n += p.size();
+        if (n > 0 && chunked) {
+            char digits[24];
+            auto r = std::to_chars(digits, digits + sizeof digits, n, 16);
+            size_line.assign(digits, r.ptr).append("\r\n");
+            bufs.emplace_back(net::buffer(size_line));
+        }
+        for (auto p : parts)
+            if (!p.empty())
+                bufs.push_back(net::buffer(p.data(), p.size()));
+        if (n > 0 && chunked)
+            bufs.push_back(net::buffer("\r\n", 2));
+        if (body.done())
+            break; // the last part goes out with the end of the body: one write for a short answer
+        if (auto ec = co_await write_all(st, bufs))
+            co_return ec;
+        bufs.clear();
+    }
+    if (chunked)
+        bufs.push_back(net::buffer("0\r\n\r\n", 5));
+    co_return co_await write_all(st, bufs);
 }
 
 } // namespace
@@ -152,18 +210,10 @@ send(SessionState& st, unsigned version, ServerResponse const& res, std::string_
         }
         co_return co_await send_file(st, res.snapshot->gzip_file->fd(), body.size());
     }
-    // One write_some per round hands the kernel everything left in one system call (Asio's async_write
-    // would cap each at 64 KiB), and lets each round of progress move the deadline.
+    if (res.stream && !res.head && res.status != 304)
+        co_return co_await send_stream(st, *res.stream, version >= 11);
     std::array<net::const_buffer, 2> bufs{net::buffer(st.head), net::buffer(body.data(), body.size())};
-    beast::buffers_suffix<std::array<net::const_buffer, 2>> rest(bufs);
-    while (net::buffer_size(rest) > 0) {
-        auto [ec, n] = co_await st.socket.async_write_some(rest, use_tuple);
-        if (ec)
-            co_return ec;
-        rest.consume(n);
-        st.expires_after(st.write_stall);
-    }
-    co_return beast::error_code{};
+    co_return co_await write_all(st, bufs);
 }
 
 namespace {

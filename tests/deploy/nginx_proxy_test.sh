@@ -91,7 +91,7 @@ case "$(cat "$work/s")" in "308 $h/dav/") ;; *) fail "/.well-known/caldav throug
 "${c[@]}" -o "$work/dav" -w '%{http_code}' -u "subscriber:$token" -X PROPFIND -H 'Depth: 1' \
     "$h/dav/users/subscriber/feeds/" >"$work/s"
 [ "$(cat "$work/s")" = 207 ] || fail "the subscriber's home through nginx gave $(cat "$work/s")"
-grep -q '<D:href>/dav/users/subscriber/feeds/team/</D:href>' "$work/dav" || fail "the home does not list the token feed"
+grep -q '<href>/dav/users/subscriber/feeds/team/</href>' "$work/dav" || fail "the home does not list the token feed"
 {
     printf '<C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
     for i in $(seq 1 20000); do printf '<D:href>/dav/users/subscriber/feeds/team/%032d.ics</D:href>' "$i"; done

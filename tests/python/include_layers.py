@@ -21,7 +21,8 @@ LEVEL["util"] = LEVEL["base"]
 # include/icsbridge/NAME.hpp: the layer whose interface it is.
 PUBLIC = {
     "error": "base", "log": "base", "files": "base", "duration": "base", "digest": "base",
-    "push_status": "base", "persistence": "base", "config": "config", "net": "net", "model": "model", "sources": "sources",
+    "push_status": "base", "persistence": "base", "body_stream": "base", "config": "config", "net": "net",
+    "model": "model", "sources": "sources",
     "ical": "ical", "pipeline": "pipeline", "feed_groups": "pipeline", "store": "store",
     "revoked_tokens": "store", "publish": "publish", "merge": "merge", "refresh": "refresh",
     "server": "server", "dav": "dav", "webpush": "webpush",

@@ -5,7 +5,9 @@
 # upstream change and its webhook, objects_by_sync_token() returns exactly the changed event. A subscriber's
 # principal (/dav/users/NAME/, Basic: name and token) shows the token feeds that login opens, events equal;
 # a wrong password 401. Then the refusals over real sockets: a token feed and an unknown one 401 to anonymous,
-# writes 403, Depth infinity on the home 403, a 10 MB body 413, a 4 KB sync token 403 valid-sync-token.
+# writes 403, Depth infinity on the home 403, a 10 MB body 413, a 4 KB sync token 403 valid-sync-token,
+# PROPFIND / 308 to /dav/. The initial listing of all items streamed (chunked; to HTTP/1.0 up to the close),
+# and an item's If-None-Match 304.
 #   dav_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -140,6 +142,30 @@ done
 [ "$(status -u subscriber:tok-secret-1 -X PROPFIND -H 'Depth: 0' "$base/dav/feeds/priv/")" = 207 ] ||
     fail "/dav/feeds/priv/ with the subscriber's login is not 207"
 curl -s -D - -o /dev/null -X OPTIONS "$base/dav/" | grep -qi '^DAV: 1, 3, calendar-access' || fail "no DAV header"
+[ "$(status -X PROPFIND -H 'Depth: 0' "$base/")" = 308 ] || fail "PROPFIND / is not a 308"
+[ "$(curl -s -o /dev/null -w '%{redirect_url}' -X PROPFIND "$base/")" = "$base/dav/" ] || fail "PROPFIND / not to /dav/"
+
+# 5. An item's If-None-Match; the initial listing of all items streamed: HTTP/1.1 chunks, an HTTP/1.0 client
+# up to the close, the same bytes.
+sync_all='<sync-collection xmlns="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><sync-token/><sync-level>1</sync-level><prop><getetag/><C:calendar-data/></prop></sync-collection>'
+curl -s -D "$work/chunked.head" -o "$work/chunked.xml" -X REPORT -H 'Depth: 1' --data-binary "$sync_all" "$base/dav/feeds/pub/"
+tr -d '\r' <"$work/chunked.head" | grep -qi '^transfer-encoding: chunked' || fail "the initial listing is not streamed in chunks"
+tr -d '\r' <"$work/chunked.head" | grep -qi '^content-length' && fail "a streamed listing has a Content-Length"
+curl -s --http1.0 -D "$work/old.head" -o "$work/old.xml" -X REPORT -H 'Depth: 1' --data-binary "$sync_all" "$base/dav/feeds/pub/"
+tr -d '\r' <"$work/old.head" | grep -qi '^transfer-encoding' && fail "an HTTP/1.0 client was sent chunks"
+cmp -s "$work/chunked.xml" "$work/old.xml" || fail "the HTTP/1.0 listing differs from the chunked one"
+tail -c 20 "$work/chunked.xml" | grep -q '</multistatus>' || fail "the streamed listing is cut short"
+items=$(grep -o '<response>' "$work/chunked.xml" | wc -l)
+[ "$items" -gt 32 ] || fail "the fixture's $items items are too few to be streamed"
+[ "$items" = "$(tr -d '\r' <"$work/pub.ics" | grep '^UID:' | sort -u | wc -l)" ] || fail "the streamed listing has $items items"
+href=$(grep -o '<response><href>[^<]*' "$work/chunked.xml" | head -1 | sed 's/<response><href>//')
+item_etag=$(curl -s -D - -o /dev/null "$base$href" | tr -d '\r' | grep -i '^etag:' | cut -d' ' -f2)
+[ -n "$item_etag" ] || fail "an item has no ETag"
+[ "$(status -H "If-None-Match: $item_etag" "$base$href")" = 304 ] || fail "If-None-Match on an item is not 304"
+[ "$(status -H 'If-None-Match: "other"' "$base$href")" = 200 ] || fail "another ETag is not 200"
+grep -q '^BEGIN:VCALENDAR' "$work/answer" || fail "GET of an item is not its VCALENDAR"
+[ "$(curl -s -o /dev/null -w '%{size_download}' -I "$base$href")" = 0 ] || fail "HEAD of an item sends a body"
+echo "streamed: $items items, chunked and to HTTP/1.0 alike; If-None-Match 304"
 grep -q "tok-secret-1\|alice-tok-1\|$(printf 'subscriber:tok-secret-1' | base64 -w0)\|$secret" "$work/serve.log" &&
     fail "a secret is in the log"
 stop_icsbridge

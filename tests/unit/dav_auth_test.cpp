@@ -80,8 +80,8 @@ struct Fixture {
 
 std::vector<std::string> hrefs(std::string const& body) {
     std::vector<std::string> out;
-    for (std::size_t p = 0; (p = body.find("<D:response><D:href>", p)) != std::string::npos;) {
-        p += 20;
+    for (std::size_t p = 0; (p = body.find("<response><href>", p)) != std::string::npos;) {
+        p += 16;
         out.push_back(body.substr(p, body.find('<', p) - p));
     }
     return out;

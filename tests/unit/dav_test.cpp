@@ -106,9 +106,10 @@ BOOST_AUTO_TEST_CASE(one_item_per_uid_named_by_hex_and_tagged_by_its_bytes) {
         BOOST_TEST(item.name.size() == 36u);
         BOOST_TEST(item.name.find_first_not_of("0123456789abcdef") == 32u);
         BOOST_TEST(item.name.ends_with(".ics"));
-        BOOST_TEST(item.etag.size() == 34u);
-        BOOST_TEST(item.body.starts_with("BEGIN:VCALENDAR\r\n"));
-        BOOST_TEST(item.body.ends_with("END:VCALENDAR\r\n"));
+        BOOST_TEST(item.etag.size() == 18u);
+        BOOST_TEST(item.body().starts_with("BEGIN:VCALENDAR\r\n"));
+        BOOST_TEST(item.body().ends_with("END:VCALENDAR\r\n"));
+        BOOST_TEST(item.body().size() == item.length);
     }
     BOOST_TEST(c.items[2].todo);
     // The same bytes again elsewhere (another replica, a restart): the same names and tags.
@@ -151,7 +152,7 @@ BOOST_AUTO_TEST_CASE(the_home_lists_the_collections_and_refuses_depth_infinity) 
       <current-user-privilege-set/><CS:subscribed/></prop></propfind>)";
     auto const r = f.ask("PROPFIND", "/dav/feeds/", body, "1");
     BOOST_TEST(r.status == 207u);
-    BOOST_TEST(r.body.find("<D:href>/dav/feeds/meetups/</D:href>") != std::string::npos);
+    BOOST_TEST(r.body.find("<href>/dav/feeds/meetups/</href>") != std::string::npos);
     BOOST_TEST(r.body.find("<D:collection/><C:calendar/>") != std::string::npos);
     BOOST_TEST(r.body.find("<D:displayname>Meetups</D:displayname>") != std::string::npos);
     BOOST_TEST(r.body.find("<C:comp name=\"VEVENT\"/><C:comp name=\"VTODO\"/>") != std::string::npos);
@@ -160,8 +161,8 @@ BOOST_AUTO_TEST_CASE(the_home_lists_the_collections_and_refuses_depth_infinity) 
     BOOST_TEST(r.body.find("<D:write") == std::string::npos);
     // Never CS:subscribed (DAVx⁵ would hand the collection to ICSx⁵): asked, it is listed as missing.
     BOOST_TEST(
-        r.body.find("subscribed xmlns:X=\"http://calendarserver.org/ns/\"/></D:prop><D:status>HTTP/1.1 404"
-        ) != std::string::npos
+        r.body.find("subscribed xmlns:X=\"http://calendarserver.org/ns/\"/></prop><status>HTTP/1.1 404") !=
+        std::string::npos
     );
     for (auto depth : {"infinity", ""}) {
         auto const inf = f.ask("PROPFIND", "/dav/feeds/", body, depth);
@@ -177,15 +178,13 @@ BOOST_AUTO_TEST_CASE(a_collection_answers_depth_infinity_as_depth_1) {
     auto const body =
         R"(<D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontenttype/></D:prop></D:propfind>)";
     auto const zero = f.ask("PROPFIND", "/dav/feeds/meetups/", body, "0");
-    BOOST_TEST(count(zero.body, "<D:response>") == 1u);
+    BOOST_TEST(count(zero.body, "<response>") == 1u);
     for (auto depth : {"1", "infinity", ""}) {
         auto const r = f.ask("PROPFIND", "/dav/feeds/meetups", body, depth);
         BOOST_TEST(r.status == 207u);
-        BOOST_TEST(count(r.body, "<D:response>") == 4u);
-        auto const& etag = f.collection().items[0].etag; // quoted: its quotes escaped in XML
-        BOOST_TEST(
-            r.body.find("<D:getetag>&quot;" + etag.substr(1, 32) + "&quot;</D:getetag>") != std::string::npos
-        );
+        BOOST_TEST(count(r.body, "<response>") == 4u);
+        auto const& etag = f.collection().items[0].etag; // quoted: quotes need no escaping in XML text
+        BOOST_TEST(r.body.find("<getetag>" + etag + "</getetag>") != std::string::npos);
         BOOST_TEST(r.body.find("component=vtodo") != std::string::npos);
         BOOST_TEST(r.body.find("component=vevent") != std::string::npos);
     }
@@ -209,7 +208,7 @@ BOOST_AUTO_TEST_CASE(get_and_head_with_if_none_match) {
     auto const& item = f.collection().items[0];
     auto r = f.ask("GET", f.item_href(0));
     BOOST_TEST(r.status == 200u);
-    BOOST_TEST(r.body == item.body);
+    BOOST_TEST(r.body == item.body());
     BOOST_TEST(header(r, "ETag") == item.etag);
     BOOST_TEST(header(r, "Content-Type") == "text/calendar; charset=utf-8; component=vevent");
     dav::Request req;
@@ -261,11 +260,11 @@ BOOST_AUTO_TEST_CASE(multiget_answers_each_href_as_sent) {
                       R"(</D:href><D:href>/dav/feeds/meetups/ffff.ics</D:href></C:calendar-multiget>)";
     auto const r = f.ask("REPORT", "/dav/feeds/meetups/", body);
     BOOST_TEST(r.status == 207u);
-    BOOST_TEST(r.body.find("<D:href>" + f.item_href(1) + "</D:href>") != std::string::npos);
-    BOOST_TEST(r.body.find("SUMMARY:Online\r\n") != std::string::npos);
+    BOOST_TEST(r.body.find("<href>" + f.item_href(1) + "</href>") != std::string::npos);
+    BOOST_TEST(r.body.find("SUMMARY:Online\n") != std::string::npos);
     BOOST_TEST(r.body.find("SUMMARY:Berlin") == std::string::npos);
     BOOST_TEST(
-        r.body.find("<D:href>/dav/feeds/meetups/ffff.ics</D:href><D:status>HTTP/1.1 404") != std::string::npos
+        r.body.find("<href>/dav/feeds/meetups/ffff.ics</href><status>HTTP/1.1 404") != std::string::npos
     );
 }
 
@@ -278,7 +277,7 @@ std::string query(std::string const& inner) {
 BOOST_AUTO_TEST_CASE(calendar_query_by_component_time_range_and_properties) {
     Fixture const f;
     auto hits = [&](std::string const& inner) {
-        return count(f.ask("REPORT", "/dav/feeds/meetups/", query(inner)).body, "<D:response>");
+        return count(f.ask("REPORT", "/dav/feeds/meetups/", query(inner)).body, "<response>");
     };
     BOOST_TEST(hits(R"(<C:comp-filter name="VEVENT"/>)") == 2u);
     BOOST_TEST(hits(R"(<C:comp-filter name="VTODO"/>)") == 1u);
@@ -324,13 +323,13 @@ BOOST_AUTO_TEST_CASE(sync_collection_lists_everything_then_exactly_the_changes) 
     Fixture f;
     auto const first = f.ask("REPORT", "/dav/feeds/meetups/", sync_body(""));
     BOOST_TEST(first.status == 207u);
-    BOOST_TEST(count(first.body, "<D:getetag>") == 3u);
+    BOOST_TEST(count(first.body, "<getetag>") == 3u);
     std::string const t1 = f.collection().token();
-    BOOST_TEST(first.body.find("<D:sync-token>" + t1 + "</D:sync-token>") != std::string::npos);
+    BOOST_TEST(first.body.find("<sync-token>" + t1 + "</sync-token>") != std::string::npos);
     auto const kept = f.item_href(0), gone = f.item_href(1);
     // Nothing changed: an empty listing and the same token.
     auto const same = f.ask("REPORT", "/dav/feeds/meetups/", sync_body(t1));
-    BOOST_TEST(count(same.body, "<D:response>") == 0u);
+    BOOST_TEST(count(same.body, "<response>") == 0u);
     BOOST_TEST(same.body.find(t1) != std::string::npos);
     // b@x gone, a@x renamed, c@x new, the VTODO unchanged.
     f.publish(
@@ -339,10 +338,10 @@ BOOST_AUTO_TEST_CASE(sync_collection_lists_everything_then_exactly_the_changes) 
     );
     auto const next = f.ask("REPORT", "/dav/feeds/meetups/", sync_body(t1));
     BOOST_TEST(next.status == 207u);
-    BOOST_TEST(count(next.body, "<D:response>") == 3u);
-    BOOST_TEST(count(next.body, "<D:getetag>") == 2u);
-    BOOST_TEST(next.body.find("<D:href>" + kept + "</D:href>") != std::string::npos);
-    BOOST_TEST(next.body.find("<D:href>" + gone + "</D:href><D:status>HTTP/1.1 404") != std::string::npos);
+    BOOST_TEST(count(next.body, "<response>") == 3u);
+    BOOST_TEST(count(next.body, "<getetag>") == 2u);
+    BOOST_TEST(next.body.find("<href>" + kept + "</href>") != std::string::npos);
+    BOOST_TEST(next.body.find("<href>" + gone + "</href><status>HTTP/1.1 404") != std::string::npos);
     BOOST_TEST(next.body.find(f.collection().token()) != std::string::npos);
     BOOST_TEST(f.collection().token() != t1);
     // Depth 0 (the RFC's) and 1 (python3-caldav's) alike.
@@ -455,7 +454,7 @@ BOOST_AUTO_TEST_CASE(a_feed_not_fetched_yet_is_an_empty_collection) {
     f.tree.feeds[0].collection = nullptr;
     auto const r = f.ask("PROPFIND", "/dav/feeds/meetups/", "", "1");
     BOOST_TEST(r.status == 207u);
-    BOOST_TEST(count(r.body, "<D:response>") == 1u);
+    BOOST_TEST(count(r.body, "<response>") == 1u);
     BOOST_TEST(f.ask("REPORT", "/dav/feeds/meetups/", sync_body("")).status == 503u);
 }
 
