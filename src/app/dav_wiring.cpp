@@ -36,7 +36,12 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
 ) {
     dav::HistoryOf of;
     if (history) {
-        history->keep_with(std::make_shared<dav::HistoryFiles>(cfg.storage.dir));
+        auto files = std::make_shared<dav::HistoryFiles>(cfg.storage.dir);
+        std::vector<std::string> feeds;
+        for (auto const& f : cfg.feeds)
+            feeds.push_back(f.name);
+        files->forget_all_but(feeds); // a feed removed while serve was stopped: added back, a new epoch
+        history->keep_with(std::move(files));
         of = history_of(history, store);
     }
     if (node) {
@@ -68,10 +73,21 @@ void resume_history(dav::History* history, ServedFeeds const& store) {
             (void)history->adopt(name, snap, now_s());
 }
 
-void forget_removed(dav::History* history, std::vector<std::string> const& removed) {
-    if (history)
-        for (auto const& name : removed)
-            history->forget(name);
+void forget_removed(
+    dav::History* history,
+    cluster::ClusterNode* node,
+    std::vector<std::string> const& removed,
+    std::vector<std::string> const& added
+) {
+    if (!history)
+        return;
+    for (auto const& name : removed) {
+        history->forget(name);
+        if (node)
+            node->forget_history(name);
+    }
+    for (auto const& name : added)
+        history->forget(name);
 }
 
 } // namespace icsbridge::cli

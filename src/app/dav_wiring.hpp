@@ -38,7 +38,16 @@ Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history)
 /** @brief The snapshots restored before `history` subscribed take up the history kept beside them. */
 void resume_history(dav::History* history, ServedFeeds const& store);
 
-/** @brief Removed feeds' histories forgotten, kept ones too: added back, a feed starts a new epoch. */
-void forget_removed(dav::History* history, std::vector<std::string> const& removed);
+/**
+ * @brief A reload's removed feeds' histories forgotten, kept ones too (beside the file; in a cluster the
+ * row's): added back, a feed starts a new epoch. An added feed's own, if any (a keeper's save of it that
+ * raced its removal), goes too.
+ */
+void forget_removed(
+    dav::History* history,
+    cluster::ClusterNode* node,
+    std::vector<std::string> const& removed,
+    std::vector<std::string> const& added
+);
 
 } // namespace icsbridge::cli

@@ -293,7 +293,7 @@ void Service::reload() {
         connections_->configure(cfg); // without [connect] now, every connection stops; none is forgotten
     else if (cfg->connect)
         log_.warn("reload: [connect] was added; it takes effect only after a restart");
-    cli::forget_removed(dav_.get(), plan.removed);
+    cli::forget_removed(dav_.get(), node_.get(), plan.removed, plan.added);
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
     DiskSnapshots disk(cfg_->storage.dir);

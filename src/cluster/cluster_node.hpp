@@ -90,6 +90,12 @@ class ClusterNode {
      */
     void announce_hook(std::string source, std::string const& event_id, std::function<void()> alone);
 
+    /**
+     * @brief Thread-safe: a feed removed from the config; its CalDAV history leaves its row (on the database
+     * thread), so the feed added back starts a new epoch on every replica. Logged when the database is away.
+     */
+    void forget_history(std::string feed);
+
   private:
     /** @brief The claim itself (database thread): `lease` is the group's key, `feeds` its feeds' names. */
     std::chrono::milliseconds claim_turn(std::string const& lease, std::vector<std::string> const& feeds);

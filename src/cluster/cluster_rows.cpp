@@ -71,6 +71,18 @@ void ClusterNode::announce_hook(
     });
 }
 
+void ClusterNode::forget_history(std::string feed) {
+    net::post(db_ex_, [this, feed = std::move(feed)] {
+        if (stopped_)
+            return;
+        if (auto done = snapshots_->forget_history(feed); !done)
+            log_.warn(
+                "cluster: feed " + feed + " was removed, but its CalDAV history stays in its row (" +
+                done.error().message + "): added back, it would take up its old sync tokens"
+            );
+    });
+}
+
 bool ClusterNode::adopt(std::string const& feed) {
     auto snap = load_kept(feed, *snapshots_, store_.gzip_enabled(), log_);
     if (!snap)

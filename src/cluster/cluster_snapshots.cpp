@@ -21,8 +21,12 @@ Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const
         // Keep the cache as new as what we serve, so a restart without the database starts from it; the
         // history with it, which is also where this replica's History reads a peer's (dav::HistoryFiles).
         (void)disk_.save(feed, **row, (*row)->fetched_at);
+        // A row without one (its feed was removed, then added back) leaves none here either: an older copy
+        // would take up the old epoch, whose tokens must be refused.
         if (!history.empty())
             (void)dav::save_history_file(disk_.dir(), feed, history);
+        else
+            dav::HistoryFiles(disk_.dir()).forget(feed);
         return row;
     }
     // A corrupt row is news for whoever runs the cluster; the store would only hear of it with no cache.

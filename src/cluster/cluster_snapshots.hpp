@@ -39,6 +39,9 @@ class ClusterSnapshots final : public SnapshotBackend {
         rows_->keep_history(std::move(of));
     }
 
+    /** @brief A removed feed's CalDAV history, in the row (the cache's goes with dav::History::forget). */
+    Result<void> forget_history(std::string const& feed) { return rows_->forget_history(feed); }
+
     /** @brief Logs a row refused for `why` (errc::snapshot_corrupt), as load() does, for other readers of
      * the row (the convergence after an outage). */
     void warn_refused(std::string const& feed, Error const& why) const;

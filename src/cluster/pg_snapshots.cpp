@@ -78,6 +78,20 @@ Result<void> PgSnapshots::prepare_locked() {
     return connect_and_migrate(db_, migrated_on_);
 }
 
+Result<void> PgSnapshots::forget_history(std::string const& feed) {
+    std::lock_guard lock(mtx_);
+    if (auto ok = prepare_locked(); !ok)
+        return ok;
+    auto res = db_.query(
+        "UPDATE icsbridge_snapshots SET dav_history = '' WHERE feed = $1",
+        {PgParam::text(feed)},
+        true
+    );
+    if (!res)
+        return res.error();
+    return {};
+}
+
 Result<void> PgSnapshots::prepare() {
     std::lock_guard lock(mtx_);
     return prepare_locked();

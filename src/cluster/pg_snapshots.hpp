@@ -86,6 +86,13 @@ class PgSnapshots final : public SnapshotBackend {
     std::string where() const override;
 
     /**
+     * @brief Empties the CalDAV history kept in the feed's row (a feed removed from the config): a replica
+     * that takes the row up again, the feed added back, starts a new epoch and refuses the old tokens.
+     * errc::io_error when the database is away.
+     */
+    Result<void> forget_history(std::string const& feed);
+
+    /**
      * @brief Writes the row unless the fence refuses it, and notifies snapshot_channel when written.
      * @return true when written, false when the database holds a newer snapshot (kept)
      */

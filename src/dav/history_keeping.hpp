@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace icsbridge::dav {
 
@@ -36,6 +37,11 @@ class HistoryFiles {
     std::string kept(std::string const& feed) const;
     /** @brief Removes DIR/NAME.davhistory (a feed removed or redefined: its tokens must stop working). */
     void forget(std::string const& feed) const;
+    /**
+     * @brief Removes the histories of feeds not in `feeds` (at start: one removed while serve was stopped,
+     * added back later, starts a new epoch, as after a reload).
+     */
+    void forget_all_but(std::vector<std::string> const& feeds) const;
 
   private:
     std::string dir_;

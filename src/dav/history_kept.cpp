@@ -145,6 +145,19 @@ void HistoryFiles::forget(std::string const& feed) const {
     std::filesystem::remove(history_path(dir_, feed), ec);
 }
 
+void HistoryFiles::forget_all_but(std::vector<std::string> const& feeds) const {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir_, ec);
+    for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        auto const& path = it->path();
+        if (path.extension() == ".davhistory" &&
+            std::find(feeds.begin(), feeds.end(), path.stem().string()) == feeds.end()) {
+            std::error_code ignored;
+            std::filesystem::remove(path, ignored);
+        }
+    }
+}
+
 Result<void> HistoryBeside::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
     if (auto saved = inner_->save(feed, snap, fetched_at); !saved)
         return saved;

@@ -4,7 +4,8 @@
 # PostgreSQL 15. The change history goes into the snapshot's row in the same statement, so every replica
 # gives the same token for the same calendar, and a token from one replica, after an upstream change,
 # syncs exactly the changed event on the others (python3-caldav); a replica restarted meanwhile answers it
-# too.
+# too. Removed from the config by a reload, the feed's history leaves its row; added back, its old token is
+# 403 valid-sync-token on every replica.
 #   dav_cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -53,6 +54,7 @@ kill -TERM "${replica_pids[2]}"
 wait "${replica_pids[2]}" 2>/dev/null
 start_icsbridge "$bin" "$work/r3.toml" "$work/r3.log"
 replicas="$replicas $serve_pid"
+replica_pids[2]=$serve_pid
 bases[2]=$base
 serve_pid=
 wait_for_url "${bases[2]}/feeds/pub.ics" || fail "r3 does not serve pub after its restart"
@@ -70,5 +72,40 @@ for i in 2 3 1; do
     grep -q MOVED "$work/change$i.out" || fail "the item r$i lists is not the changed event"
 done
 echo "r1's token syncs exactly the change on r2, r3 (restarted) and r1"
+
+# The feed removed from every replica's config by a reload: its history leaves the row (and each replica's
+# copy); added back by the next reload, the feed starts a new epoch, and the old token is 403 everywhere.
+reload_all() { # reload_all N: SIGHUP to r1..r3 with rN.toml as it is now; waits for each one's N-th "reloaded"
+    local i
+    for i in 1 2 3; do kill -HUP "${replica_pids[$((i - 1))]}"; done
+    for i in 1 2 3; do
+        for _ in $(seq 1 100); do
+            [ "$(grep -c 'reloaded:' "$work/r$i.log")" -ge "$1" ] && continue 2
+            sleep 0.1
+        done
+        fail "r$i logged no reload after SIGHUP"
+    done
+}
+row_history() { "$pg_bin/psql" "$pg_url" -Atc "SELECT length(dav_history) FROM icsbridge_snapshots WHERE feed = 'pub'"; }
+[ "$(row_history)" -gt 0 ] || fail "the row carries no history before the feed is removed"
+for i in 1 2 3; do
+    cp "$work/r$i.toml" "$work/r$i.with_pub"
+    sed 's/^\[feeds\.pub\]/[feeds.other]/' "$work/r$i.with_pub" >"$work/r$i.toml"
+done
+reload_all 1
+for _ in $(seq 1 50); do [ "$(row_history)" = 0 ] && break; sleep 0.1; done
+[ "$(row_history)" = 0 ] || fail "the removed feed's history is still in its row"
+for i in 1 2 3; do
+    [ -e "$work/state$i/pub.davhistory" ] && fail "r$i keeps the removed feed's history"
+    cp "$work/r$i.with_pub" "$work/r$i.toml"
+done
+reload_all 2
+for i in 1 2 3; do
+    wait_for_url "${bases[$((i - 1))]}/feeds/pub.ics" || fail "r$i does not serve pub once added back"
+    body="<sync-collection xmlns=\"DAV:\"><sync-token>$token</sync-token><sync-level>1</sync-level><prop><getetag/></prop></sync-collection>"
+    code=$(curl -s -o "$work/answer" -w '%{http_code}' -X REPORT -H 'Depth: 1' --data-binary "$body" "${bases[$((i - 1))]}/dav/feeds/pub/")
+    [ "$code" = 403 ] && grep -q valid-sync-token "$work/answer" || fail "r$i answers the re-added feed's old token with $code"
+done
+echo "removed and added back: the old token is 403 valid-sync-token on every replica"
 grep -q "pw-do-not-print" "$work"/r*.log && fail "the database password is in a log"
 echo ok

@@ -39,15 +39,6 @@ requests_to() {
     curl -s "$upstream/__control/requests" |
         /usr/bin/python3 -c 'import json,sys; print(sum(1 for r in json.load(sys.stdin) if sys.argv[1] in r.get("target", r.get("path", ""))))' "$1"
 }
-hup_and_wait() { # waits for the n-th "reloaded"/"reload refused" line
-    local want=$1
-    kill -HUP "$serve_pid"
-    for _ in $(seq 1 100); do
-        [ "$(grep -c 'reloaded:\|reload refused' "$work/serve.log")" -ge "$want" ] && return 0
-        sleep 0.1
-    done
-    fail "no reload logged after SIGHUP"
-}
 
 reload_config "" bob
 start_icsbridge "$bin" "$work/serve.toml" "$work/serve.log"

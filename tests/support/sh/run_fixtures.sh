@@ -84,6 +84,17 @@ stop_icsbridge() {
     [ "$rc" -eq 0 ] || fail "serve exited with $rc after SIGTERM"
 }
 
+# hup_and_wait N [LOG]: SIGHUP to serve_pid (a reload), then waits up to 10 s for the N-th "reloaded" or
+# "reload refused" line in LOG ($work/serve.log); fails the test when none comes.
+hup_and_wait() {
+    kill -HUP "$serve_pid"
+    for _ in $(seq 1 100); do
+        [ "$(grep -c 'reloaded:\|reload refused' "${2:-$work/serve.log}")" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "no reload logged after SIGHUP"
+}
+
 # init_work: a new temporary directory in $work, removed at exit after serve_pid, fake_pid (when set) and
 # every pid in the extra_pids array (a second fake, a second server) are stopped.
 init_work() {
