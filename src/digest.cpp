@@ -39,6 +39,13 @@ int hex_digit(char c) {
     return -1;
 }
 
+bool is_lower_hex(std::string_view text) {
+    for (char c : text)
+        if (hex_digit(c) < 0 || (c >= 'A' && c <= 'F'))
+            return false;
+    return true;
+}
+
 bool from_hex(std::string_view text, std::span<unsigned char> out) {
     if (text.size() != 2 * out.size())
         return false;

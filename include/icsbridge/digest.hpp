@@ -26,6 +26,9 @@ std::string to_hex(std::span<unsigned char const> bytes);
 /** @brief The value of one hex digit (either case); -1 for any other character. */
 int hex_digit(char c);
 
+/** @brief Whether `text` is nothing but lower-case hex digits, the form to_hex() writes (true when empty). */
+bool is_lower_hex(std::string_view text);
+
 /** @brief Reads exactly `2 * out.size()` hex digits (either case) into `out`; false for anything else. */
 bool from_hex(std::string_view text, std::span<unsigned char> out);
 

@@ -2,10 +2,11 @@
 // terminal_field(): control characters in upstream ids and names, escaped for `categories`/`tags`.
 #include "cli/terminal_text.hpp"
 
+#include <icsbridge/digest.hpp>
+
 namespace icsbridge::cli {
 
 std::string terminal_field(std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -13,15 +14,11 @@ std::string terminal_field(std::string_view s) {
         if (c == '\\') {
             out += "\\\\";
         } else if (c < 0x20 || c == 0x7f) {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
+            out += "\\x" + to_hex({&c, 1});
         } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 && static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
             // A C1 control in UTF-8 (U+009B is CSI on many terminals).
             auto c1 = static_cast<unsigned char>(s[++i]);
-            out += "\\u00";
-            out += hex[c1 >> 4];
-            out += hex[c1 & 0xf];
+            out += "\\u00" + to_hex({&c1, 1});
         } else {
             out += static_cast<char>(c);
         }

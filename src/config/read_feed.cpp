@@ -2,6 +2,7 @@
 // [feeds.NAME]: the keys each kind of feed takes (decided by its source), their values, params, filter and
 // subscriber tokens, each mistake reported at its FILE:LINE:COL.
 #include "config/reader.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -153,7 +154,7 @@ void Reader::read_color(toml::table const& t, FeedConfig& f) {
     if (!v)
         return;
     bool const hex = v->size() == 7 && v->front() == '#' &&
-                     v->find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+                     std::all_of(v->begin() + 1, v->end(), [](char c) { return hex_digit(c) >= 0; });
     if (!hex) {
         fail_at(
             t.get("color")->source(),

@@ -31,7 +31,7 @@ json::value optional_time(std::optional<sys_seconds> const& t) {
 }
 
 bool is_hash(std::string_view s) {
-    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+    return s.size() == 64 && is_lower_hex(s);
 }
 
 /** Reads the fields of one record; the first wrong one is kept in `bad` and the rest read as empty. */

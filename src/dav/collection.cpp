@@ -6,6 +6,9 @@
 #include "push/resources.hpp"
 #include "views/feed_index.hpp"
 #include <icsbridge/dav.hpp>
+#include <icsbridge/digest.hpp>
+
+#include <array>
 
 namespace icsbridge::dav {
 
@@ -68,11 +71,10 @@ Item const* Collection::find(std::string_view name) const {
 
 std::string Collection::token() const {
     // The epoch as 16 hex digits, then the sequence: a URI (RFC 6578 3.2) that says nothing else.
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string e(16, '0');
-    for (std::size_t i = 0; i < 16; ++i)
-        e[15 - i] = hex[(epoch >> (4 * i)) & 0xf];
-    return std::string(token_prefix) + e + "-" + std::to_string(seq);
+    std::array<unsigned char, 8> bytes{};
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<unsigned char>(epoch >> (8 * (bytes.size() - 1 - i)));
+    return std::string(token_prefix) + to_hex(bytes) + "-" + std::to_string(seq);
 }
 
 Collection make_collection(std::string_view body, std::string snapshot_etag) {
@@ -99,13 +101,13 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_token(std::string_v
     token.remove_prefix(token_prefix.size());
     if (token.size() < 18 || token[16] != '-')
         return std::nullopt;
+    // Only the lower-case digits token() writes.
+    std::array<unsigned char, 8> bytes{};
+    if (!is_lower_hex(token.substr(0, 16)) || !from_hex(token.substr(0, 16), bytes))
+        return std::nullopt;
     std::uint64_t epoch = 0, seq = 0;
-    for (char ch : token.substr(0, 16)) {
-        int const d = ch >= '0' && ch <= '9' ? ch - '0' : (ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1);
-        if (d < 0)
-            return std::nullopt;
-        epoch = (epoch << 4) | static_cast<std::uint64_t>(d);
-    }
+    for (unsigned char b : bytes)
+        epoch = (epoch << 8) | b;
     for (char ch : token.substr(17)) {
         if (ch < '0' || ch > '9' || seq > (UINT64_MAX - 9) / 10)
             return std::nullopt;

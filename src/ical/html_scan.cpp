@@ -3,6 +3,7 @@
 #include "ical/html_scan.hpp"
 
 #include "util/ascii.hpp"
+#include <icsbridge/digest.hpp>
 
 #include <algorithm>
 #include <array>
@@ -112,12 +113,8 @@ std::pair<char32_t, std::size_t> decode_entity(std::string_view s, std::size_t i
         if (digits.empty() || digits.size() > 7)
             return {0, 0};
         for (char c : digits) {
-            int d;
-            if (c >= '0' && c <= '9')
-                d = c - '0';
-            else if (hex && lower(c) >= 'a' && lower(c) <= 'f')
-                d = lower(c) - 'a' + 10;
-            else
+            int const d = hex ? hex_digit(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
+            if (d < 0)
                 return {0, 0};
             cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(d);
         }

@@ -2,6 +2,7 @@
 // Form bodies and token answers (Boost.JSON), with the error mapping of RFC 6749 §5.2 to our errc.
 #include "oauth/token_answer.hpp"
 
+#include <icsbridge/digest.hpp>
 #include <icsbridge/log.hpp>
 
 #include <boost/json/parse.hpp>
@@ -16,18 +17,18 @@ namespace icsbridge::oauth {
 namespace json = boost::json;
 
 std::string form_encode(std::vector<std::pair<std::string, std::string>> const& fields) {
-    static constexpr char hex[] = "0123456789ABCDEF";
     std::string out;
     auto add = [&](std::string const& s) {
         for (char ch : s) {
             auto const c = static_cast<unsigned char>(ch);
             if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
                 out += ch;
-            } else {
-                out += '%';
-                out += hex[c >> 4];
-                out += hex[c & 15];
+                continue;
             }
+            // Upper-case digits, as RFC 3986 2.1 asks of producers.
+            out += '%';
+            for (char d : to_hex({&c, 1}))
+                out += static_cast<char>(std::toupper(static_cast<unsigned char>(d)));
         }
     };
     for (auto const& [k, v] : fields) {

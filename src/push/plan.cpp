@@ -18,13 +18,7 @@ std::size_t Plan::count(OpKind k) const {
 }
 
 std::string hex_sha256(std::string_view data) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : sha256(data)) {
-        out += hex[c >> 4];
-        out += hex[c & 0xf];
-    }
-    return out;
+    return to_hex(sha256(data));
 }
 
 std::string writer_tag(std::string_view writer) {
@@ -37,16 +31,6 @@ std::string resource_name(std::string_view uid, std::string_view writer) {
     return std::string(owned_prefix) + writer_tag(writer) + "-" + hex_sha256(uid).substr(0, 32) + ".ics";
 }
 
-namespace {
-
-bool lower_hex(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    });
-}
-
-} // namespace
-
 bool is_owned(std::string_view name) {
     // Exactly the names resource_name() makes, and an earlier version made: "icsbridge-notes.ics", written
     // by the person, is theirs.
@@ -54,9 +38,9 @@ bool is_owned(std::string_view name) {
         return false;
     auto const middle = name.substr(owned_prefix.size(), name.size() - owned_prefix.size() - 4);
     if (middle.size() == 32)
-        return lower_hex(middle);
-    return middle.size() == 8 + 1 + 32 && middle[8] == '-' && lower_hex(middle.substr(0, 8)) &&
-           lower_hex(middle.substr(9));
+        return is_lower_hex(middle);
+    return middle.size() == 8 + 1 + 32 && middle[8] == '-' && is_lower_hex(middle.substr(0, 8)) &&
+           is_lower_hex(middle.substr(9));
 }
 
 bool written_by(std::string_view name, std::string_view writer) {
