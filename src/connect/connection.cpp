@@ -4,6 +4,7 @@
 #include "connect/connection.hpp"
 
 #include "oauth/token_store.hpp"
+#include "util/json_fields.hpp"
 #include <icsbridge/digest.hpp>
 
 #include <boost/json.hpp>
@@ -34,86 +35,44 @@ bool is_hash(std::string_view s) {
     return s.size() == 64 && is_lower_hex(s);
 }
 
-/** Reads the fields of one record; the first wrong one is kept in `bad` and the rest read as empty. */
-struct FieldReader {
-    json::object const& root;
-    std::string bad;
-
-    /** The field, or nullptr once a field was found wrong (its error is the one reported). */
-    json::value const* at(std::string_view key) {
-        if (!bad.empty())
-            return nullptr;
-        auto const* v = root.if_contains(key);
-        if (!v)
-            bad = std::string(key) + " is missing";
-        return v;
-    }
-    void wrong(std::string_view key, std::string_view what) {
-        if (bad.empty())
-            bad = std::string(key) + " is not " + std::string(what);
-    }
-    std::string text(std::string_view key) {
-        auto const* v = at(key);
-        if (v && !v->is_string())
-            wrong(key, "a string");
-        return v && v->is_string() ? std::string(v->get_string()) : std::string();
-    }
-    sys_seconds time(std::string_view key) { return optional(key, false).value_or(sys_seconds{}); }
-    std::optional<sys_seconds> optional(std::string_view key, bool nullable = true) {
-        auto const* v = at(key);
-        if (!v || (nullable && v->is_null()))
-            return std::nullopt;
-        auto t = v->is_string() ? parse_rfc3339(std::string(v->get_string())) : std::nullopt;
-        if (!t)
-            wrong(
-                key,
-                nullable ? "a UTC time (YYYY-MM-DDTHH:MM:SSZ) or null" : "a UTC time (YYYY-MM-DDTHH:MM:SSZ)"
-            );
-        return t;
-    }
-    std::uint64_t count(std::string_view key) {
-        auto const* v = at(key);
-        if (v && v->is_uint64())
-            return v->get_uint64();
-        if (v && v->is_int64() && v->get_int64() >= 0)
-            return static_cast<std::uint64_t>(v->get_int64());
-        if (v)
-            wrong(key, "a count (an integer from 0)");
-        return 0;
-    }
-    bool flag(std::string_view key) {
-        auto const* v = at(key);
-        if (v && !v->is_bool())
-            wrong(key, "true or false");
-        return v && v->is_bool() && v->get_bool();
-    }
-};
+/** A time field: a UTC time, or (`nullable`) null for none. */
+std::optional<sys_seconds> time_at(FieldReader& r, std::string_view key, bool nullable) {
+    std::string_view const kind =
+        nullable ? "a UTC time (YYYY-MM-DDTHH:MM:SSZ) or null" : "a UTC time (YYYY-MM-DDTHH:MM:SSZ)";
+    auto const* v = r.at(key, kind);
+    if (!v || (nullable && v->is_null()))
+        return std::nullopt;
+    auto t = v->is_string() ? parse_rfc3339(std::string(v->get_string())) : std::nullopt;
+    if (!t)
+        r.wrong(key, kind);
+    return t;
+}
 
 void read_identity(FieldReader& r, Connection& c) {
     c.id = r.text("id");
-    if (r.bad.empty() && !valid_connection_id(c.id))
+    if (r.ok() && !valid_connection_id(c.id))
         r.wrong("id", "a connection id (22 base64url characters)");
     c.provider = r.text("provider");
-    if (r.bad.empty() && c.provider != "google" && c.provider != "microsoft")
+    if (r.ok() && c.provider != "google" && c.provider != "microsoft")
         r.wrong("provider", "google or microsoft");
     c.feed = r.text("feed");
     c.view = r.text("view");
     c.token_hash = r.text("token_hash");
-    if (r.bad.empty() && !c.token_hash.empty() && !is_hash(c.token_hash))
+    if (r.ok() && !c.token_hash.empty() && !is_hash(c.token_hash))
         r.wrong("token_hash", "empty or a SHA-256 in hex");
     c.key_hash = r.text("key_hash");
-    if (r.bad.empty() && !is_hash(c.key_hash))
+    if (r.ok() && !is_hash(c.key_hash))
         r.wrong("key_hash", "a SHA-256 in hex");
     c.client_id = r.text("client_id");
     c.scope = r.text("scope");
     c.sealed_token = r.text("sealed_token");
     c.calendar = r.text("calendar");
-    c.created_at = r.time("created_at");
+    c.created_at = time_at(r, "created_at", false).value_or(sys_seconds{});
 }
 
 void read_status(FieldReader& r, Connection& c) {
-    c.last_success = r.optional("last_success");
-    c.last_failure = r.optional("last_failure");
+    c.last_success = time_at(r, "last_success", true);
+    c.last_failure = time_at(r, "last_failure", true);
     c.last_error = r.text("last_error");
     auto const items = r.count("items");
     if (items > std::numeric_limits<std::size_t>::max())
@@ -175,12 +134,12 @@ Result<Connection> connection_from_json(std::string_view text) {
             errc::io_error,
             "the connection record is not version 1 (written by a newer icsbridge, or damaged)"
         );
-    FieldReader r{root, {}};
+    FieldReader r(root);
     Connection c;
     read_identity(r, c);
     read_status(r, c);
-    if (!r.bad.empty())
-        return fail(errc::io_error, "the connection record is malformed: " + r.bad);
+    if (!r.ok())
+        return fail(errc::io_error, "the connection record is malformed: " + r.error());
     return c;
 }
 

@@ -5,6 +5,7 @@
 
 #include "oauth/pkce.hpp"
 #include "push/plan.hpp"
+#include "util/json_fields.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
@@ -31,39 +32,26 @@ Error forged() {
     );
 }
 
-std::optional<std::string> text_at(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    if (!v || !v->is_string())
-        return std::nullopt;
-    return std::string(v->as_string());
-}
-
 /** @brief The state in a sealed state's JSON; nullopt when a field is missing or of the wrong kind. */
 std::optional<FlowState> from_json(std::string_view text) {
     boost::system::error_code ec;
     json::value const v = json::parse(text, ec);
     if (ec || !v.is_object())
         return std::nullopt;
-    auto const& o = v.as_object();
-    auto provider = text_at(o, "provider");
-    auto feed = text_at(o, "feed");
-    auto view = text_at(o, "view");
-    auto token = text_at(o, "token");
-    auto verifier = text_at(o, "verifier");
-    auto nonce = text_at(o, "nonce");
-    auto const* expires = o.if_contains("expires");
-    if (!provider || !feed || !view || !token || !verifier || !nonce || !expires || !expires->is_int64())
-        return std::nullopt;
-    if ((*provider != "google" && *provider != "microsoft") || feed->empty() || verifier->empty() ||
-        nonce->empty())
-        return std::nullopt;
+    FieldReader r(v.as_object());
     FlowState s;
-    s.provider = std::move(*provider);
-    s.feed = std::move(*feed);
-    s.view = std::move(*view);
-    s.token = std::move(*token);
-    s.verifier = std::move(*verifier);
-    s.nonce = std::move(*nonce);
+    s.provider = r.text("provider");
+    s.feed = r.text("feed");
+    s.view = r.text("view");
+    s.token = r.text("token");
+    s.verifier = r.text("verifier");
+    s.nonce = r.text("nonce");
+    auto const* expires = r.at("expires", "an integer");
+    if (!r.ok() || !expires->is_int64())
+        return std::nullopt;
+    if ((s.provider != "google" && s.provider != "microsoft") || s.feed.empty() || s.verifier.empty() ||
+        s.nonce.empty())
+        return std::nullopt;
     s.expires = std::chrono::sys_seconds(std::chrono::seconds(expires->as_int64()));
     return s;
 }

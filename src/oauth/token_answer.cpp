@@ -2,6 +2,7 @@
 // Form bodies and token answers (Boost.JSON), with the error mapping of RFC 6749 §5.2 to our errc.
 #include "oauth/token_answer.hpp"
 
+#include "util/json_fields.hpp"
 #include <icsbridge/digest.hpp>
 #include <icsbridge/log.hpp>
 
@@ -71,11 +72,6 @@ std::string refresh_body(TargetConfig const& t, std::string_view refresh_token) 
 
 namespace {
 
-std::string string_at(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
 /** expires_in as a number or (some servers) a string of digits; nullopt when absent or not a count. */
 std::optional<std::chrono::seconds> expires_in_of(json::object const& o) {
     auto const* v = o.if_contains("expires_in");
@@ -104,10 +100,10 @@ Result<TokenAnswer> success(json::object const& o, TargetRef const& t) {
         return fail(errc::upstream_malformed, "target " + t.name + ": the token endpoint's answer " + why);
     };
     TokenAnswer a;
-    a.access_token = string_at(o, "access_token");
+    a.access_token = text_or_empty(o, "access_token");
     if (a.access_token.empty())
         return malformed("has no access_token");
-    if (auto type = string_at(o, "token_type"); !type.empty()) {
+    if (auto type = text_or_empty(o, "token_type"); !type.empty()) {
         for (char& c : type)
             c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (type != "bearer")
@@ -119,14 +115,14 @@ Result<TokenAnswer> success(json::object const& o, TargetRef const& t) {
             return malformed("has an expires_in that is not a number of seconds");
         a.expires_in = *in;
     }
-    a.refresh_token = string_at(o, "refresh_token");
-    a.scope = string_at(o, "scope");
+    a.refresh_token = text_or_empty(o, "refresh_token");
+    a.scope = text_or_empty(o, "scope");
     return a;
 }
 
 Error refusal(unsigned status, json::object const* o, Grant grant, TargetRef const& t) {
-    std::string const code = o ? string_at(*o, "error") : std::string();
-    std::string const desc = o ? string_at(*o, "error_description") : std::string();
+    std::string const code = o ? text_or_empty(*o, "error") : std::string();
+    std::string const desc = o ? text_or_empty(*o, "error_description") : std::string();
     // The endpoint's words, fit for one line: an attacker-free server, but its text still reaches a terminal.
     std::string said = loggable(code.empty() ? "HTTP " + std::to_string(status) : code, 80);
     if (!desc.empty())

@@ -3,6 +3,7 @@
 // leaves the old token or the new one.
 #include "oauth/token_store.hpp"
 
+#include "util/json_fields.hpp"
 #include <icsbridge/files.hpp>
 
 #include <boost/json.hpp>
@@ -25,17 +26,6 @@ std::string token_path(std::string const& storage_dir, std::string_view target) 
     return storage_dir + "/oauth/" + std::string(target) + ".json";
 }
 
-namespace {
-
-std::string text_at(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    if (!v || !v->is_string())
-        throw std::invalid_argument(std::string(key) + " is not a string");
-    return std::string(v->get_string());
-}
-
-} // namespace
-
 std::string to_json(StoredToken const& t) {
     json::object root{
         {"version", 1},
@@ -54,27 +44,25 @@ Result<StoredToken> token_from_json(std::string_view text) {
     json::value const v = json::parse(text, ec);
     if (ec || !v.is_object())
         return fail(errc::io_error, "the stored token is not a JSON object");
-    try {
-        auto const& root = v.get_object();
-        StoredToken t;
-        t.provider = text_at(root, "provider");
-        t.client_id = text_at(root, "client_id");
-        t.scope = text_at(root, "scope");
-        t.refresh_token = text_at(root, "refresh_token");
-        auto at = parse_rfc3339(text_at(root, "connected_at"));
-        if (!at)
-            throw std::invalid_argument("connected_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
-        t.connected_at = *at;
-        if (root.contains("refused_at")) {
-            auto refused = parse_rfc3339(text_at(root, "refused_at"));
-            if (!refused)
-                throw std::invalid_argument("refused_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
-            t.refused_at = *refused;
-        }
-        return t;
-    } catch (std::invalid_argument const& e) {
-        return fail(errc::io_error, std::string("the stored token is malformed: ") + e.what());
+    auto const& root = v.get_object();
+    FieldReader r(root, FieldReader::Absent::wrong_kind);
+    StoredToken t;
+    t.provider = r.text("provider");
+    t.client_id = r.text("client_id");
+    t.scope = r.text("scope");
+    t.refresh_token = r.text("refresh_token");
+    auto at = parse_rfc3339(r.text("connected_at"));
+    if (r.ok() && !at)
+        r.fail("connected_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+    t.connected_at = at.value_or(std::chrono::sys_seconds{});
+    if (r.has("refused_at")) {
+        t.refused_at = parse_rfc3339(r.text("refused_at"));
+        if (r.ok() && !t.refused_at)
+            r.fail("refused_at is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
     }
+    if (!r.ok())
+        return fail(errc::io_error, "the stored token is malformed: " + r.error());
+    return t;
 }
 
 Result<std::optional<StoredToken>> load_token(std::string const& path) {

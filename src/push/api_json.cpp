@@ -2,6 +2,7 @@
 // JSON answers of the Google and Graph APIs read with Boost.JSON; URL pieces escaped with Boost.URL.
 #include "push/api_json.hpp"
 
+#include "util/json_fields.hpp"
 #include <icsbridge/log.hpp>
 
 #include <boost/json/parse.hpp>
@@ -20,11 +21,6 @@ std::optional<json::object> json_object_of(HttpResponse const& r) {
     if (ec || !v.is_object())
         return std::nullopt;
     return std::move(v.as_object());
-}
-
-std::string member_text(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 std::string path_segment(std::string_view s) {
@@ -57,14 +53,14 @@ std::string error_reason(HttpResponse const& r) {
     if (auto const* errors = error.if_contains("errors"); errors && errors->is_array()) {
         auto const& list = errors->get_array();
         if (!list.empty() && list.front().is_object())
-            return member_text(list.front().get_object(), "reason");
+            return text_or_empty(list.front().get_object(), "reason");
     }
-    return member_text(error, "code");
+    return text_or_empty(error, "code");
 }
 
 std::string error_message(HttpResponse const& r) {
     auto const e = error_object(r);
-    return e ? loggable(member_text(*e, "message"), 200) : std::string();
+    return e ? loggable(text_or_empty(*e, "message"), 200) : std::string();
 }
 
 Error api_refusal(

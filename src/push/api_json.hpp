@@ -17,9 +17,6 @@ namespace icsbridge::push {
 /** @brief The answer's body as a JSON object; nullopt when it is not one. */
 std::optional<boost::json::object> json_object_of(HttpResponse const& r);
 
-/** @brief `o[key]` when it is a string, else "". */
-std::string member_text(boost::json::object const& o, std::string_view key);
-
 /** @brief `s` escaped for one path segment (calendar ids hold '@' and '#'). */
 std::string path_segment(std::string_view s);
 

@@ -8,6 +8,7 @@
 #include "push/calendar_api.hpp"
 #include "push/event_json.hpp"
 #include "push/page_trail.hpp"
+#include "util/json_fields.hpp"
 
 #include <boost/json.hpp>
 
@@ -55,7 +56,7 @@ bool is_ours(json::object const& event) {
         return false;
     auto const* priv = props->get_object().if_contains("private");
     // Any writer's (the plan tells them apart by name): "1" from an earlier version, else the writer.
-    return priv && priv->is_object() && !member_text(priv->get_object(), google_owner_key).empty();
+    return priv && priv->is_object() && !text_or_empty(priv->get_object(), google_owner_key).empty();
 }
 
 /** One page of events.list into `u`; returns the next page's token ("" at the end). */
@@ -65,19 +66,19 @@ std::string read_page(json::object const& page, ListingUpdate& u) {
             if (!v.is_object())
                 continue;
             auto const& e = v.get_object();
-            auto const name = name_of(member_text(e, "id"));
+            auto const name = name_of(text_or_empty(e, "id"));
             if (name.empty())
                 continue;
-            if (member_text(e, "status") == "cancelled") {
+            if (text_or_empty(e, "status") == "cancelled") {
                 u.changed.erase(name);
                 u.removed.push_back(name);
             } else if (is_ours(e)) {
-                u.changed[name] = member_text(e, "etag");
+                u.changed[name] = text_or_empty(e, "etag");
             }
         }
-    if (auto next = member_text(page, "nextPageToken"); !next.empty())
+    if (auto next = text_or_empty(page, "nextPageToken"); !next.empty())
         return next;
-    u.sync_token = member_text(page, "nextSyncToken");
+    u.sync_token = text_or_empty(page, "nextSyncToken");
     return {};
 }
 
@@ -118,7 +119,7 @@ class GoogleApi final : public CalendarApi {
                 co_return api_refusal(target_.name, "GET", url, *r, false);
             if (auto id = calendar_named(*body); !id.empty())
                 co_return Collection{id, true, false, false};
-            page = member_text(*body, "nextPageToken");
+            page = text_or_empty(*body, "nextPageToken");
             if (auto go_on = page.empty() ? Result<void>{} : trail.next(page); !go_on)
                 co_return go_on.error();
         } while (!page.empty());
@@ -191,7 +192,7 @@ class GoogleApi final : public CalendarApi {
         auto body = json_object_of(*r);
         if (r->status != 200 || !body)
             co_return api_refusal(target_.name, "GET", url, *r, false);
-        co_return std::optional<std::string>(member_text(*body, "etag"));
+        co_return std::optional<std::string>(text_or_empty(*body, "etag"));
     }
 
   private:
@@ -203,9 +204,9 @@ class GoogleApi final : public CalendarApi {
             if (!v.is_object())
                 continue;
             auto const& c = v.get_object();
-            auto const role = member_text(c, "accessRole");
-            if (member_text(c, "summary") == target_.calendar && (role == "owner" || role == "writer"))
-                return member_text(c, "id");
+            auto const role = text_or_empty(c, "accessRole");
+            if (text_or_empty(c, "summary") == target_.calendar && (role == "owner" || role == "writer"))
+                return text_or_empty(c, "id");
         }
         return {};
     }
@@ -219,10 +220,10 @@ class GoogleApi final : public CalendarApi {
         if (!r)
             co_return r.error();
         auto made = json_object_of(*r);
-        if (r->status != 200 || !made || member_text(*made, "id").empty())
+        if (r->status != 200 || !made || text_or_empty(*made, "id").empty())
             co_return api_refusal(target_.name, "POST", url, *r, false);
         http_.log().info("push " + target_.name + ": created the calendar \"" + target_.calendar + "\"");
-        co_return Collection{member_text(*made, "id"), true, true, false};
+        co_return Collection{text_or_empty(*made, "id"), true, true, false};
     }
 
     net::awaitable<Result<void>> delete_calendar(TargetState const& state) override {
@@ -237,7 +238,7 @@ class GoogleApi final : public CalendarApi {
         WriteAnswer a;
         if (r.status >= 200 && r.status < 300) {
             if (auto body = json_object_of(r))
-                a.etag = member_text(*body, "etag");
+                a.etag = text_or_empty(*body, "etag");
             return a;
         }
         if ((r.status == 404 || r.status == 410) && op.kind != OpKind::create)

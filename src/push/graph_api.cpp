@@ -8,6 +8,7 @@
 #include "push/calendar_api.hpp"
 #include "push/event_json.hpp"
 #include "push/page_trail.hpp"
+#include "util/json_fields.hpp"
 
 #include <boost/json.hpp>
 
@@ -51,14 +52,14 @@ std::string owner_name(json::object const& event) {
     if (!props || !props->is_array())
         return {};
     for (auto const& p : props->get_array())
-        if (p.is_object() && member_text(p.get_object(), "id") == graph_owner_property)
-            return member_text(p.get_object(), "value");
+        if (p.is_object() && text_or_empty(p.get_object(), "id") == graph_owner_property)
+            return text_or_empty(p.get_object(), "value");
     return {};
 }
 
 std::string version_of(json::object const& event) {
-    auto v = member_text(event, "@odata.etag");
-    return v.empty() ? member_text(event, "changeKey") : v;
+    auto v = text_or_empty(event, "@odata.etag");
+    return v.empty() ? text_or_empty(event, "changeKey") : v;
 }
 
 class GraphApi final : public CalendarApi {
@@ -95,9 +96,9 @@ class GraphApi final : public CalendarApi {
                 co_return page.error();
             if (auto const* items = page->if_contains("value"); items && items->is_array())
                 for (auto const& v : items->get_array())
-                    if (v.is_object() && member_text(v.get_object(), "name") == target_.calendar)
-                        co_return Collection{member_text(v.get_object(), "id"), true, false, false};
-            url = member_text(*page, "@odata.nextLink");
+                    if (v.is_object() && text_or_empty(v.get_object(), "name") == target_.calendar)
+                        co_return Collection{text_or_empty(v.get_object(), "id"), true, false, false};
+            url = text_or_empty(*page, "@odata.nextLink");
             if (auto go_on = url.empty() ? Result<void>{} : trail.next(url); !go_on)
                 co_return go_on.error();
         }
@@ -176,7 +177,7 @@ class GraphApi final : public CalendarApi {
         auto page = co_await get_page(target_.api_base + "/me/calendar?$select=id");
         if (!page)
             co_return page.error();
-        co_return Collection{member_text(*page, "id"), true, false, false};
+        co_return Collection{text_or_empty(*page, "id"), true, false, false};
     }
 
     net::awaitable<Result<Collection>> create_calendar() {
@@ -188,10 +189,10 @@ class GraphApi final : public CalendarApi {
         if (!r)
             co_return r.error();
         auto made = json_object_of(*r);
-        if ((r->status != 201 && r->status != 200) || !made || member_text(*made, "id").empty())
+        if ((r->status != 201 && r->status != 200) || !made || text_or_empty(*made, "id").empty())
             co_return api_refusal(target_.name, "POST", url, *r, false);
         http_.log().info("push " + target_.name + ": created the calendar \"" + target_.calendar + "\"");
-        co_return Collection{member_text(*made, "id"), true, true, false};
+        co_return Collection{text_or_empty(*made, "id"), true, true, false};
     }
 
     net::awaitable<Result<void>> delete_calendar(TargetState const& state) override {
@@ -224,10 +225,10 @@ class GraphApi final : public CalendarApi {
                 for (auto const& v : items->get_array())
                     if (v.is_object())
                         if (auto name = owner_name(v.get_object()); is_owned(name)) {
-                            state.ids[name] = member_text(v.get_object(), "id");
+                            state.ids[name] = text_or_empty(v.get_object(), "id");
                             u.changed[name] = version_of(v.get_object());
                         }
-            url = member_text(*page, "@odata.nextLink");
+            url = text_or_empty(*page, "@odata.nextLink");
             if (auto go_on = url.empty() ? Result<void>{} : trail.next(url); !go_on)
                 co_return go_on.error();
         }
@@ -242,7 +243,7 @@ class GraphApi final : public CalendarApi {
         ListingUpdate u;
         std::vector<std::string> unknown;
         std::function<void(json::object const&)> const seen = [&](json::object const& e) {
-            auto const id = member_text(e, "id");
+            auto const id = text_or_empty(e, "id");
             auto const known = name_by_id.find(id);
             if (e.contains("@removed")) {
                 if (known != name_by_id.end())
@@ -295,13 +296,13 @@ class GraphApi final : public CalendarApi {
                     for (auto const& v : items->get_array())
                         if (v.is_object())
                             seen(v.get_object());
-            if (auto next = member_text(*page, "@odata.nextLink"); !next.empty()) {
+            if (auto next = text_or_empty(*page, "@odata.nextLink"); !next.empty()) {
                 if (auto go_on = trail.next(next); !go_on)
                     co_return go_on.error();
                 url = std::move(next);
                 continue;
             }
-            auto done = member_text(*page, "@odata.deltaLink");
+            auto done = text_or_empty(*page, "@odata.deltaLink");
             if (done.empty())
                 co_return fail(
                     errc::upstream_malformed,
@@ -332,7 +333,7 @@ class GraphApi final : public CalendarApi {
         if (r.status >= 200 && r.status < 300) {
             if (auto body = json_object_of(r)) {
                 a.etag = version_of(*body);
-                a.id = member_text(*body, "id");
+                a.id = text_or_empty(*body, "id");
             }
             return a;
         }

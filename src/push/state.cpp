@@ -3,6 +3,7 @@
 // moment leaves the old state or the new one, never half of each.
 #include "push/state.hpp"
 
+#include "util/json_fields.hpp"
 #include <icsbridge/files.hpp>
 
 #include <boost/json.hpp>
@@ -60,18 +61,39 @@ std::string to_json(TargetState const& s) {
 
 namespace {
 
-std::string text_at(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    if (!v || !v->is_string())
-        throw std::invalid_argument(std::string(key) + " is not a string");
-    return std::string(v->get_string());
+void read_items(FieldReader& r, TargetState& s) {
+    auto const* items = r.object("items");
+    if (!items)
+        return;
+    for (auto const& [uid, w] : *items) {
+        if (!w.is_object()) {
+            r.fail("an item is not an object");
+            return;
+        }
+        FieldReader item(w.get_object(), FieldReader::Absent::wrong_kind);
+        Written written{item.text("name"), item.text("etag"), item.text("hash")};
+        if (!item.ok()) {
+            r.fail(item.error());
+            return;
+        }
+        s.items[std::string(uid)] = std::move(written);
+    }
 }
 
-json::object const& object_at(json::object const& o, std::string_view key) {
-    auto const* v = o.if_contains(key);
-    if (!v || !v->is_object())
-        throw std::invalid_argument(std::string(key) + " is not an object");
-    return v->get_object();
+/** A map of names to strings ("listing", "ids"); `what` names one of its values in the error. */
+void read_names(
+    FieldReader& r, std::string_view key, std::string_view what, std::map<std::string, std::string>& out
+) {
+    auto const* names = r.object(key);
+    if (!names)
+        return;
+    for (auto const& [name, value] : *names) {
+        if (!value.is_string()) {
+            r.fail(std::string(what) + " is not a string");
+            return;
+        }
+        out[std::string(name)] = std::string(value.get_string());
+    }
 }
 
 } // namespace
@@ -81,39 +103,25 @@ Result<TargetState> state_from_json(std::string_view text) {
     json::value const v = json::parse(text, ec);
     if (ec || !v.is_object())
         return fail(errc::io_error, "the push state is not a JSON object");
-    try {
-        auto const& root = v.get_object();
-        TargetState s;
-        s.collection = text_at(root, "collection");
-        if (root.contains("identity"))
-            s.identity = text_at(root, "identity");
-        s.sync_token = text_at(root, "sync_token");
-        if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
-            s.todos = todos->get_bool();
-        if (auto const* made = root.if_contains("created"); made && made->is_bool())
-            s.created = made->get_bool();
-        for (auto const& [uid, w] : object_at(root, "items")) {
-            if (!w.is_object())
-                throw std::invalid_argument("an item is not an object");
-            auto const& o = w.get_object();
-            s.items[std::string(uid)] = Written{text_at(o, "name"), text_at(o, "etag"), text_at(o, "hash")};
-        }
-        for (auto const& [name, etag] : object_at(root, "listing")) {
-            if (!etag.is_string())
-                throw std::invalid_argument("a listed ETag is not a string");
-            s.listing[std::string(name)] = std::string(etag.get_string());
-        }
-        // Written before ids existed: none to read.
-        if (root.contains("ids"))
-            for (auto const& [name, id] : object_at(root, "ids")) {
-                if (!id.is_string())
-                    throw std::invalid_argument("an id is not a string");
-                s.ids[std::string(name)] = std::string(id.get_string());
-            }
-        return s;
-    } catch (std::invalid_argument const& e) {
-        return fail(errc::io_error, std::string("the push state is malformed: ") + e.what());
-    }
+    auto const& root = v.get_object();
+    FieldReader r(root, FieldReader::Absent::wrong_kind);
+    TargetState s;
+    s.collection = r.text("collection");
+    if (r.has("identity"))
+        s.identity = r.text("identity");
+    s.sync_token = r.text("sync_token");
+    if (auto const* todos = root.if_contains("todos"); todos && todos->is_bool())
+        s.todos = todos->get_bool();
+    if (auto const* made = root.if_contains("created"); made && made->is_bool())
+        s.created = made->get_bool();
+    read_items(r, s);
+    read_names(r, "listing", "a listed ETag", s.listing);
+    // Written before ids existed: none to read.
+    if (r.has("ids"))
+        read_names(r, "ids", "an id", s.ids);
+    if (!r.ok())
+        return fail(errc::io_error, "the push state is malformed: " + r.error());
+    return s;
 }
 
 Result<TargetState> load_state(std::string const& path) {
