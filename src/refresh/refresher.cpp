@@ -1,7 +1,7 @@
 // File: refresher.cpp
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
-#include "refresh/hook_schedule.hpp"
+#include "refresh/refresh_loop.hpp"
 #include "util/run_on.hpp"
 #include "util/use_tuple.hpp"
 #include <icsbridge/refresh.hpp>
@@ -65,20 +65,27 @@ struct Refreshers::Impl {
     std::set<net::steady_timer*> timers;
     net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
     std::size_t running = 0; ///< loops not yet ended
-    /// Per group: what webhooks asked for (HookSchedule), and the loop's wait to cut short for it.
+    /// Per group: its loop's policy (with what webhooks asked for), and the loop's wait to cut short.
     struct Wake {
-        HookSchedule schedule;
+        RefreshLoop loop;
         net::steady_timer* sleeper = nullptr;
     };
     std::vector<Wake> wake = make_wakes();
 
-    std::vector<Wake> make_wakes() const {
+    std::vector<Wake> make_wakes() {
         HookSchedule::Limits const limits{
             opts.hook_delay,
             opts.hook_gap,
             opts.hook_refreshes,
             opts.hook_window};
-        return std::vector<Wake>(groups.size(), Wake{HookSchedule(limits), nullptr});
+        std::vector<Wake> out;
+        out.reserve(groups.size());
+        for (auto const& g : groups) {
+            RefreshLoop::Policy policy{g.refresh, opts.retry_initial, static_cast<bool>(opts.lease_wait), {}};
+            policy.jitter = [this](std::chrono::seconds base) { return jittered(base); };
+            out.push_back(Wake{RefreshLoop(std::move(policy), limits), nullptr});
+        }
+        return out;
     }
     net::steady_timer all_done{strand, std::chrono::steady_clock::time_point::max()};
 
@@ -93,41 +100,16 @@ struct Refreshers::Impl {
         co_return !stopped;
     }
 
-    /**
-     * @brief The loop's wait between refreshes: `d`, or less when a webhook asks for a refresh sooner.
-     * Events that hooks named are read meanwhile (patches), without ending the wait.
-     * @return false if stop() came first
-     */
-    net::awaitable<bool> nap(std::size_t gi, std::chrono::steady_clock::duration d) {
-        auto const until = std::chrono::steady_clock::now() + d;
-        while (!stopped) {
-            if (!co_await wait_for(gi, until))
-                co_return false;
-            auto const now = std::chrono::steady_clock::now();
-            if (wake[gi].schedule.patches_due(now) && now < until) {
-                co_await apply_patches(gi);
-                continue;
-            }
-            co_return true;
-        }
-        co_return false;
-    }
-
-    /** @brief Waits until `until`, a webhook's refresh or its patches are due; false if stop() came first. */
-    net::awaitable<bool> wait_for(std::size_t gi, std::chrono::steady_clock::time_point until) {
-        while (!stopped) {
-            auto const hooked = wake[gi].schedule.next();
-            auto const target = hooked ? std::min(until, *hooked) : until;
-            if (std::chrono::steady_clock::now() >= target)
-                co_return true;
-            net::steady_timer t(strand, target);
-            timers.insert(&t);
-            wake[gi].sleeper = &t;
-            co_await t.async_wait(use_tuple); // poke() cancels it to move the target
-            wake[gi].sleeper = nullptr;
-            timers.erase(&t);
-        }
-        co_return false;
+    /** @brief Waits until `until`, or until hook() moves the group's schedule. */
+    net::awaitable<void> wait_until(std::size_t gi, std::chrono::steady_clock::time_point until) {
+        if (stopped)
+            co_return;
+        net::steady_timer t(strand, until);
+        timers.insert(&t);
+        wake[gi].sleeper = &t;
+        co_await t.async_wait(use_tuple); // hook() cancels it to move the target
+        wake[gi].sleeper = nullptr;
+        timers.erase(&t);
     }
 
     /**
@@ -141,7 +123,7 @@ struct Refreshers::Impl {
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {
             if (groups[gi].feeds.front()->source != source)
                 continue;
-            wake[gi].schedule.hooked(id, static_cast<bool>(opts.patch), now);
+            wake[gi].loop.schedule().hooked(id, static_cast<bool>(opts.patch), now);
             if (wake[gi].sleeper)
                 wake[gi].sleeper->cancel();
         }
@@ -149,13 +131,13 @@ struct Refreshers::Impl {
 
     /** @brief The events hooks named, each read and put in the group's answer; a refresh where that fails. */
     net::awaitable<void> apply_patches(std::size_t gi) {
-        auto const ids = wake[gi].schedule.take_patches();
+        auto const ids = wake[gi].loop.schedule().take_patches();
         auto const& g = groups[gi];
         // In a cluster the lease holder reads the event; the others hear of its publish.
         if (opts.lease_wait && (co_await opts.lease_wait(g)).count() > 0)
             co_return;
         for (auto const& id : ids) {
-            if (stopped || wake[gi].schedule.refresh_due(std::chrono::steady_clock::now()))
+            if (stopped || wake[gi].loop.schedule().refresh_due(std::chrono::steady_clock::now()))
                 co_return; // a refresh is coming: it reads every event anyway
             // Raced with stop(): a read waiting for room in the budget must not hold a shutdown.
             auto read = co_await (opts.patch(g, id, wall_now()) || until_stopped());
@@ -163,7 +145,7 @@ struct Refreshers::Impl {
                 co_return;
             auto results = std::get<0>(std::move(read));
             if (!results) {
-                wake[gi].schedule.refresh_needed(std::chrono::steady_clock::now());
+                wake[gi].loop.schedule().refresh_needed(std::chrono::steady_clock::now());
                 co_return;
             }
             if (opts.on_hook_work)
@@ -256,7 +238,8 @@ struct Refreshers::Impl {
     net::awaitable<bool> refresh_once(std::size_t gi) {
         auto const& g = groups.at(gi);
         // Whatever started this refresh, it reads the upstream after every hook received so far.
-        if (wake.at(gi).schedule.refresh_started(std::chrono::steady_clock::now()) && opts.on_hook_work)
+        if (wake.at(gi).loop.schedule().refresh_started(std::chrono::steady_clock::now()) &&
+            opts.on_hook_work)
             opts.on_hook_work(g.feeds.front()->source, "refresh");
 
         auto results = co_await fetch_group(g);
@@ -287,44 +270,37 @@ struct Refreshers::Impl {
         );
     }
 
+    /** @brief Carries out one action of the group's loop; what the loop does next. */
+    net::awaitable<RefreshLoop::Action> carry_out(std::size_t gi, RefreshLoop::Action action) {
+        auto& policy = wake[gi].loop;
+        auto const now = [] { return std::chrono::steady_clock::now(); };
+        switch (action.kind) {
+        case RefreshLoop::Action::wait:
+            co_await wait_until(gi, action.until);
+            co_return policy.woke(now());
+        case RefreshLoop::Action::patch:
+            co_await apply_patches(gi);
+            co_return policy.woke(now());
+        case RefreshLoop::Action::ask_lease: {
+            auto const not_yet = co_await opts.lease_wait(groups[gi]);
+            co_return policy.lease(not_yet, now());
+        }
+        case RefreshLoop::Action::refresh: {
+            bool const ok = co_await refresh_once(gi);
+            co_return policy.refreshed(ok, now());
+        }
+        }
+        co_return action;
+    }
+
     net::awaitable<void> loop(std::size_t gi) {
-        auto refresh = std::chrono::duration_cast<std::chrono::milliseconds>(groups[gi].refresh);
-        auto backoff = opts.retry_initial;
         std::chrono::steady_clock::duration first = opts.stagger * static_cast<int>(gi);
         if (opts.first_wait)
             if (auto w = opts.first_wait(groups[gi]))
                 first = *w;
-        bool const started = co_await nap(gi, first);
-        if (!started)
-            co_return;
-        while (!stopped) {
-            auto const not_yet =
-                opts.lease_wait ? co_await opts.lease_wait(groups[gi]) : std::chrono::milliseconds(0);
-            if (stopped)
-                break;
-            if (not_yet.count() > 0) {
-                // Another replica's turn: its publish reaches us through the database; a webhook that woke
-                // us is its business too, and left set it would end every nap at once.
-                wake[gi].schedule.forget();
-                if (!co_await nap(gi, not_yet))
-                    break;
-                continue;
-            }
-            bool ok = co_await refresh_once(gi);
-            if (stopped)
-                break;
-            std::chrono::steady_clock::duration wait;
-            if (ok) {
-                backoff = opts.retry_initial;
-                wait = jittered(groups[gi].refresh);
-            } else {
-                wait = std::min(backoff, refresh);
-                backoff = std::min(backoff * 2, refresh);
-            }
-            bool const awake = co_await nap(gi, wait);
-            if (!awake)
-                break;
-        }
+        auto action = wake[gi].loop.start(first, std::chrono::steady_clock::now());
+        while (!stopped)
+            action = co_await carry_out(gi, action);
     }
 };
 
