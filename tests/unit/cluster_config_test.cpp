@@ -1,6 +1,7 @@
 // File: cluster_config_test.cpp
 // [cluster]: defaults, the secret from the environment, each mistake at its FILE:LINE:COL, and the
 // password never shown (masked URL, error messages).
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -16,10 +17,7 @@ using namespace std::chrono_literals;
 namespace cluster_config_test {
 
 Result<Config> parse(std::string const& text, std::map<std::string, std::string> env = {}) {
-    return parse_config(text, "c.toml", [env](std::string const& name) -> std::optional<std::string> {
-        auto it = env.find(name);
-        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-    });
+    return test::parse_config_text(text, "c.toml", std::move(env));
 }
 
 std::string error_of(std::string const& text) {

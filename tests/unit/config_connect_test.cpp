@@ -2,6 +2,7 @@
 // [connect] in the config (issue 27): what is read (the key file, the shared rate, each provider's client
 // with the provider's endpoints unless told), the warnings, and each mistake with its exact FILE:LINE:COL,
 // never showing the client secret.
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -24,13 +25,11 @@ std::string const base = "[server]\npublic_url = \"https://cal.example.org\"\n"
 std::string const connect = base + "[connect]\nkey_file = \"/run/credentials/icsbridge/connect.key\"\n";
 
 Result<Config> parse(std::string const& text) {
-    return parse_config(text, "t.toml", [](std::string const& name) -> std::optional<std::string> {
-        if (name == "EVENTS_TOKEN")
-            return "t";
-        if (name == "GOOGLE_CLIENT_SECRET")
-            return "g-secret-env";
-        return std::nullopt;
-    });
+    return test::parse_config_text(
+        text,
+        "t.toml",
+        {{"EVENTS_TOKEN", "t"}, {"GOOGLE_CLIENT_SECRET", "g-secret-env"}}
+    );
 }
 
 } // namespace config_connect_test

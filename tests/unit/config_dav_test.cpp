@@ -2,6 +2,7 @@
 // This round's keys: [dav] (the CalDAV tree on or off, how long sync tokens last, WebDAV-Push), a feed's
 // `color` (its collection's calendar-color) and a target's `max_response`, with their defaults and each
 // mistake at its exact FILE:LINE:COL.
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -17,7 +18,7 @@ std::string const base = "[sources.eb]\ntype = \"events\"\nbase_url = \"http://1
                          "[feeds.ev]\nsource = \"eb\"\nselect = \"organizer\"\n";
 
 Result<Config> parse(std::string const& text) {
-    return parse_config(base + text, "t.toml", [](std::string const&) { return std::nullopt; });
+    return test::parse_config_text(base + text, "t.toml");
 }
 
 std::string const caldav = "[targets.fam]\ntype = \"caldav\"\nurl = \"https://dav.example/cal/\"\n"

@@ -1,6 +1,7 @@
 // File: config_merge_test.cpp
 // Merged feeds in the config: what a merge may list (other, fetched feeds, each once, in any file order)
 // and which keys it takes, each mistake with its exact FILE:LINE:COL.
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -16,7 +17,7 @@ std::string const base = "[sources.eb]\ntype = \"events\"\nbase_url = \"http://1
                          "[feeds.ev]\nsource = \"eb\"\nselect = \"organizer\"\n";
 
 Result<Config> parse(std::string const& text) {
-    return parse_config(base + text, "t.toml", [](std::string const&) { return std::nullopt; });
+    return test::parse_config_text(base + text, "t.toml");
 }
 
 } // namespace config_merge_test

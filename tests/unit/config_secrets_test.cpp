@@ -1,6 +1,7 @@
 // File: config_secrets_test.cpp
 // Secrets per command: a config whose environment lacks some secrets loads, notes each with its table and
 // FILE:LINE:COL, and a command fails only over the ones of the tables it touches.
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -13,13 +14,7 @@ namespace config_secrets_test {
 
 /** Only EVENTS_TOKEN is set: every other variable is missing. */
 Result<Config> parse(std::string const& text) {
-    return parse_config(text, "s.toml", [](std::string const& name) -> std::optional<std::string> {
-        if (name == "EVENTS_TOKEN")
-            return "events-secret";
-        if (name == "EMPTY")
-            return "";
-        return std::nullopt;
-    });
+    return test::parse_config_text(text, "s.toml", {{"EVENTS_TOKEN", "events-secret"}, {"EMPTY", ""}});
 }
 
 // Two sources, a CalDAV target whose password file is not here, an admin token and a hook secret.

@@ -3,6 +3,7 @@
 // password and client secret from each of their three places (never in a message), the defaults of the OAuth
 // endpoints, the warnings, and each mistake with its exact FILE:LINE:COL.
 #include "push/push_views.hpp"
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -25,13 +26,11 @@ std::string const target = "[targets.family]\ntype = \"caldav\"\nurl = \"https:/
                            "username = \"alice\"\n";
 
 Result<Config> parse(std::string const& text) {
-    return parse_config(text, "t.toml", [](std::string const& name) -> std::optional<std::string> {
-        if (name == "DAV_PW")
-            return "s3cret-env";
-        if (name == "GOOGLE_SECRET")
-            return "g-secret-env";
-        return std::nullopt;
-    });
+    return test::parse_config_text(
+        text,
+        "t.toml",
+        {{"DAV_PW", "s3cret-env"}, {"GOOGLE_SECRET", "g-secret-env"}}
+    );
 }
 
 /** @brief The warnings other than "no feed pushes into it" (the cases here read targets without feeds). */
@@ -269,9 +268,7 @@ BOOST_AUTO_TEST_CASE(a_client_secret_in_the_file_and_a_plain_http_token_url_are_
       << "[targets.work]\ntype = \"google\"\nclient_id = \"c\"\nclient_secret = \"hunter2\"\n"
          "calendar = \"E\"\ntoken_url = \"http://auth.example.org/token\"\n";
     std::filesystem::permissions(path, std::filesystem::perms(0644));
-    auto r = load_config(path.string(), [](std::string const& name) -> std::optional<std::string> {
-        return name == "T" ? std::optional<std::string>("t") : std::nullopt;
-    });
+    auto r = load_config(path.string(), test::env_of({{"T", "t"}}));
     BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
     BOOST_TEST(r->secrets_in_file);
     auto const w = besides_unused(config_warnings(*r)); // reads the file's mode

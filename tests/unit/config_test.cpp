@@ -1,5 +1,6 @@
 // File: config_test.cpp
 // The config loader: a full valid file, and one fixture per kind of mistake with its exact FILE:LINE:COL.
+#include "support/config_text.hpp"
 #include "support/fixtures.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/store.hpp>
@@ -15,18 +16,10 @@ using icsbridge::test::fixture_path;
 
 namespace config_test {
 
-/** An environment holding exactly `vars`, so no test depends on the real one. */
-EnvLookup fake_env(std::map<std::string, std::string> vars) {
-    return [vars = std::move(vars)](std::string const& name) -> std::optional<std::string> {
-        auto it = vars.find(name);
-        if (it == vars.end())
-            return std::nullopt;
-        return it->second;
-    };
-}
+using test::env_of;
 
 EnvLookup test_env() {
-    return fake_env({{"TEST_EVENTS_TOKEN", "env-bearer-token"}, {"EVENTS_TOKEN", "x"}});
+    return env_of({{"TEST_EVENTS_TOKEN", "env-bearer-token"}, {"EVENTS_TOKEN", "x"}});
 }
 
 struct Mistake {
@@ -180,7 +173,7 @@ BOOST_AUTO_TEST_CASE(valid_file_sets_every_key) {
 }
 
 BOOST_AUTO_TEST_CASE(empty_file_gives_defaults) {
-    auto r = parse_config("", "empty.toml", fake_env({}));
+    auto r = parse_config("", "empty.toml", env_of({}));
     BOOST_TEST_REQUIRE(r.has_value());
     BOOST_TEST(r->server.host == "127.0.0.1");
     BOOST_TEST(r->server.port == 8080);
@@ -191,7 +184,7 @@ BOOST_AUTO_TEST_CASE(empty_file_gives_defaults) {
 }
 
 BOOST_AUTO_TEST_CASE(public_url_defaults_to_the_listen_address) {
-    auto r = parse_config("[server]\nlisten = \"[::1]:9000\"\n", "v6.toml", fake_env({}));
+    auto r = parse_config("[server]\nlisten = \"[::1]:9000\"\n", "v6.toml", env_of({}));
     BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
     BOOST_TEST(r->server.host == "::1");
     BOOST_TEST(r->server.public_url == "http://[::1]:9000");
@@ -248,7 +241,7 @@ BOOST_AUTO_TEST_CASE(structural_mistakes_point_at_the_value) {
     };
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.text) {
-            auto r = parse_config(c.text, "t.toml", fake_env({}));
+            auto r = parse_config(c.text, "t.toml", env_of({}));
             BOOST_TEST_REQUIRE(!r.has_value());
             BOOST_TEST(r.error().message == c.message);
         }
@@ -258,7 +251,7 @@ BOOST_AUTO_TEST_CASE(structural_mistakes_point_at_the_value) {
 BOOST_AUTO_TEST_CASE(empty_environment_variable_is_a_missing_secret) {
     auto r = load_config(
         fixture_path("configs/invalid_missing_env.toml"),
-        fake_env({{"ICSBRIDGE_TEST_UNSET_TOKEN", ""}})
+        env_of({{"ICSBRIDGE_TEST_UNSET_TOKEN", ""}})
     );
     BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().message));
     BOOST_TEST_REQUIRE(r->missing_secrets.size() == 1u);
@@ -276,7 +269,7 @@ BOOST_AUTO_TEST_CASE(messages_never_contain_a_secret) {
         "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n"
         "[feeds.a]\nsource = \"eb\"\nselect = \"organizer\"\n"
         "tokens = { alice = \"hunter2-secret\", bob = \"hunter2-secret\" }\n";
-    auto r = parse_config(text, "dup.toml", fake_env({}));
+    auto r = parse_config(text, "dup.toml", env_of({}));
     BOOST_TEST_REQUIRE(!r.has_value());
     BOOST_TEST(r.error().message.find("repeats another subscriber's secret") != std::string::npos);
     BOOST_TEST(r.error().message.find("hunter2") == std::string::npos);
@@ -285,36 +278,36 @@ BOOST_AUTO_TEST_CASE(messages_never_contain_a_secret) {
         "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken_env = \"TOK\"\n"
         "[feeds.a]\nsource = \"eb\"\nselect = \"nope\"\n",
         "env.toml",
-        fake_env({{"TOK", "env-secret-value"}})
+        env_of({{"TOK", "env-secret-value"}})
     );
     BOOST_TEST_REQUIRE(!env.has_value());
     BOOST_TEST(env.error().message.find("env-secret-value") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(admin_token_inline_or_from_the_environment) {
-    auto inline_ = parse_config("[server]\nadmin_token = \"adm-1\"\n", "a.toml", fake_env({}));
+    auto inline_ = parse_config("[server]\nadmin_token = \"adm-1\"\n", "a.toml", env_of({}));
     BOOST_TEST_REQUIRE(inline_.has_value());
     BOOST_TEST(inline_->server.admin_token == "adm-1");
-    auto env = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", fake_env({{"ADM", "adm-2"}}));
+    auto env = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", env_of({{"ADM", "adm-2"}}));
     BOOST_TEST_REQUIRE(env.has_value());
     BOOST_TEST(env->server.admin_token == "adm-2");
-    auto none = parse_config("[server]\n", "a.toml", fake_env({}));
+    auto none = parse_config("[server]\n", "a.toml", env_of({}));
     BOOST_TEST_REQUIRE(none.has_value());
     BOOST_TEST(none->server.admin_token.empty());
     auto both = parse_config(
         "[server]\nadmin_token = \"adm-3\"\nadmin_token_env = \"ADM\"\n",
         "a.toml",
-        fake_env({{"ADM", "x"}})
+        env_of({{"ADM", "x"}})
     );
     BOOST_TEST_REQUIRE(!both.has_value());
     BOOST_TEST(both.error().message.find("adm-3") == std::string::npos);
     // Unset: a missing secret of [server], which only serve and check need.
-    auto unset = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", fake_env({}));
+    auto unset = parse_config("[server]\nadmin_token_env = \"ADM\"\n", "a.toml", env_of({}));
     BOOST_TEST_REQUIRE(unset.has_value());
     BOOST_TEST_REQUIRE(unset->missing_secrets.size() == 1u);
     BOOST_TEST(unset->missing_secrets[0].owner == "[server]");
     BOOST_TEST(unset->missing_secrets[0].message.find("ADM") != std::string::npos);
-    BOOST_TEST(!parse_config("[server]\nadmin_token = \"\"\n", "a.toml", fake_env({})).has_value());
+    BOOST_TEST(!parse_config("[server]\nadmin_token = \"\"\n", "a.toml", env_of({})).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(feed_names_are_limited_so_their_snapshot_can_be_written) {
@@ -324,7 +317,7 @@ BOOST_AUTO_TEST_CASE(feed_names_are_limited_so_their_snapshot_can_be_written) {
             "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n[feeds." +
                 name + "]\nsource = \"eb\"\nselect = \"organizer\"\n",
             "n.toml",
-            fake_env({})
+            env_of({})
         );
     };
     std::string const longest(128, 'n'); // the documented limit
@@ -346,7 +339,7 @@ BOOST_AUTO_TEST_CASE(feed_names_are_limited_so_their_snapshot_can_be_written) {
 }
 
 BOOST_AUTO_TEST_CASE(unreadable_file_is_a_config_error_at_1_1) {
-    auto r = load_config("/nonexistent/icsbridge.toml", fake_env({}));
+    auto r = load_config("/nonexistent/icsbridge.toml", env_of({}));
     BOOST_TEST_REQUIRE(!r.has_value());
     BOOST_TEST((r.error().code == errc::config_invalid));
     BOOST_TEST(r.error().message.rfind("/nonexistent/icsbridge.toml:1:1: cannot read", 0) == 0);
@@ -362,7 +355,7 @@ std::string const life_source =
     "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n[feeds.a]\n";
 
 BOOST_AUTO_TEST_CASE(keep_past_and_max_items_have_defaults_and_accept_zero_where_it_means_something) {
-    auto r = parse_config(life_source + "source = \"eb\"\nselect = \"organizer\"\n", "t.toml", fake_env({}));
+    auto r = parse_config(life_source + "source = \"eb\"\nselect = \"organizer\"\n", "t.toml", env_of({}));
     BOOST_TEST_REQUIRE(r.has_value(), r.error().message);
     BOOST_TEST((r->feeds[0].keep_past == std::chrono::days(30)));
     BOOST_TEST(r->feeds[0].max_items == 100000u);
@@ -372,7 +365,7 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_have_defaults_and_accept_zero_where
             life_source + "source = \"eb\"\nselect = \"organization\"\nkeep_past = \"" + zero +
                 "\"\nmax_items = 5\n",
             "t.toml",
-            fake_env({})
+            env_of({})
         );
         BOOST_TEST_REQUIRE(z.has_value(), zero << ": " << z.error().message);
         BOOST_TEST((z->feeds[0].keep_past == std::chrono::seconds(0)));
@@ -381,7 +374,7 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_have_defaults_and_accept_zero_where
     auto d = parse_config(
         life_source + "source = \"eb\"\nselect = \"organizer\"\nkeep_past = \"90d\"\n",
         "t.toml",
-        fake_env({})
+        env_of({})
     );
     BOOST_TEST_REQUIRE(d.has_value());
     BOOST_TEST((d->feeds[0].keep_past == std::chrono::days(90)));
@@ -409,7 +402,7 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_mistakes_point_at_the_value) {
     };
     for (auto const& c : cases) {
         BOOST_TEST_CONTEXT(c.feed) {
-            auto r = parse_config(life_source + c.feed, "t.toml", fake_env({}));
+            auto r = parse_config(life_source + c.feed, "t.toml", env_of({}));
             BOOST_TEST_REQUIRE(!r.has_value());
             BOOST_TEST(r.error().message == c.message);
         }
@@ -419,7 +412,7 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_mistakes_point_at_the_value) {
         "[sources.j]\ntype = \"jobs\"\nbase_url = \"https://j.example\"\napi_key = \"k\"\n[feeds.a]\n"
         "source = \"j\"\nselect = \"recent\"\nkeep_past = \"1d\"\n",
         "t.toml",
-        fake_env({})
+        env_of({})
     );
     BOOST_TEST_REQUIRE(!j.has_value());
     BOOST_TEST(
@@ -431,19 +424,19 @@ BOOST_AUTO_TEST_CASE(keep_past_and_max_items_mistakes_point_at_the_value) {
 BOOST_AUTO_TEST_CASE(webhook_secret_of_an_events_source_inline_or_from_the_environment) {
     std::string const head =
         "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n";
-    auto none = parse_config(head, "h.toml", fake_env({}));
+    auto none = parse_config(head, "h.toml", env_of({}));
     BOOST_TEST_REQUIRE(none.has_value(), (none ? "" : none.error().message));
     BOOST_TEST(none->sources.at("eb").webhook_secret.empty());
 
     auto inline_secret =
-        parse_config(head + "webhook_secret = \"0123456789abcdef_-.~X\"\n", "h.toml", fake_env({}));
+        parse_config(head + "webhook_secret = \"0123456789abcdef_-.~X\"\n", "h.toml", env_of({}));
     BOOST_TEST_REQUIRE(inline_secret.has_value(), (inline_secret ? "" : inline_secret.error().message));
     BOOST_TEST(inline_secret->sources.at("eb").webhook_secret == "0123456789abcdef_-.~X");
 
     auto env = parse_config(
         head + "webhook_secret_env = \"HOOK\"\n",
         "h.toml",
-        fake_env({{"HOOK", "fedcba9876543210fedcba"}})
+        env_of({{"HOOK", "fedcba9876543210fedcba"}})
     );
     BOOST_TEST_REQUIRE(env.has_value(), (env ? "" : env.error().message));
     BOOST_TEST(env->sources.at("eb").webhook_secret == "fedcba9876543210fedcba");
@@ -468,7 +461,7 @@ BOOST_AUTO_TEST_CASE(webhook_secret_of_an_events_source_inline_or_from_the_envir
          "only events sources send webhooks"},
     };
     for (auto const& c : cases) {
-        auto r = parse_config(c.text, "h.toml", fake_env({}));
+        auto r = parse_config(c.text, "h.toml", env_of({}));
         // An unset variable is a missing secret (serve's alone), not a mistake in the file.
         if (r && !r->missing_secrets.empty())
             r = fail(errc::config_invalid, r->missing_secrets.front().message);

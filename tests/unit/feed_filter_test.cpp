@@ -3,6 +3,7 @@
 // posts by category, keywords in title or description (any case), exclude_keywords and online.
 #include "model/feed_filter.hpp"
 #include "pipeline/item_filter.hpp"
+#include "support/config_text.hpp"
 #include <icsbridge/config.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -12,10 +13,6 @@ using namespace icsbridge;
 BOOST_AUTO_TEST_SUITE(feed_filter_test)
 
 namespace {
-
-EnvLookup no_env() {
-    return [](std::string const&) -> std::optional<std::string> { return std::nullopt; };
-}
 
 std::string config_with(std::string const& filter) {
     return "[sources.eb]\ntype = \"events\"\nbase_url = \"https://e.example\"\ntoken = \"t\"\n"
@@ -45,7 +42,7 @@ BOOST_AUTO_TEST_CASE(every_key_is_read) {
             "[\"sold out\"], online = false }"
         ),
         "f.toml",
-        no_env()
+        test::env_of()
     );
     BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
     auto const& f = r->feeds.at(0).filter;
@@ -55,7 +52,7 @@ BOOST_AUTO_TEST_CASE(every_key_is_read) {
     BOOST_TEST((f.online == false));
     BOOST_TEST(r->feeds.at(1).filter.categories == (std::vector<std::string>{"Design"}));
     BOOST_TEST((r->feeds.at(1).filter.online == true));
-    BOOST_TEST(parse_config(config_with(""), "f.toml", no_env())->feeds.at(0).filter.empty());
+    BOOST_TEST(parse_config(config_with(""), "f.toml", test::env_of())->feeds.at(0).filter.empty());
 }
 
 BOOST_AUTO_TEST_CASE(mistakes_are_reported_at_their_position) {
@@ -73,7 +70,7 @@ BOOST_AUTO_TEST_CASE(mistakes_are_reported_at_their_position) {
              {"filter = { categories = [\"\"] }", "f.toml:12:26: categories must list non-empty strings"},
              {"filter = { online = \"yes\" }", "f.toml:12:21: online must be a boolean"},
          }) {
-        auto r = parse_config(config_with(c.filter), "f.toml", no_env());
+        auto r = parse_config(config_with(c.filter), "f.toml", test::env_of());
         BOOST_TEST_REQUIRE(!r, c.filter);
         BOOST_TEST(r.error().message.starts_with(c.says), r.error().message);
     }

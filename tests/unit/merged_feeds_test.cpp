@@ -2,6 +2,7 @@
 // MergedFeeds on a real Publisher and ServedFeeds: nothing until every part has a snapshot, rebuilt on each
 // part's publication, a failing part keeps contributing its last good items, unchanged parts keep the
 // ETag, snapshots kept and served again after a restart.
+#include "support/config_text.hpp"
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
 #include <icsbridge/ical.hpp>
@@ -31,7 +32,7 @@ Config merge_config(std::string const& dir) {
             "[feeds.ev]\nsource = \"eb\"\nselect = \"organizer\"\nrefresh = \"1h\"\n"
             "[feeds.jb]\nsource = \"jobs\"\nselect = \"recent\"\nrefresh = \"30m\"\n",
         "merge.toml",
-        [](std::string const&) { return std::nullopt; }
+        test::env_of()
     );
     BOOST_REQUIRE_MESSAGE(cfg.has_value(), (cfg ? std::string() : cfg.error().message));
     return *cfg;
