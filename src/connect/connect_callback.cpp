@@ -4,6 +4,7 @@
 // code is traded (PKCE) for a refresh token, sealed into a new connection, and the person lands on its page.
 #include "connect/connect_http.hpp"
 #include "connect/connect_pages.hpp"
+#include "connect/connect_routes.hpp"
 #include "connect/flow_state.hpp"
 #include "oauth/provider.hpp"
 #include "oauth/token_endpoint.hpp"

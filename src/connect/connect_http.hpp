@@ -3,8 +3,10 @@
 // give (pages never cached, framed or named in a Referer; redirects), and the feed and provider lookups.
 #pragma once
 
-#include "connect/connect_routes.hpp"
+#include <icsbridge/config.hpp>
+#include <icsbridge/server.hpp>
 
+#include <boost/url/params_view.hpp>
 #include <boost/url/url_view.hpp>
 
 #include <chrono>
@@ -14,7 +16,8 @@
 
 namespace icsbridge::connect {
 
-struct ConnectRoutes::Call {
+/** @brief The request in hand, as each of ConnectRoutes' handlers is given it. */
+struct ConnectCall {
     ServerRequest const& req;
     Config const& cfg;
     boost::urls::url_view url;

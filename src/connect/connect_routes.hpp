@@ -26,6 +26,8 @@ std::string view_of(boost::urls::params_view params);
 /** @brief public_url + "/connect/callback": the redirect URI registered with the providers. */
 std::string redirect_uri(Config const& cfg);
 
+struct ConnectCall; // connect_http.hpp, which the handlers' files share
+
 class ConnectRoutes final : public AsyncRoutes {
   public:
     /** @param connections must outlive this */
@@ -37,7 +39,7 @@ class ConnectRoutes final : public AsyncRoutes {
     handle(ServerRequest const& req, std::shared_ptr<Config const> cfg, sys_seconds now) override;
 
   private:
-    struct Call;
+    using Call = ConnectCall;
     ServerResponse start(Call const& c, std::string_view provider);
     boost::asio::awaitable<ServerResponse> finish(Call const& c);
     /** The code traded for the person's refresh token, the connection stored; their page, or why not. */

@@ -4,6 +4,7 @@
 // deleted when asked, the grant revoked at the provider, and the record forgotten.
 #include "connect/connect_http.hpp"
 #include "connect/connect_pages.hpp"
+#include "connect/connect_routes.hpp"
 #include "connect/flow_state.hpp"
 #include "oauth/token_endpoint.hpp"
 #include "push/calendar_api.hpp"
