@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # File: cli_test.sh
-# The contract's CLI behaviour (exit codes, messages, no secrets in output), one case per CTest entry:
+# The command line's behaviour the README promises (exit codes, messages, no secrets in output), one case per CTest entry:
 #   cli_test.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR BUILD_DIR CASE   (the version expected: BUILD_DIR's project version)
 set -u
 
