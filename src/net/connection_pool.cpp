@@ -240,17 +240,22 @@ ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
 }
 
 net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
-    auto ex = co_await net::this_coro::executor;
     auto endpoints =
         co_await resolve_within_deadline(opts_, opts_.lookups ? opts_.lookups : own_lookups_, t, st);
     if (!endpoints)
         co_return endpoints.error();
+    co_return co_await open_at(t, *endpoints, st);
+}
+
+net::awaitable<Result<std::shared_ptr<Connection>>>
+ConnectionPool::open_at(Target const& t, tcp::resolver::results_type const& endpoints, AttemptState& st) {
+    auto ex = co_await net::this_coro::executor;
     auto made = make_connection(t, ex);
     if (!made)
         co_return made.error();
     auto c = *made;
     st.conn = c;
-    auto connected = co_await connect_within_deadline(opts_, *c, *endpoints, t, st);
+    auto connected = co_await connect_within_deadline(opts_, *c, endpoints, t, st);
     if (!connected)
         co_return connected.error();
     if (c->tls) {

@@ -11,6 +11,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -107,6 +108,14 @@ class ConnectionPool {
      * @return upstream_resolve, upstream_connect, upstream_tls or upstream_timeout on failure.
      */
     boost::asio::awaitable<Result<std::shared_ptr<Connection>>> open(Target const& t, AttemptState& st);
+
+    /**
+     * @brief As open(), to `endpoints` the caller resolved (and checked) itself: no second lookup, so what
+     * was checked is what is connected to (WebDAV-Push refuses push resources on private addresses).
+     * TLS still names and verifies `t.host`.
+     */
+    boost::asio::awaitable<Result<std::shared_ptr<Connection>>>
+    open_at(Target const& t, boost::asio::ip::tcp::resolver::results_type const& endpoints, AttemptState& st);
 
     /**
      * @brief Takes back a connection whose exchange finished cleanly: kept for reuse if both sides want

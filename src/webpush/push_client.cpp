@@ -1,0 +1,166 @@
+// File: push_client.cpp
+// One attempt of a push message: a kept-alive connection to the origin, or a new one to addresses resolved
+// once and checked; the exchange under a whole-attempt deadline; the answer's status and Retry-After.
+#include "webpush/push_client.hpp"
+
+#include "net/deadline.hpp"
+#include "net/exchange.hpp"
+#include "net/http_util.hpp"
+#include "net/lookup.hpp"
+#include "util/ascii.hpp"
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/beast/http/verb.hpp>
+
+#include <utility>
+
+namespace icsbridge::webpush {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using namespace net_detail;
+
+/** @brief A push service's origin: its kept-alive connections and the limit on requests at once. */
+struct PushClient::Origin {
+    Origin(ClientOptions const& opts, Logger const& log)
+        : pool(opts, log)
+        , slots(opts.max_concurrency) {}
+    ConnectionPool pool;
+    Semaphore slots;
+};
+
+namespace {
+
+/** @brief The request on the wire: POST with the message's headers; no Accept-Encoding (the answer is
+ * not read beyond its status). */
+Request wire_request(Target const& t, PushRequest const& req, std::string const& user_agent) {
+    Request out{http::verb::post, t.target, 11};
+    out.set(http::field::host, t.host_header);
+    out.set(http::field::user_agent, user_agent);
+    out.keep_alive(true);
+    for (auto const& [name, value] : req.headers)
+        out.set(name, value);
+    out.body() = req.body;
+    out.prepare_payload();
+    return out;
+}
+
+std::optional<std::chrono::seconds> retry_after_of(Exchange const& ex) {
+    for (auto const& [name, value] : ex.headers)
+        if (ascii_iequals(name, "Retry-After"))
+            return parse_retry_after(value, std::chrono::system_clock::now());
+    return std::nullopt;
+}
+
+} // namespace
+
+PushClient::PushClient(ClientOptions opts, AddressRule is_public, bool allow_private, Logger log)
+    : opts_(std::move(opts))
+    , is_public_(std::move(is_public))
+    , allow_private_(allow_private)
+    , log_(std::move(log)) {
+    if (!opts_.tls_contexts)
+        opts_.tls_contexts = std::make_shared<TlsContexts>();
+    if (!opts_.lookups)
+        opts_.lookups = std::make_shared<NameLookups>();
+    if (opts_.user_agent.empty())
+        opts_.user_agent = std::string("icsbridge/") + ICSBRIDGE_VERSION;
+}
+
+PushClient::~PushClient() = default;
+
+PushClient::Origin& PushClient::origin(std::string const& key) {
+    auto& o = origins_[key];
+    if (!o)
+        o = std::make_unique<Origin>(opts_, log_);
+    return *o;
+}
+
+net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
+    auto parsed = parse_target(opts_.service_name, req.url);
+    if (!parsed)
+        co_return fail(errc::usage, opts_.service_name + ": a push resource must be an absolute URL");
+    Target t = std::move(*parsed);
+    t.method = "POST";
+    // The path of a push resource is the subscription's capability: messages name the origin alone.
+    t.display = t.key;
+    if (!t.tls && !allow_private_)
+        co_return fail(errc::usage, opts_.service_name + ": " + t.key + " is not https; refused");
+    auto& o = origin(t.key);
+    co_await o.slots.acquire();
+    struct Release {
+        Semaphore& s;
+        ~Release() { s.release(); }
+    } const release{o.slots};
+    auto st = std::make_shared<AttemptState>();
+    // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
+    std::function<void()> on_timeout = [st] { st->abort(); };
+    auto attempting = race_deadline(attempt(o, t, req, *st), opts_.request_timeout, on_timeout);
+    auto r = co_await std::move(attempting);
+    co_await throw_if_cancelled();
+    if (!r) {
+        st->abort();
+        co_return timed_out(opts_.service_name, opts_.request_timeout, st->phase, t);
+    }
+    co_return std::move(*r);
+}
+
+net::awaitable<Result<Answer>>
+PushClient::attempt(Origin& o, Target const& t, PushRequest const& req, AttemptState& st) {
+    auto const wire = wire_request(t, req, opts_.user_agent);
+    for (;;) {
+        auto conn = o.pool.take_idle(t.key);
+        if (!conn) {
+            auto opened = co_await open_checked(o, t, st);
+            if (!opened)
+                co_return opened.error();
+            conn = *opened;
+        }
+        st.conn = conn;
+        st.got_response_bytes = false;
+        Exchange ex = co_await exchange(*conn, wire, opts_, st);
+        if (ex.ec) {
+            conn->close();
+            // A kept connection the push service had closed meanwhile: once more on a new one.
+            if (conn->reused && !st.got_response_bytes && is_connection_lost(ex.ec) &&
+                st.phase != Phase::reading_body)
+                continue;
+            co_return exchange_error(opts_, t, st.phase, ex.ec);
+        }
+        Answer const answer{ex.status, retry_after_of(ex)};
+        st.conn.reset();
+        auto const ex_now = co_await net::this_coro::executor;
+        o.pool.finish(std::move(conn), ex.keep_alive, ex_now);
+        co_return answer;
+    }
+}
+
+net::awaitable<Result<std::shared_ptr<Connection>>>
+PushClient::open_checked(Origin& o, Target const& t, AttemptState& st) {
+    st.phase = Phase::resolving;
+    auto found = co_await lookup(t.host, t.port, opts_.resolve_timeout, opts_.lookups);
+    co_await throw_if_cancelled();
+    if (found.timed_out)
+        co_return timed_out(opts_.service_name, opts_.resolve_timeout, Phase::resolving, t);
+    if (!found.error.empty())
+        co_return client_error(
+            opts_.service_name,
+            errc::upstream_resolve,
+            "cannot resolve host " + t.host + " (" + found.error + ") for " + t.display
+        );
+    // Every address, not just the first: a name with one public and one private address must not let the
+    // connect's fallback reach the private one.
+    for (auto const& entry : found.endpoints) {
+        auto const address = entry.endpoint().address();
+        if (!allow_private_ && !is_public_(address))
+            co_return client_error(
+                opts_.service_name,
+                errc::usage,
+                t.host + " resolves to " + address.to_string() +
+                    ", which is not a public address; refused (push resources must be public)"
+            );
+    }
+    co_return co_await o.pool.open_at(t, found.endpoints, st);
+}
+
+} // namespace icsbridge::webpush
