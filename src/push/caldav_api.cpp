@@ -22,6 +22,8 @@ class CalDavApi final : public CalendarApi {
 
     TargetClient& client() override { return dav_; }
 
+    std::string_view item_form() const override { return "caldav"; }
+
     Result<std::vector<Resource>> shape(std::vector<Resource> resources) const override { return resources; }
 
     net::awaitable<Result<Collection>> find_calendar(bool create) override {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge::push {
@@ -44,12 +45,25 @@ class CalendarApi {
     /** @brief The target's HTTP side: pacing, retries, counts. */
     virtual TargetClient& client() = 0;
 
+    /** @brief The form shape() gives ("caldav", "google", "graph"): writers of one form share its items. */
+    virtual std::string_view item_form() const = 0;
+
     /**
      * @brief The feed's resources (one VCALENDAR per UID) in the form this API writes: CalDAV keeps them,
-     * Google and Graph turn each into an event's JSON (job posts become all-day events). The hash is then
-     * taken of what is written.
+     * Google and Graph turn each into an event's JSON (job posts become all-day events), its hash taken of
+     * that. Nothing of one writer goes in (no name, no mark): every writer of this form shares the result
+     * (shared_items.hpp); write() adds the writer's parts when it builds the request.
      */
     virtual Result<std::vector<Resource>> shape(std::vector<Resource> resources) const = 0;
+
+    /**
+     * @brief The hash of what this writer writes for `shared` (an item of shape()) named `name`: the shared
+     * hash, unless the request carries the writer's parts (Google's event id and owner property).
+     */
+    virtual std::string hash_for(Resource const& shared, std::string const& name) const {
+        (void)name;
+        return shared.hash;
+    }
 
     /** @brief Whether job posts (VTODO) go in at all: a CalDAV collection says; the others convert them. */
     virtual bool takes_todos(TargetState const& state) const { return state.todos; }
@@ -63,7 +77,7 @@ class CalendarApi {
      */
     virtual boost::asio::awaitable<Result<ListingUpdate>> list_ours(TargetState& state) = 0;
 
-    /** @brief One create, update or delete; `resource` is null for a delete. */
+    /** @brief One create, update or delete; `resource` (a shared item of shape()) is null for a delete. */
     virtual boost::asio::awaitable<Result<WriteAnswer>>
     write(TargetState const& state, Op const& op, Resource const* resource) = 0;
 

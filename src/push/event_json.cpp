@@ -151,13 +151,12 @@ Result<EventFields> event_fields(std::string_view vcalendar) {
 
 Result<std::vector<Resource>> as_events(
     std::vector<Resource> resources,
-    std::string const& target,
     std::function<std::string(EventFields const&, Resource const&)> const& make
 ) {
     for (auto& r : resources) {
         auto f = event_fields(r.body);
         if (!f)
-            return fail(f.error().code, target + ": " + f.error().message);
+            return f.error();
         r.body = make(*f, r);
         r.hash = hex_sha256(r.body);
     }
@@ -205,6 +204,27 @@ std::string google_event(EventFields const& f, std::string const& id, std::strin
     if (f.url.rfind("https://", 0) == 0 || f.url.rfind("http://", 0) == 0)
         e["source"] = json::object{{"title", f.summary.substr(0, 200)}, {"url", f.url}};
     return json::serialize(e);
+}
+
+std::string google_shared_event(EventFields const& f) {
+    return google_event(f, "", "");
+}
+
+std::string google_event_for(std::string_view shared, std::string_view id, std::string_view writer) {
+    // The id is the first member and the owner property the last but `source`, whose strings (like every
+    // other string member) cannot hold an unescaped quote: the last `"icsbridge":""}}` is the property.
+    constexpr std::string_view head = R"({"id":"")";
+    std::string const mark = "\"" + std::string(google_owner_key) + "\":";
+    auto const at = shared.rfind(mark + R"(""}})");
+    if (!shared.starts_with(head) || at == std::string_view::npos)
+        return {};
+    auto const writer_at = at + mark.size();
+    std::string out = R"({"id":)";
+    out += json::serialize(json::string_view(id.data(), id.size()));
+    out += shared.substr(head.size(), writer_at - head.size());
+    out += json::serialize(json::string_view(writer.data(), writer.size()));
+    out += shared.substr(writer_at + 2);
+    return out;
 }
 
 std::string graph_event(EventFields const& f) {

@@ -39,11 +39,10 @@ Result<EventFields> event_fields(std::string_view vcalendar);
 
 /**
  * @brief `resources` with each body replaced by `make(its fields, it)` and its hash taken of that; an
- * item that cannot be read fails the whole (prefixed with `target`): never half a calendar.
+ * item that cannot be read fails the whole: never half a calendar.
  */
 Result<std::vector<Resource>> as_events(
     std::vector<Resource> resources,
-    std::string const& target,
     std::function<std::string(EventFields const&, Resource const&)> const& make
 );
 
@@ -53,6 +52,19 @@ inline constexpr std::string_view google_owner_key = "icsbridge";
 /** @brief A Google Calendar v3 event resource with the client-chosen `id`, `writer`'s by its private
  * property. */
 std::string google_event(EventFields const& f, std::string const& id, std::string const& writer);
+
+/**
+ * @brief google_event() with an empty id and writer: what every writer of the item shares (their
+ * connections mirror one feed), held once; google_event_for() adds one writer's parts to it.
+ */
+std::string google_shared_event(EventFields const& f);
+
+/**
+ * @brief `shared` (google_shared_event(f)) with `id` and `writer` in their places: the very bytes of
+ * google_event(f, id, writer), so the hash of what a writer wrote before stays the same. Empty when
+ * `shared` is not such an event.
+ */
+std::string google_event_for(std::string_view shared, std::string_view id, std::string_view writer);
 
 /** @brief The id of Microsoft Graph's single-value extended property that holds our item's name. */
 inline constexpr std::string_view graph_owner_property =

@@ -96,10 +96,16 @@ class GoogleApi final : public CalendarApi {
 
     bool takes_todos(TargetState const&) const override { return true; }
 
+    std::string_view item_form() const override { return "google"; }
+
     Result<std::vector<Resource>> shape(std::vector<Resource> resources) const override {
-        return as_events(std::move(resources), target_.name, [this](EventFields const& f, Resource const& r) {
-            return google_event(f, id_of(r.name), target_.name);
+        return as_events(std::move(resources), [](EventFields const& f, Resource const&) {
+            return google_shared_event(f);
         });
+    }
+
+    std::string hash_for(Resource const& shared, std::string const& name) const override {
+        return hex_sha256(google_event_for(shared.body, id_of(name), target_.name));
     }
 
     net::awaitable<Result<Collection>> find_calendar(bool create) override {
@@ -172,7 +178,9 @@ class GoogleApi final : public CalendarApi {
         char const* method = op.kind == OpKind::create   ? "POST"
                              : op.kind == OpKind::update ? "PUT"
                                                          : "DELETE";
-        auto sending = http_.send(method, url, resource ? resource->body : std::string(), std::move(h));
+        // The writer's parts (the event id, the owner property) go in here: the shared item has none.
+        auto body = resource ? google_event_for(resource->body, id_of(op.name), target_.name) : std::string();
+        auto sending = http_.send(method, url, std::move(body), std::move(h));
         auto r = co_await std::move(sending);
         if (!r)
             co_return r.error();

@@ -76,8 +76,10 @@ class GraphApi final : public CalendarApi {
 
     bool takes_todos(TargetState const&) const override { return true; }
 
+    std::string_view item_form() const override { return "graph"; }
+
     Result<std::vector<Resource>> shape(std::vector<Resource> resources) const override {
-        return as_events(std::move(resources), target_.name, [](EventFields const& f, Resource const&) {
+        return as_events(std::move(resources), [](EventFields const& f, Resource const&) {
             return graph_event(f);
         });
     }

@@ -109,7 +109,17 @@ void PushService::apply(std::shared_ptr<Config const> const& cfg) {
             t,
             std::move(feeds),
             period,
-            TargetLoop::Deps{store_, status_, keeping_, log_, lease_wait_, {}, tls_, lookups_, claims_},
+            TargetLoop::Deps{
+                store_,
+                status_,
+                keeping_,
+                log_,
+                lease_wait_,
+                {},
+                tls_,
+                lookups_,
+                claims_,
+                shared_items_},
             std::move(auth)
         );
         loops_.emplace(name, loop);
@@ -181,7 +191,8 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
                 std::move(gate),
                 tls_,
                 lookups_,
-                nullptr},
+                nullptr,
+                shared_items_},
             c.authorizer ? c.authorizer(ioc_.get_executor()) : Authorizer{}
         );
         connection_loops_.emplace(c.target.name, loop);
@@ -200,6 +211,7 @@ void PushService::drop_connection(std::string const& name) {
 
 void PushService::published(std::string const& feed) {
     net::post(ioc_, [this, feed] {
+        shared_items_->forget(feed); // what was shaped from its last calendar is shaped again once
         for (auto* table : {&loops_, &connection_loops_})
             for (auto& [name, loop] : *table)
                 if (loop->mirrors(feed))

@@ -98,6 +98,8 @@ class PushService {
     std::shared_ptr<NameLookups> lookups_ = std::make_shared<NameLookups>();
     /// The configured targets' calendars, as their servers resolve them: two on one are refused
     std::shared_ptr<CalendarClaims> claims_ = std::make_shared<CalendarClaims>();
+    /// The feeds' items shaped once per publication, view and kind of calendar for every loop
+    std::shared_ptr<SharedItems> shared_items_ = std::make_shared<SharedItems>();
     bool stopping_ = false; ///< the push thread's alone
     int running_ = 0;       ///< loops not yet ended (push thread)
     std::thread thread_;    ///< last: starts once the rest exists

@@ -41,23 +41,32 @@ struct Run {
     ReconcileOptions const& options;
     TargetState state;
     Outcome outcome;
-    std::map<std::string, Resource const*> by_name;
+    std::shared_ptr<ShapedItems const> shaped;      ///< the items every writer of these feeds shares
+    std::map<std::string, Resource const*> by_name; ///< our names -> their shared items
     std::vector<Op> ops;
     std::size_t next = 0;
     std::optional<Error> stopped; ///< the first error that ends the run
-    steady_clock::time_point saved = steady_clock::now();
+    /// Since when writes that landed are not saved: a kill loses at most a second of them
+    std::optional<steady_clock::time_point> unsaved_since;
 
     void save_now() {
         if (auto s = keeping.save(state); !s)
             dav.log().error("push " + dav.name() + ": " + s.error().message);
-        saved = steady_clock::now();
+        unsaved_since.reset();
     }
     void save_soon() {
-        if (steady_clock::now() - saved > std::chrono::seconds(1))
+        // Not at the first write: a reconcile of one or two writes (a webhook's change) saves once, at its
+        // end, and a thousand connections' reconciles do not wait on twice the disk syncs.
+        if (unsaved_since && steady_clock::now() - *unsaved_since > std::chrono::seconds(1))
             save_now();
+    }
+    void unsaved() {
+        if (!unsaved_since)
+            unsaved_since = steady_clock::now();
     }
 
     void landed(Op const& op, WriteAnswer const& a) {
+        unsaved();
         state.items[op.uid] = Written{op.name, a.etag, op.hash};
         state.listing[op.name] = a.etag;
         if (!a.id.empty())
@@ -65,6 +74,7 @@ struct Run {
         ++(op.kind == OpKind::create ? outcome.created : outcome.updated);
     }
     void removed(Op const& op) {
+        unsaved();
         if (!op.uid.empty())
             state.items.erase(op.uid);
         state.listing.erase(op.name);
@@ -235,17 +245,18 @@ net::awaitable<Result<Outcome>> reconcile(
     if (options.claim)
         if (auto claimed = options.claim(run.state.collection); !claimed)
             co_return claimed.error();
-    auto items = target_items(feeds, api.takes_todos(run.state), options.today);
-    if (!items)
-        co_return items.error();
-    run.outcome.skipped_todos = items->skipped_todos;
-    name_resources(items->resources, options.writer, run.state.items, run.state.listing);
-    auto shaped = api.shape(std::move(items->resources));
-    if (!shaped)
-        co_return shaped.error();
-    for (auto const& r : *shaped)
-        run.by_name[r.name] = &r;
-    auto p = plan(*shaped, run.state.items, run.state.listing, options.writer);
+    auto shared = shared_items(options.shared, feeds, api.takes_todos(run.state), options.today, api);
+    if (!shared)
+        co_return fail(shared.error().code, dav.name() + ": " + shared.error().message);
+    run.shaped = std::move(*shared);
+    run.outcome.skipped_todos = run.shaped->skipped_todos;
+    auto p = [&] { // this writer's names and hashes are needed for the plan only, not during the writes
+        auto const desired =
+            writer_items(*run.shaped, api, options.writer, run.state.items, run.state.listing);
+        for (std::size_t i = 0; i < desired.size(); ++i)
+            run.by_name[desired[i].name] = &run.shaped->resources[i];
+        return plan(desired, run.state.items, run.state.listing, options.writer);
+    }();
     run.outcome.unchanged = p.unchanged;
     if (options.dry_run) {
         run.outcome.planned = std::move(p.ops);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "push/calendar_api.hpp"
+#include "push/shared_items.hpp"
 #include "push/state.hpp"
 #include "push/target_items.hpp"
 #include <icsbridge/persistence.hpp>
@@ -48,6 +49,8 @@ struct ReconcileOptions {
     /// Asked before each write: true ends the reconcile there (the process or the target is stopping);
     /// what landed is recorded, the rest is done next time.
     std::function<bool()> cancelled;
+    /// The items shaped for every writer of these feeds (the push thread's); null: shaped for this run
+    SharedItems* shared = nullptr;
 };
 
 /**

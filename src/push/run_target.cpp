@@ -18,6 +18,7 @@ net::awaitable<Report> run_target(
     reconciling.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     reconciling.cancelled = options.cancelled;
     reconciling.on_write = options.on_write;
+    reconciling.shared = options.shared;
     if (options.claims)
         reconciling.claim = [claims = options.claims, writer = options.writer](std::string const& calendar) {
             return claims->claim(writer, calendar);

@@ -25,6 +25,8 @@ struct RunOptions {
     std::function<bool()> cancelled;
     /// Called after each write lands, with the counts so far.
     std::function<void(Outcome const&)> on_write;
+    /// The items shaped for every writer of the same feeds (serve's push thread); null: shaped for this run
+    SharedItems* shared = nullptr;
 };
 
 /** @brief What one run did, and what to tell about it. */

@@ -120,6 +120,7 @@ net::awaitable<void> TargetLoop::once() {
     RunOptions options;
     options.writer = target_.name;
     options.claims = deps_.claims.get();
+    options.shared = deps_.shared_items.get();
     options.cancelled = [this] { return stopping_; };
     options.on_write = [this](Outcome const& o) {
         deps_.status.update(target_.name, [&](TargetStatus& s) {

@@ -34,6 +34,8 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
         std::shared_ptr<NameLookups> lookups; ///< the bound on name lookups every loop shares; null: its own
         /// The configured targets' calendars (the push thread's): null for the connections, which own theirs
         std::shared_ptr<CalendarClaims> claims = nullptr;
+        /// The items shaped once for every loop that mirrors the same feeds (the push thread's)
+        std::shared_ptr<SharedItems> shared_items = nullptr;
     };
 
     TargetLoop(
