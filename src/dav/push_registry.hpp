@@ -11,10 +11,9 @@
 //   - `registry.remove(id)`: the push service answered 404 or 410 (the subscription is gone).
 //   - the push resource's host, resolved once: send only when webpush::is_public() (webpush/address.hpp)
 //     says so of the address connected to, unless `[dav] push_allow_private`.
-// In `serve`, cli::make_dav_push() (cli/dav_push_wiring.hpp) makes the registry and the VAPID key that
-// signs (a file under storage.dir, or in cluster mode the database's one key), held as Service::dav_push_
-// (`.registry`, `.vapid`); the registry is null while push is off. In cluster mode each replica reads the
-// registrations again every 5 s (cli::start_upkeep), so live() sees what other replicas registered.
+// Not wired into `serve` yet (issue 37 goes on): the routes that register and the sender that reads are
+// the next steps; in cluster mode the registrations are to be kept in the database and read again by
+// every replica, so that live() sees what other replicas registered.
 // Every call is thread-safe.
 #pragma once
 
