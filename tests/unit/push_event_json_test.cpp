@@ -157,10 +157,12 @@ END:VEVENT
     BOOST_TEST(f->tzid == "");
     auto g = parse(google_event(*f, "0123456789abcdef0123456789abcdef", "office"));
     BOOST_TEST(g.at("start").at("dateTime").as_string() == "2026-12-01T18:00:00Z");
-    BOOST_AUTO_TEST_CASE(a_shared_google_event_with_a_writers_parts_is_that_writers_event_byte_for_byte) {
-        // Setup: text that looks like the owner property, quotes and backslashes, a source link (the member
-        // after the property), and an item without one.
-        auto tricky = event_fields(calendar(R"(BEGIN:VEVENT
+}
+
+BOOST_AUTO_TEST_CASE(a_shared_google_event_with_a_writers_parts_is_that_writers_event_byte_for_byte) {
+    // Setup: text that looks like the owner property, quotes and backslashes, a source link (the member
+    // after the property), and an item without one.
+    auto tricky = event_fields(calendar(R"(BEGIN:VEVENT
 UID:event-4@icsbridge
 DTSTAMP:20261101T000000Z
 DTSTART:20260701T100000Z
@@ -169,31 +171,30 @@ DESCRIPTION:{"id":""
 URL:https://events.example/e/"icsbridge":""}}
 END:VEVENT
 )"));
-        auto plain = event_fields(calendar(R"(BEGIN:VEVENT
+    auto plain = event_fields(calendar(R"(BEGIN:VEVENT
 UID:event-5@icsbridge
 DTSTAMP:20261101T000000Z
 DTSTART;VALUE=DATE:20261224
 SUMMARY:Holidays
 END:VEVENT
 )"));
-        BOOST_REQUIRE(tricky);
-        BOOST_REQUIRE(plain);
-        for (auto const* f : {&*tricky, &*plain}) {
-            // Run the test
-            auto const shared = google_shared_event(*f);
-            auto const mine = google_event_for(shared, "0123456789abcdef0123456789abcdef01234567", "office");
-            auto const theirs =
-                google_event_for(shared, "fedcba9876543210fedcba9876543210fedcba98", "con\"x");
-            // Check: the bytes a writer wrote before (and their hash) come out again; nothing of one writer
-            // is in the shared event.
-            BOOST_TEST(mine == google_event(*f, "0123456789abcdef0123456789abcdef01234567", "office"));
-            BOOST_TEST(theirs == google_event(*f, "fedcba9876543210fedcba9876543210fedcba98", "con\"x"));
-            BOOST_TEST(shared.find("office") == std::string::npos);
-            BOOST_TEST(
-                parse(theirs).at("extendedProperties").at("private").at("icsbridge").as_string() == "con\"x"
-            );
-        }
-        BOOST_TEST(google_event_for("{\"summary\":\"x\"}", "0123", "office").empty());
+    BOOST_REQUIRE(tricky);
+    BOOST_REQUIRE(plain);
+    for (auto const* f : {&*tricky, &*plain}) {
+        // Run the test
+        auto const shared = google_shared_event(*f);
+        auto const mine = google_event_for(shared, "0123456789abcdef0123456789abcdef01234567", "office");
+        auto const theirs = google_event_for(shared, "fedcba9876543210fedcba9876543210fedcba98", "con\"x");
+        // Check: the bytes a writer wrote before (and their hash) come out again; nothing of one writer
+        // is in the shared event.
+        BOOST_TEST(mine == google_event(*f, "0123456789abcdef0123456789abcdef01234567", "office"));
+        BOOST_TEST(theirs == google_event(*f, "fedcba9876543210fedcba9876543210fedcba98", "con\"x"));
+        BOOST_TEST(shared.find("office") == std::string::npos);
+        BOOST_TEST(
+            parse(theirs).at("extendedProperties").at("private").at("icsbridge").as_string() == "con\"x"
+        );
     }
+    BOOST_TEST(google_event_for("{\"summary\":\"x\"}", "0123", "office").empty());
+}
 
-    BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()

@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+using namespace icsbridge;
+
 namespace run_on_test {
 
 namespace net = boost::asio;
