@@ -18,7 +18,9 @@ test_name=serve_threads
 fail_logs="serve.log fake.log"
 init_work
 
-launch_fake_upstream "$fake" "$work" --generate-events 2000 --page-size 100 --description-bytes 300 ||
+# Each page takes 300 ms, so a refresh lasts seconds however fast the machine: long enough for several hooks
+# a round (after a reload the first hook refreshes the small feeds; the next ones patch).
+launch_fake_upstream "$fake" "$work" --generate-events 2000 --page-size 100 --description-bytes 300 --latency-ms 300 ||
     fail "the big upstream did not start"
 big_upstream=$upstream
 extra_pids+=("$fake_pid")
@@ -88,7 +90,17 @@ for round in 1 2 3 4 5 6; do
     grep -q "Big, round $round" "$work/served.ics" || fail "round $round: the served big feed is not this round's"
 done
 # The hooks were read as patches, on both small feeds (after each reload the first hook refreshes instead,
-# and hooks' refreshes are capped per minute, so not every hook is served at once).
+# and hooks' refreshes are capped per minute, so not every hook is served at once). A round can end before
+# its patch is due: then hooks go on, without reloads, until each feed was patched (at most 30 s).
+patched_both() { [ "$(grep -c 'feed one: .* changed (patched)' "$work/serve.log")" -ge 1 ] &&
+    [ "$(grep -c 'feed two: .* changed (patched)' "$work/serve.log")" -ge 1 ]; }
+started=$(date +%s)
+until patched_both || [ $(($(date +%s) - started)) -ge 30 ]; do
+    flip=$((1 - flip))
+    curl -s -X POST "$small_upstream/__control/reload?dir=$work/data$flip" >/dev/null
+    [ "$(hook)" = 202 ] || fail "a hook after the rounds was refused"
+    sleep 1
+done
 for feed in one two; do
     patched=$(grep -c "feed $feed: .* changed (patched)" "$work/serve.log")
     [ "$patched" -ge 1 ] || fail "no hook patched $feed"
