@@ -19,7 +19,7 @@ namespace {
 
 struct World {
     icsbridge::Config cfg;
-    std::unique_ptr<icsbridge::FeedStore> store;
+    std::unique_ptr<icsbridge::ServedFeeds> store;
     icsbridge::ViewCache views;
     icsbridge::Metrics metrics;
 
@@ -45,7 +45,7 @@ struct World {
         FeedConfig never = pub;
         never.name = "never";
         cfg.feeds = {pub, secret, multi, never};
-        store = std::make_unique<FeedStore>(cfg);
+        store = std::make_unique<ServedFeeds>(cfg);
         auto now = sys_seconds(std::chrono::seconds(1'800'000'000));
         std::string body = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n";
         // Published as serve does: through the Publisher (nothing kept).
