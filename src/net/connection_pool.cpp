@@ -239,11 +239,17 @@ ConnectionPool::make_connection(Target const& t, net::any_io_executor ex) {
     return c;
 }
 
-net::awaitable<Result<std::shared_ptr<Connection>>> ConnectionPool::open(Target const& t, AttemptState& st) {
+net::awaitable<Result<std::shared_ptr<Connection>>>
+ConnectionPool::open(Target const& t, AttemptState& st, AddressCheck const& check) {
     auto endpoints =
         co_await resolve_within_deadline(opts_, opts_.lookups ? opts_.lookups : own_lookups_, t, st);
     if (!endpoints)
         co_return endpoints.error();
+    // Every address, not just the first: the connect's fallback must not reach one that would not pass.
+    if (check)
+        for (auto const& entry : *endpoints)
+            if (auto ok = check(entry.endpoint().address()); !ok)
+                co_return ok.error();
     co_return co_await open_at(t, *endpoints, st);
 }
 

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,9 @@ struct AttemptState {
  *
  * Only touched on the client's strand. Holds no more idle connections than requests may run at once.
  */
+/** @brief Whether a resolved address may be connected to; an error refuses the whole target. */
+using AddressCheck = std::function<Result<void>(boost::asio::ip::address const&)>;
+
 class ConnectionPool {
   public:
     ConnectionPool(ClientOptions const& opts, Logger const& log);
@@ -104,18 +108,13 @@ class ConnectionPool {
 
     /**
      * @brief Resolves, connects and (for https) handshakes a new connection, recording the phase and
-     * the resolver/connection in `st` so the whole-attempt deadline can break them.
+     * the resolver/connection in `st` so the whole-attempt deadline can break them. With `check`, every
+     * resolved address must pass it before any is connected to, and only those are: no second lookup, so
+     * what was checked is what is connected to (WebDAV-Push refuses push resources on private addresses).
      * @return upstream_resolve, upstream_connect, upstream_tls or upstream_timeout on failure.
      */
-    boost::asio::awaitable<Result<std::shared_ptr<Connection>>> open(Target const& t, AttemptState& st);
-
-    /**
-     * @brief As open(), to `endpoints` the caller resolved (and checked) itself: no second lookup, so what
-     * was checked is what is connected to (WebDAV-Push refuses push resources on private addresses).
-     * TLS still names and verifies `t.host`.
-     */
     boost::asio::awaitable<Result<std::shared_ptr<Connection>>>
-    open_at(Target const& t, boost::asio::ip::tcp::resolver::results_type const& endpoints, AttemptState& st);
+    open(Target const& t, AttemptState& st, AddressCheck const& check = {});
 
     /**
      * @brief Takes back a connection whose exchange finished cleanly: kept for reuse if both sides want
@@ -124,6 +123,9 @@ class ConnectionPool {
     void finish(std::shared_ptr<Connection> c, bool keep_alive, boost::asio::any_io_executor ex);
 
   private:
+    /** The connection made to `endpoints` (resolved, and checked, by open()). */
+    boost::asio::awaitable<Result<std::shared_ptr<Connection>>>
+    open_at(Target const& t, boost::asio::ip::tcp::resolver::results_type const& endpoints, AttemptState& st);
     void put_idle(std::shared_ptr<Connection> c);
 
     /** @brief A new unconnected stream for `t`: plain, or TLS with SNI and certificate checks set up. */

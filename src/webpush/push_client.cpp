@@ -6,7 +6,6 @@
 #include "net/deadline.hpp"
 #include "net/exchange.hpp"
 #include "net/http_util.hpp"
-#include "net/lookup.hpp"
 #include "util/ascii.hpp"
 
 #include <boost/asio/this_coro.hpp>
@@ -93,7 +92,6 @@ net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
         ~Release() { s.release(); }
     } const release{o.slots};
     auto st = std::make_shared<AttemptState>();
-    // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
     std::function<void()> on_timeout = [st] { st->abort(); };
     auto attempting = race_deadline(attempt(o, t, req, *st), opts_.request_timeout, on_timeout);
     auto r = co_await std::move(attempting);
@@ -137,30 +135,18 @@ PushClient::attempt(Origin& o, Target const& t, PushRequest const& req, AttemptS
 
 net::awaitable<Result<std::shared_ptr<Connection>>>
 PushClient::open_checked(Origin& o, Target const& t, AttemptState& st) {
-    st.phase = Phase::resolving;
-    auto found = co_await lookup(t.host, t.port, opts_.resolve_timeout, opts_.lookups);
-    co_await throw_if_cancelled();
-    if (found.timed_out)
-        co_return timed_out(opts_.service_name, opts_.resolve_timeout, Phase::resolving, t);
-    if (!found.error.empty())
-        co_return client_error(
+    AddressCheck const check = [this, &t](net::ip::address const& address) -> Result<void> {
+        if (allow_private_ || is_public_(address))
+            return {};
+        return client_error(
             opts_.service_name,
-            errc::upstream_resolve,
-            "cannot resolve host " + t.host + " (" + found.error + ") for " + t.display
+            errc::usage,
+            t.host + " resolves to " + address.to_string() +
+                ", which is not a public address; refused (push resources must be public)"
         );
-    // Every address, not just the first: a name with one public and one private address must not let the
-    // connect's fallback reach the private one.
-    for (auto const& entry : found.endpoints) {
-        auto const address = entry.endpoint().address();
-        if (!allow_private_ && !is_public_(address))
-            co_return client_error(
-                opts_.service_name,
-                errc::usage,
-                t.host + " resolves to " + address.to_string() +
-                    ", which is not a public address; refused (push resources must be public)"
-            );
-    }
-    co_return co_await o.pool.open_at(t, found.endpoints, st);
+    };
+    auto opening = o.pool.open(t, st, check);
+    co_return co_await std::move(opening);
 }
 
 } // namespace icsbridge::webpush
