@@ -41,11 +41,16 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
         for (auto const& f : cfg.feeds)
             feeds.push_back(f.name);
         files->forget_all_but(feeds); // a feed removed while serve was stopped: added back, a new epoch
+        if (node)
+            node->forget_history_all_but(feeds);
         history->keep_with(std::move(files));
         of = history_of(history, store);
     }
     if (node) {
-        node->keep_history(std::move(of));
+        std::function<void(std::string const&)> gone;
+        if (history)
+            gone = [history](std::string const& feed) { history->forget(feed); };
+        node->keep_history(std::move(of), std::move(gone));
         return node->snapshots();
     }
     auto disk = std::make_shared<DiskSnapshots>(cfg.storage.dir);

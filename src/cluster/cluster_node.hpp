@@ -52,8 +52,11 @@ class ClusterNode {
     /** @brief The backend serve uses: rows in the database, files under `dir` as the local cache. */
     std::shared_ptr<SnapshotBackend> snapshots() const { return snapshots_; }
 
-    /** @brief The CalDAV history kept with each snapshot (ClusterSnapshots::keep_history); before serving. */
-    void keep_history(dav::HistoryOf of) { snapshots_->keep_history(std::move(of)); }
+    /** @brief The CalDAV history kept with each snapshot and how to forget one in this
+     * process (ClusterSnapshots::keep_history); before serving. */
+    void keep_history(dav::HistoryOf of, std::function<void(std::string const&)> gone) {
+        snapshots_->keep_history(std::move(of), std::move(gone));
+    }
 
     /** @brief The sources' call budgets as every replica counts them (Pipeline::share_budgets). */
     std::shared_ptr<SharedCalls> shared_calls() const { return budget_; }
@@ -95,6 +98,14 @@ class ClusterNode {
      * thread), so the feed added back starts a new epoch on every replica. Logged when the database is away.
      */
     void forget_history(std::string feed);
+
+    /**
+     * @brief Thread-safe, at start: the CalDAV history leaves the rows of every feed not in `kept` (the
+     * config's feeds), as a reload's removal does, for a feed removed while no replica ran. A replica of an
+     * older config that still serves such a feed writes its history back with its next snapshot; one that
+     * takes the row up meanwhile starts a new epoch, and its clients sync from scratch: never a wrong list.
+     */
+    void forget_history_all_but(std::vector<std::string> kept);
 
   private:
     /** @brief The claim itself (database thread): `lease` is the group's key, `feeds` its feeds' names. */

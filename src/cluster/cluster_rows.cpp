@@ -20,7 +20,8 @@ bool ClusterNode::converge() {
     for (auto const& s : store_.status()) {
         if (!s.merge.empty())
             continue; // a merged feed is rebuilt from its parts on every replica
-        auto row = rows_->load(s.name, store_.gzip_enabled());
+        std::string history;
+        auto row = rows_->load_with_history(s.name, store_.gzip_enabled(), &history);
         if (!row && row.error().code == errc::io_error) {
             // Away again: the next reconnect listens anew and converges.
             stop_listening();
@@ -39,7 +40,10 @@ bool ClusterNode::converge() {
                 continue;
             }
         }
-        if (row && *row && (!s.snapshot || (*row)->etag != s.snapshot->etag))
+        bool const same = row && *row && s.snapshot && (*row)->etag == s.snapshot->etag;
+        // Of the same calendar, the row's CalDAV history still wins over the one we started from: the feed
+        // may have been removed and added back while we were stopped, or a peer went on after us.
+        if ((row && *row && !same) || (same && snapshots_->history_differs(s.name, history)))
             loaded += adopt(s.name) ? 1 : 0;
     }
     log_.info(
@@ -79,6 +83,18 @@ void ClusterNode::forget_history(std::string feed) {
             log_.warn(
                 "cluster: feed " + feed + " was removed, but its CalDAV history stays in its row (" +
                 done.error().message + "): added back, it would take up its old sync tokens"
+            );
+    });
+}
+
+void ClusterNode::forget_history_all_but(std::vector<std::string> kept) {
+    net::post(db_ex_, [this, kept = std::move(kept)] {
+        if (stopped_)
+            return;
+        if (auto done = snapshots_->forget_history_all_but(kept); !done)
+            log_.warn(
+                "cluster: the CalDAV history of feeds no longer configured stays in their rows (" +
+                done.error().message + "): added back, they would take up their old sync tokens"
             );
     });
 }

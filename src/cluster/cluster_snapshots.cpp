@@ -36,6 +36,18 @@ Result<std::shared_ptr<Snapshot const>> ClusterSnapshots::load(std::string const
     return disk_.load(feed, gzip);
 }
 
+bool ClusterSnapshots::history_differs(std::string const& feed, std::string const& history) const {
+    if (!history_of_)
+        return false; // CalDAV is off: no history is kept on either side
+    if (dav::HistoryFiles(disk_.dir()).kept(feed) == history)
+        return false;
+    if (!history.empty())
+        return true;
+    if (history_gone_)
+        history_gone_(feed);
+    return false;
+}
+
 void ClusterSnapshots::warn_refused(std::string const& feed, Error const& why) const {
     log_.warn("feed " + feed + ": " + why.message + "; serving this replica's own copy");
 }

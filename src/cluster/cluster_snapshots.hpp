@@ -8,6 +8,7 @@
 #include <icsbridge/log.hpp>
 #include <icsbridge/store.hpp>
 
+#include <functional>
 #include <memory>
 
 namespace icsbridge::cluster {
@@ -33,14 +34,29 @@ class ClusterSnapshots final : public SnapshotBackend {
 
     std::string where() const override { return rows_->where() + " (cache: " + disk_.where() + ")"; }
 
-    /** @brief The CalDAV history kept with each snapshot, in the row and beside the cached file. */
-    void keep_history(dav::HistoryOf of) {
+    /**
+     * @brief The CalDAV history kept with each snapshot, in the row and beside the cached file; `gone`
+     * forgets a feed's history in this process (converge: a row emptied of it).
+     */
+    void keep_history(dav::HistoryOf of, std::function<void(std::string const&)> gone) {
         history_of_ = of;
+        history_gone_ = std::move(gone);
         rows_->keep_history(std::move(of));
     }
 
+    /**
+     * @brief A row of the snapshot this replica serves, with `history`: when our copy of the history is
+     * another, the row's is the truth. True when the row is to be adopted for it (it holds one); an empty
+     * one (the feed removed and added back while this replica was stopped) is forgotten here, so the next
+     * collection starts a new epoch rather than going on with the old.
+     */
+    bool history_differs(std::string const& feed, std::string const& history) const;
+
     /** @brief A removed feed's CalDAV history, in the row (the cache's goes with dav::History::forget). */
     Result<void> forget_history(std::string const& feed) { return rows_->forget_history(feed); }
+    Result<void> forget_history_all_but(std::vector<std::string> const& kept) {
+        return rows_->forget_history_all_but(kept);
+    }
 
     /** @brief Logs a row refused for `why` (errc::snapshot_corrupt), as load() does, for other readers of
      * the row (the convergence after an outage). */
@@ -51,6 +67,7 @@ class ClusterSnapshots final : public SnapshotBackend {
     DiskSnapshots disk_;
     Logger log_;
     dav::HistoryOf history_of_;
+    std::function<void(std::string const&)> history_gone_;
 };
 
 } // namespace icsbridge::cluster

@@ -92,6 +92,25 @@ Result<void> PgSnapshots::forget_history(std::string const& feed) {
     return {};
 }
 
+Result<void> PgSnapshots::forget_history_all_but(std::vector<std::string> const& kept) {
+    std::string names;
+    for (auto const& n : kept)
+        names += n + '\n';
+    std::lock_guard lock(mtx_);
+    if (auto ok = prepare_locked(); !ok)
+        return ok;
+    // Feed names hold no newline (the config refuses them), so the list travels as one text parameter.
+    auto res = db_.query(
+        "UPDATE icsbridge_snapshots SET dav_history = '' "
+        "WHERE dav_history <> '' AND NOT (feed = ANY (string_to_array(rtrim($1, E'\\n'), E'\\n')))",
+        {PgParam::text(names)},
+        true
+    );
+    if (!res)
+        return res.error();
+    return {};
+}
+
 Result<void> PgSnapshots::prepare() {
     std::lock_guard lock(mtx_);
     return prepare_locked();

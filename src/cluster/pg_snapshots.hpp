@@ -93,6 +93,12 @@ class PgSnapshots final : public SnapshotBackend {
     Result<void> forget_history(std::string const& feed);
 
     /**
+     * @brief Empties the CalDAV history of every row whose feed is not in `kept` (at start: a feed removed
+     * while every replica was stopped leaves no old epoch behind to take up when it is added back).
+     */
+    Result<void> forget_history_all_but(std::vector<std::string> const& kept);
+
+    /**
      * @brief Writes the row unless the fence refuses it, and notifies snapshot_channel when written.
      * @return true when written, false when the database holds a newer snapshot (kept)
      */

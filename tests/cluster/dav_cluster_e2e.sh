@@ -5,7 +5,7 @@
 # gives the same token for the same calendar, and a token from one replica, after an upstream change,
 # syncs exactly the changed event on the others (python3-caldav); a replica restarted meanwhile answers it
 # too. Removed from the config by a reload, the feed's history leaves its row; added back, its old token is
-# 403 valid-sync-token on every replica.
+# 403 valid-sync-token on every replica; so it is when the feed was removed while every replica was stopped.
 #   dav_cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -99,13 +99,47 @@ for i in 1 2 3; do
     [ -e "$work/state$i/pub.davhistory" ] && fail "r$i keeps the removed feed's history"
     cp "$work/r$i.with_pub" "$work/r$i.toml"
 done
+# old_token_refused WHEN: every replica serves pub again and answers $token with 403 valid-sync-token.
+old_token_refused() {
+    local i code body
+    for i in 1 2 3; do
+        wait_for_url "${bases[$((i - 1))]}/feeds/pub.ics" || fail "r$i does not serve pub $1"
+        body="<sync-collection xmlns=\"DAV:\"><sync-token>$token</sync-token><sync-level>1</sync-level><prop><getetag/></prop></sync-collection>"
+        code=$(curl -s -o "$work/answer" -w '%{http_code}' -X REPORT -H 'Depth: 1' --data-binary "$body" "${bases[$((i - 1))]}/dav/feeds/pub/")
+        [ "$code" = 403 ] && grep -q valid-sync-token "$work/answer" || fail "r$i answers the old token with $code $1"
+    done
+}
 reload_all 2
-for i in 1 2 3; do
-    wait_for_url "${bases[$((i - 1))]}/feeds/pub.ics" || fail "r$i does not serve pub once added back"
-    body="<sync-collection xmlns=\"DAV:\"><sync-token>$token</sync-token><sync-level>1</sync-level><prop><getetag/></prop></sync-collection>"
-    code=$(curl -s -o "$work/answer" -w '%{http_code}' -X REPORT -H 'Depth: 1' --data-binary "$body" "${bases[$((i - 1))]}/dav/feeds/pub/")
-    [ "$code" = 403 ] && grep -q valid-sync-token "$work/answer" || fail "r$i answers the re-added feed's old token with $code"
-done
+old_token_refused "once added back by a reload"
 echo "removed and added back: the old token is 403 valid-sync-token on every replica"
+grep -q "pw-do-not-print" "$work"/r*.log && fail "the database password is in a log"
+
+# The feed removed while every replica is stopped: the first to start without it takes its history out of
+# the row; added back, every replica starts a new epoch (their own copies of the history go with the row's).
+sync "${bases[0]}" "" >"$work/second.out" || fail "python3-caldav on r1: $(tail -3 "$work/caldav.log")"
+token=$(sed -n 1p "$work/second.out")
+[ "$(row_history)" -gt 0 ] || fail "the row carries no history before every replica stops"
+for i in 1 2 3; do
+    kill -TERM "${replica_pids[$((i - 1))]}"
+    wait "${replica_pids[$((i - 1))]}" 2>/dev/null
+done
+replicas=
+sed 's/^\[feeds\.pub\]/[feeds.other]/' "$work/r1.with_pub" >"$work/r1.toml"
+start_icsbridge "$bin" "$work/r1.toml" "$work/r1.log"
+replicas=$serve_pid
+for _ in $(seq 1 50); do [ "$(row_history)" = 0 ] && break; sleep 0.1; done
+[ "$(row_history)" = 0 ] || fail "a start without the feed left its history in the row"
+stop_icsbridge
+replicas=
+for i in 1 2 3; do
+    cp "$work/r$i.with_pub" "$work/r$i.toml"
+    start_icsbridge "$bin" "$work/r$i.toml" "$work/r$i.log"
+    replicas="$replicas $serve_pid"
+    replica_pids[$((i - 1))]=$serve_pid
+    bases[$((i - 1))]=$base
+    serve_pid=
+done
+old_token_refused "once added back while every replica was stopped"
+echo "removed while every replica was stopped, added back: the old token is 403 valid-sync-token everywhere"
 grep -q "pw-do-not-print" "$work"/r*.log && fail "the database password is in a log"
 echo ok
