@@ -1,15 +1,9 @@
 // File: feed_run.cpp
-// run_feed_once(): the fetch_timeout race and the merged feed's parts, shared by export and push.
+// run_feed_once(): each fetch within its fetch_timeout, and the merged feed's parts, for export and push.
 #include "cli/feed_run.hpp"
 
-#include <icsbridge/duration.hpp>
+#include "pipeline/fetch_within.hpp"
 #include <icsbridge/merge.hpp>
-
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <cstdlib>
 #include <string>
@@ -20,25 +14,6 @@ namespace icsbridge::cli {
 namespace net = boost::asio;
 
 namespace {
-
-/**
- * `run` abandoned once the feed's fetch_timeout has passed, as a refresh in `serve` is (every page and
- * retry included): a slow upstream fails the export with the key to raise instead of hanging on.
- */
-net::awaitable<Result<Calendar>>
-within_fetch_timeout(net::awaitable<Result<Calendar>> run, FeedConfig const& feed) {
-    using namespace boost::asio::experimental::awaitable_operators;
-    net::steady_timer deadline(co_await net::this_coro::executor, feed.fetch_timeout);
-    auto r = co_await (std::move(run) || deadline.async_wait(net::as_tuple(net::use_awaitable)));
-    if (r.index() == 0)
-        co_return std::get<0>(std::move(r));
-    co_return fail(
-        errc::upstream_timeout,
-        "the fetch took longer than fetch_timeout = " + format_duration(feed.fetch_timeout) +
-            " (every page and retry included); raise [feeds." + feed.name +
-            "] fetch_timeout if the upstream is just slow"
-    );
-}
 
 /**
  * A merged feed has no snapshot to read here, so its parts are run once each, in order, and merged; the
@@ -53,7 +28,8 @@ run_merged(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds n
         FeedConfig const* part = cfg.find_feed(name);
         if (!part)
             co_return fail(errc::feed_unknown, "unknown part '" + name + "'");
-        auto out = co_await within_fetch_timeout(p.run(*part, now), *part);
+        auto run = fetch_within(p.run(*part, now), *part);
+        auto out = co_await std::move(run);
         if (!out)
             co_return fail(out.error().code, "part " + name + ": " + out.error().message);
         calendars.push_back(std::move(out->ics));
@@ -72,7 +48,7 @@ net::awaitable<Result<Calendar>>
 run_feed_once(Pipeline& p, Config const& cfg, FeedConfig const& feed, sys_seconds now, ProgressFn progress) {
     if (feed.is_merged())
         return run_merged(p, cfg, feed, now);
-    return within_fetch_timeout(p.run(feed, now, std::move(progress)), feed);
+    return fetch_within(p.run(feed, now, std::move(progress)), feed);
 }
 
 /** The level ICSBRIDGE_LOG asks for ("debug", "info", "warn", "error"), if it names one. */

@@ -1,6 +1,7 @@
 // File: refresher.cpp
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
+#include "pipeline/fetch_within.hpp"
 #include "refresh/refresh_loop.hpp"
 #include "util/run_on.hpp"
 #include "util/use_tuple.hpp"
@@ -169,17 +170,18 @@ struct Refreshers::Impl {
         // The shared fetch may take as long as the most patient feed allows; a feed with a shorter
         // fetch_timeout fails alone when it took longer (below), as it would have alone.
         auto limit = std::max(g.fetch_timeout, g.feeds.front()->fetch_timeout);
-        net::steady_timer deadline(strand, limit);
-        auto r = co_await (fetch(g, wall_now()) || until_stopped() || deadline.async_wait(use_tuple));
+        auto bounded = fetch_within(fetch(g, wall_now()), limit);
+        auto r = co_await (std::move(bounded) || until_stopped());
         if (r.index() == 1)
             co_return std::nullopt;
         auto const took = std::chrono::steady_clock::now() - t0;
-        bool const timed_out = r.index() == 2;
+        auto& got = std::get<0>(r);
+        bool const timed_out = !got;
         std::vector<Result<Calendar>> out;
         if (!timed_out) {
             for (auto const* f : g.feeds)
                 store.record_fetch_duration(f->name, took);
-            out = std::get<0>(std::move(r));
+            out = std::move(*got);
         }
         // The losing fetch was cancelled (its requests end with it); nothing it read is published. A fetch
         // function that returns the wrong count is a bug: never let it publish to the wrong feed.
@@ -190,17 +192,8 @@ struct Refreshers::Impl {
             );
         for (std::size_t i = 0; i < g.feeds.size(); ++i)
             if (timed_out || took > g.feeds[i]->fetch_timeout)
-                out[i] = too_slow(*g.feeds[i]);
+                out[i] = fetch_too_slow(*g.feeds[i]);
         co_return out;
-    }
-
-    static Error too_slow(FeedConfig const& f) {
-        return fail(
-            errc::upstream_timeout,
-            "the refresh took longer than fetch_timeout = " + format_duration(f.fetch_timeout) +
-                " (every page and retry included); raise [feeds." + f.name +
-                "] fetch_timeout if the upstream is just slow"
-        );
     }
 
     /** @brief Google deletes on the subscriber's side what a 200 no longer lists: is this drop too sudden? */
