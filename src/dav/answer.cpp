@@ -3,9 +3,11 @@
 // read-only tree allows, then PROPFIND (Depth), GET/HEAD (If-None-Match) and OPTIONS; REPORTs in report.cpp.
 #include "dav/answer_detail.hpp"
 #include "dav/props.hpp"
-#include "dav/xml.hpp"
+#include "util/xml.hpp"
 
 namespace icsbridge::dav {
+
+using namespace xml; // the WebDAV bodies are read and written with these
 
 namespace detail {
 

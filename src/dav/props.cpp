@@ -3,8 +3,8 @@
 // resource does not have is nullopt (the response lists it under 404).
 #include "dav/props.hpp"
 
-#include "dav/xml.hpp"
 #include "util/html_escape.hpp"
+#include "util/xml.hpp"
 
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
@@ -12,6 +12,8 @@
 #include <optional>
 
 namespace icsbridge::dav::detail {
+
+using namespace xml; // the WebDAV bodies are read and written with these
 
 namespace {
 

@@ -1,12 +1,14 @@
 // File: request_body.cpp
-// PROPFIND and REPORT bodies read with dav/xml.hpp into plain values: which properties, which hrefs, which
+// PROPFIND and REPORT bodies read with util/xml.hpp into plain values: which properties, which hrefs, which
 // filter, which token. Anything unexpected inside is ignored; a body that is no such request is refused.
 #include "dav/dav_detail.hpp"
-#include "dav/xml.hpp"
+#include "util/xml.hpp"
 
 #include <chrono>
 
 namespace icsbridge::dav::detail {
+
+using namespace xml; // the WebDAV bodies are read and written with these
 
 namespace {
 

@@ -1,9 +1,9 @@
 // File: dav_xml.cpp
-// A server's multistatus read through dav/xml.hpp (libxml2 without network access or entity expansion)
+// A server's multistatus read through util/xml.hpp (libxml2 without network access or entity expansion)
 // into plain values, and the bodies of the requests the CalDAV target sends.
 #include "push/dav_xml.hpp"
 
-#include "dav/xml.hpp"
+#include "util/xml.hpp"
 
 #include <libxml/tree.h>
 
@@ -13,12 +13,12 @@ namespace icsbridge::push {
 
 namespace {
 
-using dav::caldav_ns;
-using dav::child;
-using dav::dav_ns;
-using dav::is;
-using dav::text;
-using dav::xml_escape;
+using xml::caldav_ns;
+using xml::child;
+using xml::dav_ns;
+using xml::is;
+using xml::text;
+using xml::xml_escape;
 
 /** "HTTP/1.1 404 Not Found" -> 404; 0 when unreadable. */
 unsigned status_code(std::string const& line) {
@@ -51,7 +51,7 @@ void read_prop(xmlNode const* prop, DavEntry& e) {
             e.components_given = true;
             for (xmlNode* c = p->children; c; c = c->next)
                 if (is(c, caldav_ns, "comp"))
-                    if (auto name = dav::attribute(c, "name"); !name.empty())
+                    if (auto name = xml::attribute(c, "name"); !name.empty())
                         e.components.push_back(std::move(name));
         }
     }
@@ -78,7 +78,7 @@ DavEntry read_response(xmlNode const* r) {
 
 Result<Multistatus> parse_multistatus(std::string_view body) {
     // The body comes from a server we do not control: parse_xml's options and limits.
-    dav::XmlDoc const doc = dav::parse_xml(body);
+    xml::XmlDoc const doc = xml::parse_xml(body);
     xmlNode const* root = doc ? xmlDocGetRootElement(doc.get()) : nullptr;
     if (!is(root, dav_ns, "multistatus"))
         return fail(errc::upstream_malformed, "the server's answer is not a WebDAV multistatus document");

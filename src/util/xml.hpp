@@ -1,8 +1,8 @@
 // File: xml.hpp
 // libxml2 behind RAII owners, for both sides of WebDAV: the push targets' answers (src/push/) and the
-// request bodies of our own CalDAV collections. A document is read by (namespace, local name), so any
-// prefix the other side picks works, and parsed without network access, entity substitution or DTD
-// loading, under a depth limit.
+// request bodies of our own CalDAV collections (src/dav/), which is why it lives below both. A document is
+// read by (namespace, local name), so any prefix the other side picks works, and parsed without network
+// access, entity substitution or DTD loading, under a depth limit.
 #pragma once
 
 #include <libxml/tree.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace icsbridge::dav {
+namespace icsbridge::xml {
 
 inline constexpr char const* dav_ns = "DAV:";
 inline constexpr char const* caldav_ns = "urn:ietf:params:xml:ns:caldav";
@@ -42,4 +42,4 @@ std::string attribute(xmlNode const* n, char const* name);
 /** @brief Text safe inside an element or a double-quoted attribute. */
 std::string xml_escape(std::string_view in);
 
-} // namespace icsbridge::dav
+} // namespace icsbridge::xml

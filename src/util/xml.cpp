@@ -1,7 +1,8 @@
 // File: xml.cpp
 // The one libxml2 parse of WebDAV bodies: options chosen for input we do not control, then a DTD and the
 // nesting depth checked before anyone walks the tree.
-#include "dav/xml.hpp"
+#include "util/xml.hpp"
+
 #include "util/html_escape.hpp"
 
 #include <libxml/parser.h>
@@ -10,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace icsbridge::dav {
+namespace icsbridge::xml {
 
 namespace {
 
@@ -90,4 +91,4 @@ std::string xml_escape(std::string_view in) {
     return html_escape(in); // its five entities are XML's own
 }
 
-} // namespace icsbridge::dav
+} // namespace icsbridge::xml
