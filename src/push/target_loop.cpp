@@ -1,6 +1,6 @@
 // File: target_loop.cpp
-// TargetLoop: when to reconcile (woken, periodic, blocked after a refusal, another replica's turn) and what
-// the outcome leaves in the status registry and the log.
+// TargetLoop: LoopPolicy's steps carried out (the timer, the lease, the reconcile), and what the outcome
+// leaves in the status registry and the log.
 #include "push/target_loop.hpp"
 
 #include "push/run_target.hpp"
@@ -36,7 +36,8 @@ TargetLoop::TargetLoop(
     , period_(period)
     , deps_(std::move(deps))
     , api_(calendar_api(ex, target_, deps_.log, std::move(auth)))
-    , timer_(ex) {
+    , timer_(ex)
+    , policy_(period_, static_cast<bool>(deps_.lease_wait)) {
     if (deps_.gate)
         api_->client().set_gate(deps_.gate);
     if (deps_.tls)
@@ -65,43 +66,47 @@ bool TargetLoop::mirrors(std::string const& feed) const {
 }
 
 void TargetLoop::wake() {
-    dirty_ = true;
+    policy_.woken();
     timer_.cancel();
 }
 
 void TargetLoop::stop() {
     if (deps_.claims)
         deps_.claims->release(target_.name);
-    stopping_ = true;
+    policy_.stop();
     timer_.cancel();
 }
 
 net::awaitable<void> TargetLoop::run() {
     auto const self = shared_from_this(); // a reload may drop the table's reference meanwhile
-    dirty_ = true;                        // a first reconcile at start repairs what drifted while down
-    while (!stopping_) {
-        if (!dirty_ || steady_clock::now() < blocked_until_) {
-            timer_.expires_at(dirty_ ? blocked_until_ : steady_clock::now() + period_);
-            co_await timer_.async_wait(net::as_tuple(net::use_awaitable));
-            if (stopping_ || (dirty_ && steady_clock::now() < blocked_until_))
-                continue;
-        }
-        dirty_ = false;
-        if (deps_.lease_wait) {
+    using Kind = LoopPolicy::Action::Kind;
+    for (;;) {
+        auto const step = policy_.next(steady_clock::now());
+        switch (step.kind) {
+        case Kind::done:
+            co_return;
+        case Kind::wait_until:
+            timer_.expires_at(step.until);
+            co_await timer_.async_wait(net::as_tuple(net::use_awaitable)); // wake() and stop() cut it short
+            policy_.waited(steady_clock::now());
+            break;
+        case Kind::ask_lease: {
             auto ask = deps_.lease_wait(target_.name);
             auto const wait = co_await std::move(ask);
-            if (wait.count() > 0) {
-                // Another replica holds the target: ask again when its lease may have ended.
-                blocked_until_ = steady_clock::now() + wait;
-                dirty_ = true;
-                continue;
-            }
+            policy_.lease_answered(wait, steady_clock::now());
+            break;
         }
-        co_await once();
+        case Kind::reconcile: {
+            auto reconciling = once();
+            auto const failure = co_await std::move(reconciling);
+            policy_.reconciled(failure, steady_clock::now());
+            break;
+        }
+        }
     }
 }
 
-net::awaitable<void> TargetLoop::once() {
+net::awaitable<std::optional<errc>> TargetLoop::once() {
     // In a cluster another replica may have pushed since: its record, not ours, is the one to go on from.
     if (deps_.lease_wait)
         cached_.reset();
@@ -111,7 +116,7 @@ net::awaitable<void> TargetLoop::once() {
         if (!snap) {
             // Mirroring a feed that has no calendar yet would delete its items: wait for its first one.
             note_waiting(m.feed);
-            co_return;
+            co_return std::nullopt;
         }
         calendars.push_back(
             FeedCalendar{m.feed, std::shared_ptr<std::string const>(snap, &snap->body), m.view}
@@ -121,14 +126,18 @@ net::awaitable<void> TargetLoop::once() {
     options.writer = target_.name;
     options.claims = deps_.claims.get();
     options.shared = deps_.shared_items.get();
-    options.cancelled = [this] { return stopping_; };
+    options.cancelled = [this] { return policy_.stopped(); };
     options.on_write = [this](Outcome const& o) {
         deps_.status.update(target_.name, [&](TargetStatus& s) {
             s.queue = o.writes_planned - std::min(o.writes_planned, o.created + o.updated + o.deleted);
         });
     };
     auto running = run_target(*api_, calendars, keeping_, options);
-    record(co_await std::move(running));
+    auto const report = co_await std::move(running);
+    record(report);
+    if (report.outcome)
+        co_return std::nullopt;
+    co_return report.outcome.error().code;
 }
 
 void TargetLoop::record(Report const& report) {
@@ -148,12 +157,7 @@ void TargetLoop::record(Report const& report) {
     if (!outcome) {
         if (outcome.error().code != errc::shutdown)
             note_failure(report.failure);
-        // No retry storm: a refusal (credentials, rights, quota, throttling) waits for the next period.
-        if (outcome.error().code == errc::upstream_auth || outcome.error().code == errc::not_connected ||
-            outcome.error().code == errc::upstream_rate_limited ||
-            outcome.error().code == errc::config_invalid || outcome.error().code == errc::upstream_status)
-            blocked_until_ = steady_clock::now() + period_;
-        return;
+        return; // a refusal waits for the next period: LoopPolicy::reconciled()
     }
     if (!report.todos_note.empty() && !warned_todos_) {
         warned_todos_ = true; // once: it stays so until the config changes

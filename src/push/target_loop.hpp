@@ -7,6 +7,7 @@
 #include "push/calendar_api.hpp"
 #include "push/calendar_claims.hpp"
 #include "push/loop_inputs.hpp"
+#include "push/loop_policy.hpp"
 #include "push/run_target.hpp"
 #include <icsbridge/push_status.hpp>
 #include <icsbridge/store.hpp>
@@ -53,11 +54,12 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     bool mirrors(std::string const& feed) const;
     void wake();
     void stop();
-    /** @brief Until stop(): wait for a reason, then for the turn, then reconcile. */
+    /** @brief Until stop(): what LoopPolicy says (wait for a reason, then for the lease, then reconcile). */
     boost::asio::awaitable<void> run();
 
   private:
-    boost::asio::awaitable<void> once();
+    /** One reconcile, recorded; the error that ended it, if any. */
+    boost::asio::awaitable<std::optional<errc>> once();
     void record(Report const& report);
     void note_waiting(std::string const& feed);
     void note_failure(std::string const& why);
@@ -70,10 +72,8 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     boost::asio::steady_timer timer_;
     Persistence<TargetState> keeping_;
     std::optional<TargetState> cached_;
-    bool dirty_ = false;
-    bool stopping_ = false;
+    LoopPolicy policy_;
     bool warned_todos_ = false;
-    std::chrono::steady_clock::time_point blocked_until_{};
 };
 
 } // namespace icsbridge::push
