@@ -15,12 +15,16 @@ Backends make_backends(Config const& cfg, Logger const& log) {
         return Backends{
             push_persistence(dir, nullptr, log),
             token_persistence(dir, nullptr, log),
+            sign_in_store(dir, nullptr),
             [dir, log] { return connect::disk_connections(dir, log); }};
     auto const url = cfg.cluster->database_url;
     auto const node = cluster_node(*cfg.cluster);
+    // One connection for the sign-ins, whether read by the pushes or stored by connect.
+    auto const token_rows = std::make_shared<cluster::OAuthTokenRows>(url, node);
     return Backends{
         push_persistence(dir, std::make_shared<cluster::PushStateRows>(url, node), log),
-        token_persistence(dir, std::make_shared<cluster::OAuthTokenRows>(url, node), log),
+        token_persistence(dir, token_rows, log),
+        sign_in_store(dir, token_rows),
         [url, node, log] { return cluster::pg_connections(url, node, log); }};
 }
 

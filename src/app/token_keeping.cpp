@@ -1,5 +1,5 @@
 // File: token_keeping.cpp
-// token_persistence() and store_connected(): the file and the cluster row of each OAuth target's sign-in.
+// token_persistence() and sign_in_store(): the file and the cluster row of each OAuth target's sign-in.
 #include "app/token_keeping.hpp"
 
 #include "app/row_then_file.hpp"
@@ -59,19 +59,20 @@ push::Authorizers oauth_authorizers(
     };
 }
 
-Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t) {
-    if (auto written = oauth::save_token(oauth::token_path(cfg.storage.dir, target), t); !written)
-        return written.error();
-    if (!cfg.cluster)
+SignInStore sign_in_store(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows) {
+    return [dir, rows](std::string const& target, oauth::StoredToken const& t) -> Result<void> {
+        if (auto written = oauth::save_token(oauth::token_path(dir, target), t); !written)
+            return written.error();
+        if (!rows)
+            return {};
+        if (auto saved = rows->save(target, oauth::to_json(t)); !saved)
+            return fail(
+                errc::io_error,
+                "the sign-in is stored in " + oauth::token_path(dir, target) +
+                    " but not in the database, where the other replicas read it: " + saved.error().message
+            );
         return {};
-    cluster::OAuthTokenRows rows(cfg.cluster->database_url, cluster_node(*cfg.cluster));
-    if (auto saved = rows.save(target, oauth::to_json(t)); !saved)
-        return fail(
-            errc::io_error,
-            "the sign-in is stored in " + oauth::token_path(cfg.storage.dir, target) +
-                " but not in the database, where the other replicas read it: " + saved.error().message
-        );
-    return {};
+    };
 }
 
 } // namespace icsbridge::cli

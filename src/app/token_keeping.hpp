@@ -26,11 +26,15 @@ namespace icsbridge::cli {
 PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken>
 token_persistence(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows, Logger const& log);
 
+/** @brief Stores a sign-in `connect` just made for `target`. */
+using SignInStore = std::function<Result<void>(std::string const& target, oauth::StoredToken const& t)>;
+
 /**
- * @brief What `connect` stores: the file, and in cluster mode the row, where either failing is an error
- * (errc::io_error): another replica must not go on with an older sign-in unnoticed.
+ * @brief What `connect` stores: the file under `dir`, and with `rows` (cluster mode, make_backends) the row,
+ * where either failing is an error (errc::io_error): another replica must not go on with an older sign-in
+ * unnoticed.
  */
-Result<void> store_connected(Config const& cfg, std::string const& target, oauth::StoredToken const& t);
+SignInStore sign_in_store(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows);
 
 /**
  * @brief The push adapters' Authorizer of each google and microsoft target: an oauth::TokenSource over

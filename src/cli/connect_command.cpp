@@ -4,7 +4,7 @@
 // browser's page with the outcome. The code, the tokens and the verifier are never printed.
 #include "cli/connect_command.hpp"
 
-#include "app/token_keeping.hpp"
+#include "app/backends.hpp"
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
 #include "net/deadline.hpp"
@@ -88,7 +88,8 @@ trade_and_store(Flow const& f, std::string code, std::string redirect_uri, std::
     t.scope = oauth::scope_for(f.target);
     t.refresh_token = std::move(answer->refresh_token);
     t.connected_at = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-    co_return store_connected(f.cfg, f.target.name, t);
+    // Where it is kept (the file; in a cluster the row too) is chosen where every keeping is.
+    co_return make_backends(f.cfg, command_logger()).sign_ins(f.target.name, t);
 }
 
 /** What a refused sign-in said, fit for a terminal line. */
