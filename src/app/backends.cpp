@@ -17,6 +17,12 @@ Backends make_backends(Config const& cfg, Logger const& log) {
             token_persistence(dir, nullptr, log),
             sign_in_store(dir, nullptr),
             [dir, log] { return connect::disk_connections(dir, log); }};
+    // "The row first, the file as fallback" is one choice made four ways, each for a reason written where it
+    // is made: the push state and the sign-ins a target reads (row_then_file.hpp: a row that cannot be
+    // written is a warning, the value goes on from memory and file); a sign-in `connect` stores
+    // (sign_in_store(): strict, as the person waits for it); the connections' records
+    // (cluster/connection_rows.cpp: rows only); and the snapshots (cluster/cluster_snapshots.cpp: the file
+    // is a cache kept as new as the row).
     auto const url = cfg.cluster->database_url;
     auto const node = cluster_node(*cfg.cluster);
     // One connection for the sign-ins, whether read by the pushes or stored by connect.

@@ -59,6 +59,9 @@ push::Authorizers oauth_authorizers(
     };
 }
 
+// Not row_then_file's lenient save: a sign-in stored by `connect` that misses the row would leave the other
+// replicas without it while the person who just signed in is told it worked, so a failed row is the
+// command's error (the file is still written, and named in the message).
 SignInStore sign_in_store(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRows> rows) {
     return [dir, rows](std::string const& target, oauth::StoredToken const& t) -> Result<void> {
         if (auto written = oauth::save_token(oauth::token_path(dir, target), t); !written)

@@ -4,6 +4,10 @@
 
 namespace icsbridge::cluster {
 
+// Not app/row_then_file.hpp's shape, for two reasons: a snapshot's row is what the other replicas adopt
+// (cluster_rows.cpp), so a row not written is this save's failure, for the keeper to log, where a target's
+// keeping only warns; and load() rewrites the file from a sound row, so the disk is a cache as new as what
+// is served and a restart without the database serves it at once.
 Result<void> ClusterSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
     if (auto local = disk_.save(feed, snap, fetched_at); !local)
         return local;

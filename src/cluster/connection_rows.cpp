@@ -224,6 +224,10 @@ Result<std::uint64_t> PgConnections::generation() {
 
 } // namespace
 
+// Rows only, with no file to fall back on (unlike the push state and the sign-ins, app/row_then_file.hpp):
+// a record changed or removed on one replica must never come back from another's older file (a
+// disconnected calendar pushed again), and a sign-in state is single-use across replicas, which only the
+// database can say.
 std::unique_ptr<connect::ConnectionStore>
 pg_connections(std::string database_url, std::string node, Logger log) {
     return std::make_unique<PgConnections>(std::move(database_url), std::move(node), std::move(log));
