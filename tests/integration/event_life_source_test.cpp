@@ -3,8 +3,8 @@
 // it asks for, a history of old events that costs about one page, drafts and series parents left out, and
 // the failures that must keep the last good calendar (a failing page inside a count, a vanished event's
 // ticket classes). The job board's envelope that announces posts and lists none is here too.
-#include "fake_upstream/lifecycle.hpp"
 #include "integration/source_harness.hpp"
+#include "support/upstream_json.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -22,10 +22,6 @@ namespace event_life_source_test {
 std::string const token = "life-token-5150-secret";
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + std::chrono::hours{12};
 
-std::string iso(sys_seconds t) {
-    return test::fake::format_utc(t, false);
-}
-
 // A complete event (no detail request needed) starting `from_now` from now, two hours long.
 std::string event_json(
     std::string const& id,
@@ -34,21 +30,14 @@ std::string event_json(
     std::string const& extra = {}
 ) {
     auto const start = now + from_now;
-    auto const end = start + std::chrono::hours(2);
-    return R"({"id":")" + id + R"(","name":{"text":"E)" + id + R"("},"status":")" + status + R"(",)" +
-           R"("start":{"timezone":"UTC","local":")" + iso(start) + R"(","utc":")" + iso(start) + R"(Z"},)" +
-           R"("end":{"timezone":"UTC","local":")" + iso(end) + R"(","utc":")" + iso(end) + R"(Z"},)" +
-           R"("online_event":true,"venue_id":null,"organizer":{"name":"O"},"ticket_availability":{})" +
-           extra + "}";
+    test::UpstreamEvent e(id);
+    e.status = status;
+    e.more += extra;
+    return e.between(start, start + std::chrono::hours(2)).json();
 }
 
 std::string page(std::vector<std::string> const& events, int number, int count) {
-    std::string out = R"({"pagination":{"page_number":)" + std::to_string(number) + R"(,"page_count":)" +
-                      std::to_string(count) + R"(,"has_more_items":)" + (number < count ? "true" : "false") +
-                      R"(},"events":[)";
-    for (std::size_t i = 0; i < events.size(); ++i)
-        out += (i ? "," : "") + events[i];
-    return out + "]}";
+    return test::events_page(events, test::numbered_pagination(number, count));
 }
 
 int page_of(ScriptedRequest const& r) {

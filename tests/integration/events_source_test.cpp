@@ -3,6 +3,7 @@
 // organization discovery, concurrent completion of expansions, ticket classes, headers and auth errors.
 #include "fake_upstream/fake_upstream.hpp"
 #include "integration/source_harness.hpp"
+#include "support/upstream_json.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -25,24 +26,22 @@ std::string const token = "s3cr3t-events-token-4711";
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 22} + std::chrono::hours{10};
 
 std::string event_json(std::string const& id, bool expanded, std::string const& venue_name = "Hall") {
-    std::string e =
-        R"({"id":")" + id + R"(","name":{"text":"Event )" + id + R"(","html":null},)" +
-        R"("start":{"timezone":"Europe/Berlin","local":"2026-12-01T19:00:00","utc":"2026-12-01T18:00:00Z"},)" +
-        R"("end":{"timezone":"Europe/Berlin","local":"2026-12-01T21:00:00","utc":"2026-12-01T20:00:00Z"},)" +
-        R"("status":"live","venue_id":"v)" + id + R"(","organizer_id":"o1")";
+    test::UpstreamEvent e(id);
+    e.name_json = R"({"text":"Event )" + id + R"(","html":null})";
+    e.zone_json = R"("Europe/Berlin")";
+    e.start_local = "2026-12-01T19:00:00";
+    e.start_utc_json = R"("2026-12-01T18:00:00Z")";
+    e.end_local = "2026-12-01T21:00:00";
+    e.end_utc_json = R"("2026-12-01T20:00:00Z")";
+    e.more = R"(,"venue_id":"v)" + id + R"(","organizer_id":"o1")";
     if (expanded)
-        e += R"(,"venue":{"id":"v)" + id + R"(","name":")" + venue_name +
-             R"(","address":{"localized_address_display":"Main St 1"}},"organizer":{"name":"Org"},)" +
-             R"("ticket_availability":{"is_sold_out":false})";
-    return e + "}";
+        e.more += R"(,"venue":{"id":"v)" + id + R"(","name":")" + venue_name +
+                  R"(","address":{"localized_address_display":"Main St 1"}},"organizer":{"name":"Org"},)" +
+                  R"("ticket_availability":{"is_sold_out":false})";
+    return e.json();
 }
 
-std::string events_page(std::vector<std::string> const& events, std::string const& pagination) {
-    std::string out = R"({"pagination":)" + pagination + R"(,"events":[)";
-    for (std::size_t i = 0; i < events.size(); ++i)
-        out += (i ? "," : "") + events[i];
-    return out + "]}";
-}
+using test::events_page;
 
 std::string numbered(int page, int count) {
     return R"({"page_number":)" + std::to_string(page) + R"(,"page_count":)" + std::to_string(count) +

@@ -2,10 +2,10 @@
 // Feeds that ask the upstream the same question share one fetch, and each still behaves as configured
 // alone: a feed's keep_past or max_items never reaches its sibling, whichever is listed first. Real
 // Pipeline over loopback HTTP; each feed's calendar in the group is compared with the same feed alone.
-#include "fake_upstream/lifecycle.hpp"
 #include "integration/scripted_upstream.hpp"
 #include "support/fixtures.hpp"
 #include "support/run_coro.hpp"
+#include "support/upstream_json.hpp"
 #include <icsbridge/ical.hpp>
 #include <icsbridge/pipeline.hpp>
 
@@ -25,25 +25,14 @@ namespace feed_groups_test {
 
 sys_seconds const now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + std::chrono::hours{12};
 
-std::string iso(sys_seconds t) {
-    return test::fake::format_utc(t, false);
-}
-
 /** A complete event (no detail request needed) starting `from_now` from now, two hours long. */
 std::string event_json(std::string const& id, std::chrono::seconds from_now) {
     auto const start = now + from_now;
-    auto const end = start + std::chrono::hours(2);
-    return R"({"id":")" + id + R"(","name":{"text":"E)" + id + R"("},"status":"live",)" +
-           R"("start":{"timezone":"UTC","local":")" + iso(start) + R"(","utc":")" + iso(start) + R"(Z"},)" +
-           R"("end":{"timezone":"UTC","local":")" + iso(end) + R"(","utc":")" + iso(end) + R"(Z"},)" +
-           R"("online_event":true,"venue_id":null,"organizer":{"name":"O"},"ticket_availability":{}})";
+    return test::UpstreamEvent(id).between(start, start + std::chrono::hours(2)).json();
 }
 
 std::string page(std::vector<std::string> const& events) {
-    std::string out = R"({"pagination":{"page_number":1,"page_count":1,"has_more_items":false},"events":[)";
-    for (std::size_t i = 0; i < events.size(); ++i)
-        out += (i ? "," : "") + events[i];
-    return out + "]}";
+    return test::events_page(events, test::numbered_pagination(1, 1));
 }
 
 /** An organizer with three events to come and two that ended in the last week. */

@@ -3,6 +3,7 @@
 // ignores `page` without saying so. Each ends with the items actually sent or a clear error, never a hang.
 // (Endless continuation chains and page numbers that do not advance: events_source_test, jobs_source_test.)
 #include "integration/source_harness.hpp"
+#include "support/upstream_json.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -20,16 +21,15 @@ std::string const secret = "hostile-paging-secret-31337";
 
 /** @brief One page of `count` complete events with ids first..first+count-1 and the given pagination. */
 std::string events_page(int first, int count, std::string const& pagination) {
-    std::string out = R"({"pagination":)" + pagination + R"(,"events":[)";
+    std::vector<std::string> events;
     for (int i = first; i < first + count; ++i) {
-        out += (i > first ? "," : "");
-        out += R"({"id":")" + std::to_string(i) +
-               R"(","name":{"text":"E"},)"
-               R"("start":{"timezone":"UTC","local":"2026-12-01T10:00:00","utc":"2026-12-01T10:00:00Z"},)"
-               R"("end":{"timezone":"UTC","local":"2026-12-01T11:00:00","utc":"2026-12-01T11:00:00Z"},)"
-               R"("venue":null,"online_event":true,"organizer":{"name":"O"},"ticket_availability":{}})";
+        test::UpstreamEvent e(std::to_string(i));
+        e.name_json = R"({"text":"E"})";
+        e.status.clear();
+        e.more = R"(,"venue":null,"online_event":true,"organizer":{"name":"O"},"ticket_availability":{})";
+        events.push_back(e.json());
     }
-    return out + "]}";
+    return test::events_page(events, pagination);
 }
 
 Result<std::vector<Event>> fetch_events(ScriptedUpstream const& up) {

@@ -3,6 +3,7 @@
 // order: the same events in the same order as one page at a time, whatever order the answers come in.
 // A continuation list stays one page at a time.
 #include "integration/source_harness.hpp"
+#include "support/upstream_json.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -23,20 +24,13 @@ constexpr int page_count = 9;
 
 // Page n holds events n*10+0..2 (event n*10+2 again on page n+1: contents shift between requests).
 std::string page_body(int n, std::string const& pagination) {
-    std::string out = R"({"pagination":)" + pagination + R"(,"events":[)";
     std::vector<int> ids{n * 10, n * 10 + 1, n * 10 + 2};
     if (n > 1)
         ids.insert(ids.begin(), (n - 1) * 10 + 2);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        auto const id = std::to_string(ids[i]);
-        out += (i ? "," : "");
-        out += R"({"id":")" + id + R"(","name":{"text":"E)" + id +
-               R"("},"status":"live",)"
-               R"("start":{"timezone":"UTC","local":"2026-12-01T10:00:00","utc":"2026-12-01T10:00:00Z"},)"
-               R"("end":{"timezone":"UTC","local":"2026-12-01T11:00:00","utc":"2026-12-01T11:00:00Z"},)"
-               R"("online_event":true,"venue_id":null,"organizer":{"name":"O"},"ticket_availability":{}})";
-    }
-    return out + "]}";
+    std::vector<std::string> events;
+    for (int id : ids)
+        events.push_back(test::UpstreamEvent(std::to_string(id)).json());
+    return test::events_page(events, pagination);
 }
 
 // Later pages answer sooner, so answers arrive out of page order when several are in flight.

@@ -5,6 +5,7 @@
 #include "sources/events_json.hpp"
 #include "sources/jobs_json.hpp"
 #include "support/fixtures.hpp"
+#include "support/upstream_json.hpp"
 #include <icsbridge/files.hpp>
 #include <icsbridge/ical.hpp>
 
@@ -73,17 +74,19 @@ std::string event_json(
     std::string const& start_utc = "\"2026-03-01T18:00:00Z\"",
     std::string const& zone = "\"Europe/Berlin\""
 ) {
-    return R"({"id":")" + id + R"(","name":{"text":)" + name + R"(},"url":"https://example.com/e/)" + id +
-           R"(","start":{"timezone":)" + zone + R"(,"local":"2026-03-01T19:00:00","utc":)" + start_utc +
-           R"(},"end":{"timezone":)" + zone +
-           R"(,"local":"2026-03-01T21:00:00","utc":"2026-03-01T20:00:00Z"},"status":"live"})";
+    test::UpstreamEvent e(id);
+    e.name_json = R"({"text":)" + name + "}";
+    e.zone_json = zone;
+    e.start_local = "2026-03-01T19:00:00";
+    e.start_utc_json = start_utc;
+    e.end_local = "2026-03-01T21:00:00";
+    e.end_utc_json = R"("2026-03-01T20:00:00Z")";
+    e.more = R"(,"url":"https://example.com/e/)" + id + '"';
+    return e.json();
 }
 
 std::string events_page(std::vector<std::string> const& events) {
-    std::string out = R"({"pagination":{"has_more_items":false},"events":[)";
-    for (std::size_t i = 0; i < events.size(); ++i)
-        out += (i ? "," : "") + events[i];
-    return out + "]}";
+    return test::events_page(events);
 }
 
 /** @brief Every JSON pointer below `v` (objects and arrays), depth first. */
