@@ -258,7 +258,9 @@ Access check_token(FeedSettings const& s, Digest const& presented, bool empty) {
 } // namespace
 
 FeedLookup ServedFeeds::lookup(std::string_view name, std::string_view presented) const {
-    Digest const d = sha256(presented); // outside the lock
+    // Outside the lock. No token presented, nothing to hash: a public feed needs none and a token feed
+    // refuses an empty one whatever the digests, so skipping it tells nobody anything about a secret.
+    Digest const d = presented.empty() ? Digest{} : sha256(presented);
     FeedLookup out;
     {
         std::lock_guard lock(mtx_);
