@@ -94,6 +94,13 @@ class History {
     collection(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now);
 
     /**
+     * @brief Cuts `snap` of `feed` before it is published, with its changes from the feed's latest (the
+     * Publisher's preparer, off the thread that publishes): collection() and adopt() of that snapshot then
+     * only record it. The newest prepared snapshot per feed is held until then.
+     */
+    void prepare(std::string const& feed, std::shared_ptr<Snapshot const> const& snap);
+
+    /**
      * @brief The changes from `token` to `now` (a collection this history gave for `feed`).
      * errc::usage when the token is not one of this feed's history: malformed, another epoch, trimmed
      * away, or ahead of `now`.
@@ -126,18 +133,26 @@ class History {
 
   private:
     struct Feed;
-    /** @brief `cut` recorded as the feed's next publication (its first: a fresh epoch), under mtx_. */
+    struct Prepared;
+    /** @brief The cut prepare() made of `snap`, taken out; null when there is none. Under mtx_. */
+    std::shared_ptr<Prepared> take_prepared_locked(std::string const& feed, Snapshot const* snap);
+    /**
+     * @brief `cut` recorded as the feed's next publication (its first: a fresh epoch), under mtx_; `pre`
+     * gives its changes when they were found against the feed's latest.
+     */
     std::shared_ptr<Collection const> place_locked(
         std::string const& feed,
         std::shared_ptr<Snapshot const> const& snap,
         std::shared_ptr<Collection> cut,
-        sys_seconds now
+        sys_seconds now,
+        Prepared const* pre = nullptr
     );
 
     std::shared_ptr<HistoryFiles const> keeping_;
     std::chrono::seconds keep_;
     mutable std::mutex mtx_;
-    std::map<std::string, std::shared_ptr<Feed>, std::less<>> feeds_; ///< guarded by mtx_
+    std::map<std::string, std::shared_ptr<Feed>, std::less<>> feeds_;        ///< guarded by mtx_
+    std::map<std::string, std::shared_ptr<Prepared>, std::less<>> prepared_; ///< guarded by mtx_
 };
 
 /** @brief A collection as the requester sees it. */

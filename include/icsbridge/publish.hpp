@@ -91,10 +91,21 @@ class SnapshotKeeper {
  * A subscriber may publish in turn (a merged feed rebuilt because a part changed): that publication is
  * queued and runs through the same steps right after the current one, never inside it. Publications
  * from several threads are serialised the same way: whoever finds the sequence idle runs the queue.
+ *
+ * The ETag, the gzip body and the preparers' work (a CalDAV cut) take seconds for a large feed. After
+ * prepare_on() (serve), they run on the publisher's own threads, and only the steps above are posted to
+ * the thread that publishes (serve's control thread): a pointer swap, a queue and the subscribers, who
+ * keep to small bookkeeping. One feed's publications are prepared one at a time and take effect in the
+ * order they were made; another feed's go on meanwhile. Before prepare_on() (at start-up, in the
+ * commands and tests), publish() does everything before it returns.
  */
 class Publisher {
   public:
     using Subscriber = std::function<void(Publication const&)>;
+    /// Heavy work a subscriber does with a new snapshot, done before it is served (prepare_with).
+    using Preparer = std::function<void(std::string const& feed, std::shared_ptr<Snapshot const> const&)>;
+    /// Runs a step on the thread that publishes (serve: a post to the control thread).
+    using Post = std::function<void(std::function<void()>)>;
 
     /** @brief Unsubscribes when destroyed (call on the thread that publishes, e.g. a reload). */
     class Subscription {
@@ -135,6 +146,22 @@ class Publisher {
     /** @brief Adds a subscriber, told after those already there. */
     [[nodiscard]] Subscription subscribe(Subscriber fn);
 
+    /**
+     * @brief Adds a preparer: told of each changed snapshot before it is served, on a preparing thread
+     * after prepare_on(), so that its subscriber finds the heavy part done. Call before the first
+     * publication; it stays as long as the publisher.
+     */
+    void prepare_with(Preparer fn);
+
+    /**
+     * @brief From now on, publications are prepared on `workers` threads of the publisher's own and take
+     * effect through `post`. Call once, before the threads that publish start.
+     */
+    void prepare_on(unsigned workers, Post post);
+
+    /** @brief Stops the preparing threads (publications not yet in effect are dropped). Idempotent. */
+    void stop_preparing();
+
     /** @brief The snapshot keeper (null when nothing is kept). */
     std::shared_ptr<SnapshotKeeper> const& keeper() const { return keeper_; }
     bool gzip() const { return gzip_; }
@@ -147,9 +174,21 @@ class Publisher {
         std::shared_ptr<Snapshot const> built; ///< adopt(): the snapshot as given
         Origin origin = Origin::fetched;
         sys_seconds at{};
+        std::string definition; ///< the feed's when it was published: served only while still in force
     };
+    /** @brief A job with its heavy steps done, ready to take effect. */
+    struct Prepared {
+        Job job;
+        std::shared_ptr<Snapshot const> compared; ///< what was served when the ETags were compared
+        std::shared_ptr<Snapshot const> snap;     ///< what is served after it (null: nothing to do)
+    };
+    class Workers;
+
     void submit(Job job);
-    void run_one(Job job);
+    void queue_for(Job job);
+    void prepare_next(std::string const& feed);
+    Prepared prepare(Job job);
+    void run_one(Prepared const& p);
     void unsubscribe(std::size_t id);
 
     ServedFeeds& table_;
@@ -161,6 +200,11 @@ class Publisher {
     bool running_ = false;  ///< guarded by mtx_: someone is working through queue_
     std::vector<std::pair<std::size_t, std::shared_ptr<Subscriber const>>> subscribers_; ///< guarded by mtx_
     std::size_t next_id_ = 1;                                                            ///< guarded by mtx_
+    std::vector<std::shared_ptr<Preparer const>> preparers_;                             ///< guarded by mtx_
+    /// After prepare_on(): per feed, its publications not yet in effect, the one being prepared first.
+    std::map<std::string, std::deque<Job>, std::less<>> waiting_; ///< guarded by mtx_
+    Post post_;
+    std::unique_ptr<Workers> workers_; ///< last: its threads stop before anything above goes
 };
 
 /**

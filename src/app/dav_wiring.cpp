@@ -69,6 +69,13 @@ Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history)
     };
 }
 
+Publisher::Preparer prepare_publications(std::shared_ptr<dav::History> history) {
+    return
+        [history = std::move(history)](std::string const& feed, std::shared_ptr<Snapshot const> const& snap) {
+            history->prepare(feed, snap);
+        };
+}
+
 void resume_history(dav::History* history, ServedFeeds const& store) {
     if (!history)
         return;

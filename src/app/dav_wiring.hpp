@@ -35,6 +35,12 @@ std::shared_ptr<SnapshotBackend> kept_snapshots(
  */
 Publisher::Subscriber record_publications(std::shared_ptr<dav::History> history);
 
+/**
+ * @brief The Publisher's preparer that cuts each changed snapshot for `history` before it is served, off the
+ * thread that publishes: record_publications() then only records it.
+ */
+Publisher::Preparer prepare_publications(std::shared_ptr<dav::History> history);
+
 /** @brief The snapshots restored before `history` subscribed take up the history kept beside them. */
 void resume_history(dav::History* history, ServedFeeds const& store);
 

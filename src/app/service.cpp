@@ -175,9 +175,17 @@ void Service::subscribe() {
         if (p.changed)
             push_->published(p.feed);
     }));
-    // The CalDAV collections: each publication recorded in the history, which the keeper keeps with it.
-    if (dav_)
+    // The CalDAV collections: each publication recorded in the history, which the keeper keeps with it;
+    // cut before it is served, off the control thread.
+    if (dav_) {
+        publisher_.prepare_with(cli::prepare_publications(dav_));
         subscriptions_.push_back(publisher_.subscribe(cli::record_publications(dav_)));
+    }
+    // From here on (the kept snapshots restored), a publication's ETag, gzip and CalDAV cut are made on
+    // threads of the publisher's own, and only its swap and the subscribers run on the control thread: a
+    // large feed's publication holds up no webhook's patch or reload. Three threads: two large feeds at
+    // once still leave one for a small one.
+    publisher_.prepare_on(3, [this](std::function<void()> step) { net::post(control_, std::move(step)); });
 }
 
 std::unique_ptr<push::PushService> Service::make_push() {
@@ -367,6 +375,8 @@ int Service::run() {
         std::to_string(workers_.size()) + " HTTP thread(s))"
     );
     run_threads();
+    // Publications still being prepared have no control thread left to take effect on.
+    publisher_.stop_preparing();
     // Whatever was published last is on disk (or in the database) before the process ends.
     keeper_->flush();
     log_.info("stopped");

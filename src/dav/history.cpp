@@ -37,6 +37,14 @@ struct History::Feed : detail::HistoryState {
     }
 };
 
+/// A snapshot cut ahead of its publication, and its changes from the collection that was the latest then.
+struct History::Prepared {
+    std::weak_ptr<Snapshot const> from;
+    std::shared_ptr<Collection> cut;
+    std::shared_ptr<Collection const> basis; ///< null: the feed had none (its first collection)
+    std::vector<std::string> names;          ///< what changed from basis to cut
+};
+
 namespace {
 
 constexpr std::size_t recent_kept = 2; // each holds a copy of the feed's bytes
@@ -90,9 +98,39 @@ void History::keep_with(std::shared_ptr<HistoryFiles const> keeping) {
     keeping_ = std::move(keeping);
 }
 
+void History::prepare(std::string const& feed, std::shared_ptr<Snapshot const> const& snap) {
+    auto pre = std::make_shared<Prepared>();
+    pre->from = snap;
+    {
+        std::lock_guard lock(mtx_);
+        if (auto it = feeds_.find(feed); it != feeds_.end()) {
+            if (it->second->find(snap.get()))
+                return;
+            if (!it->second->recent.empty())
+                pre->basis = it->second->recent.back().collection;
+        }
+    }
+    pre->cut = std::make_shared<Collection>(make_collection(snap->body, snap->etag));
+    if (pre->basis)
+        pre->names = differences(*pre->basis, *pre->cut);
+    std::lock_guard lock(mtx_);
+    prepared_.insert_or_assign(feed, std::move(pre));
+}
+
+std::shared_ptr<History::Prepared>
+History::take_prepared_locked(std::string const& feed, Snapshot const* snap) {
+    auto it = prepared_.find(feed);
+    if (it == prepared_.end() || it->second->from.lock().get() != snap)
+        return nullptr;
+    auto pre = std::move(it->second);
+    prepared_.erase(it);
+    return pre;
+}
+
 std::shared_ptr<Collection const>
 History::collection(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now) {
     bool known = false;
+    std::shared_ptr<Prepared> pre;
     {
         std::lock_guard lock(mtx_);
         if (auto it = feeds_.find(feed); it != feeds_.end()) {
@@ -100,8 +138,9 @@ History::collection(std::string const& feed, std::shared_ptr<Snapshot const> con
                 return c;
             known = true;
         }
+        pre = take_prepared_locked(feed, snap.get());
     }
-    auto cut = std::make_shared<Collection>(make_collection(snap->body, snap->etag));
+    auto cut = pre ? pre->cut : std::make_shared<Collection>(make_collection(snap->body, snap->etag));
     // None of the feed's history in this process (a restart): the one kept beside the snapshot, if it
     // reaches this snapshot. Read outside the lock, like the cutting.
     auto resumed = known || !keeping_ ? std::nullopt
@@ -114,13 +153,14 @@ History::collection(std::string const& feed, std::shared_ptr<Snapshot const> con
         feeds_.emplace(feed, std::move(f));
         return cut;
     }
-    return place_locked(feed, snap, std::move(cut), now);
+    return place_locked(feed, snap, std::move(cut), now, pre.get());
 }
 
 std::shared_ptr<Collection const>
 History::adopt(std::string const& feed, std::shared_ptr<Snapshot const> const& snap, sys_seconds now) {
     auto kept = keeping_ ? detail::from_kept(keeping_->kept(feed)) : std::nullopt;
     auto const point = kept ? kept->point_of(snap->etag) : std::nullopt;
+    std::shared_ptr<Prepared> pre;
     {
         std::lock_guard lock(mtx_);
         auto it = feeds_.find(feed);
@@ -129,12 +169,13 @@ History::adopt(std::string const& feed, std::shared_ptr<Snapshot const> const& s
         // nothing kept that reaches the snapshot: as it is.
         if (c && (!point || (c->epoch == kept->epoch && c->seq == *point)))
             return c;
+        pre = take_prepared_locked(feed, snap.get());
     }
-    auto cut = std::make_shared<Collection>(make_collection(snap->body, snap->etag));
+    auto cut = pre ? pre->cut : std::make_shared<Collection>(make_collection(snap->body, snap->etag));
     auto resumed = resume_at(std::move(kept), *cut, now - keep_);
     std::lock_guard lock(mtx_);
     if (!resumed)
-        return place_locked(feed, snap, std::move(cut), now);
+        return place_locked(feed, snap, std::move(cut), now, pre.get());
     // The kept history is the feed's from now on: a collection this process recorded of its own (its own
     // fetch of the same bytes, a request before this publication's subscribers) goes with its tokens.
     auto f = std::make_shared<Feed>(std::move(*resumed));
@@ -148,7 +189,8 @@ std::shared_ptr<Collection const> History::place_locked(
     std::string const& feed,
     std::shared_ptr<Snapshot const> const& snap,
     std::shared_ptr<Collection> cut,
-    sys_seconds now
+    sys_seconds now,
+    Prepared const* pre
 ) {
     auto& f = feeds_[feed];
     if (!f) {
@@ -163,9 +205,11 @@ std::shared_ptr<Collection const> History::place_locked(
         cut->seq = f->floor = 1;
         f->floor_etag = cut->snapshot_etag;
     } else {
-        auto const& latest = *f->recent.back().collection;
-        cut->seq = latest.seq + (std::exchange(f->resumed, false) ? resume_gap : 1);
-        f->entries.push_back({cut->seq, now, cut->snapshot_etag, differences(latest, *cut)});
+        auto const& latest = f->recent.back().collection;
+        cut->seq = latest->seq + (std::exchange(f->resumed, false) ? resume_gap : 1);
+        // The changes found while preparing, if they were found against this same latest.
+        auto names = pre && pre->basis == latest ? pre->names : differences(*latest, *cut);
+        f->entries.push_back({cut->seq, now, cut->snapshot_etag, std::move(names)});
     }
     f->trim(now - keep_);
     f->recent.push_back({snap, cut});
@@ -207,6 +251,7 @@ void History::forget(std::string const& feed) {
     {
         std::lock_guard lock(mtx_);
         feeds_.erase(feed);
+        prepared_.erase(feed);
     }
     if (keeping_)
         keeping_->forget(feed);

@@ -1,9 +1,14 @@
 // File: publisher.cpp
 // The publication sequence (publish.hpp): unchanged → only the time moves; otherwise swap into the served
-// table, hand to the keeper, tell the subscribers; and restoring the kept copies at start-up.
+// table, hand to the keeper, tell the subscribers; each feed's heavy steps prepared before, on threads of
+// their own in serve; and restoring the kept copies at start-up.
 #include <icsbridge/digest.hpp>
 #include <icsbridge/publish.hpp>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <algorithm>
 #include <utility>
 
 namespace icsbridge {
@@ -39,13 +44,45 @@ Publisher::Subscription::~Subscription() {
         publisher_->unsubscribe(id_);
 }
 
+/** The preparing threads: a pool, so that one large feed's gzip holds up no other feed's publication. */
+class Publisher::Workers {
+  public:
+    explicit Workers(unsigned n)
+        : pool_(n) {}
+    void post(std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); }
+    void stop() {
+        pool_.stop();
+        pool_.join();
+    }
+
+  private:
+    boost::asio::thread_pool pool_;
+};
+
 Publisher::Publisher(ServedFeeds& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip)
     : table_(table)
     , keeper_(std::move(keeper))
     , log_(std::move(log))
     , gzip_(gzip) {}
 
-Publisher::~Publisher() = default;
+Publisher::~Publisher() {
+    stop_preparing();
+}
+
+void Publisher::prepare_with(Preparer fn) {
+    std::lock_guard lock(mtx_);
+    preparers_.push_back(std::make_shared<Preparer const>(std::move(fn)));
+}
+
+void Publisher::prepare_on(unsigned workers, Post post) {
+    post_ = std::move(post);
+    workers_ = std::make_unique<Workers>(std::max(workers, 1U));
+}
+
+void Publisher::stop_preparing() {
+    if (workers_)
+        workers_->stop();
+}
 
 Publisher::Subscription Publisher::subscribe(Subscriber fn) {
     std::lock_guard lock(mtx_);
@@ -62,17 +99,21 @@ void Publisher::unsubscribe(std::size_t id) {
 void Publisher::publish(
     std::string const& feed, std::string body, std::size_t items, Origin origin, sys_seconds at
 ) {
-    submit(Job{feed, std::move(body), items, nullptr, origin, at});
+    submit(Job{feed, std::move(body), items, nullptr, origin, at, table_.definition(feed)});
 }
 
 void Publisher::adopt(std::string const& feed, std::shared_ptr<Snapshot const> snap, Origin origin) {
     if (!snap)
         return;
     auto const at = snap->fetched_at;
-    submit(Job{feed, {}, snap->items, std::move(snap), origin, at});
+    submit(Job{feed, {}, snap->items, std::move(snap), origin, at, table_.definition(feed)});
 }
 
 void Publisher::submit(Job job) {
+    if (workers_) {
+        queue_for(std::move(job));
+        return;
+    }
     {
         std::lock_guard lock(mtx_);
         queue_.push_back(std::move(job));
@@ -93,39 +134,94 @@ void Publisher::submit(Job job) {
             next = std::move(queue_.front());
             queue_.pop_front();
         }
-        run_one(std::move(next));
+        run_one(prepare(std::move(next)));
     }
 }
 
-void Publisher::run_one(Job job) {
-    auto const current = table_.get(job.feed);
-    auto definition = table_.definition(job.feed);
+void Publisher::queue_for(Job job) {
+    auto const feed = job.feed;
+    {
+        std::lock_guard lock(mtx_);
+        auto& waiting = waiting_[feed];
+        waiting.push_back(std::move(job));
+        if (waiting.size() > 1)
+            return; // the feed's publication before it is being prepared: this one follows it
+    }
+    workers_->post([this, feed] { prepare_next(feed); });
+}
+
+void Publisher::prepare_next(std::string const& feed) {
+    Job job;
+    {
+        std::lock_guard lock(mtx_);
+        job = std::move(waiting_[feed].front()); // stays in place (moved from) until it takes effect
+    }
+    auto prepared = std::make_shared<Prepared>(prepare(std::move(job)));
+    post_([this, prepared, feed] {
+        run_one(*prepared);
+        // In effect: the feed's next publication may be prepared now, against what this one serves.
+        std::lock_guard lock(mtx_);
+        auto it = waiting_.find(feed);
+        it->second.pop_front();
+        if (it->second.empty())
+            waiting_.erase(it);
+        else
+            workers_->post([this, feed] { prepare_next(feed); });
+    });
+}
+
+Publisher::Prepared Publisher::prepare(Job job) {
+    auto compared = table_.get(job.feed);
+    Prepared out{std::move(job), std::move(compared), nullptr};
+    auto& j = out.job;
     // A kept snapshot made under another definition of the feed (another question, or a private feed now
     // public) is never served: it waits for the new definition's first fetch.
-    if (job.built && !job.built->definition.empty() && job.built->definition != definition) {
+    if (j.built && !j.built->definition.empty() && j.built->definition != j.definition) {
         log_.warn(
-            "feed " + job.feed + ": the " + std::string(to_string(job.origin)) +
+            "feed " + j.feed + ": the " + std::string(to_string(j.origin)) +
             " snapshot was made under another definition of the feed (its upstream question or who may " +
             "read it changed); not served until the feed is fetched"
         );
+        return out;
+    }
+    // Hashing and compressing happen here, before the table has it: readers never wait for them.
+    std::string etag = j.built ? j.built->etag : make_etag(j.body);
+    auto const& current = out.compared;
+    bool const changed = !current || current->etag != etag || current->items != j.items;
+    if (!changed)
+        out.snap = current;
+    else if (j.built)
+        out.snap = j.built;
+    else
+        out.snap =
+            make_snapshot(std::move(j.body), j.items, j.at, j.at, gzip_, std::move(etag), j.definition);
+    if (!changed)
+        return out;
+    std::vector<std::shared_ptr<Preparer const>> preparers;
+    {
+        std::lock_guard lock(mtx_);
+        preparers = preparers_;
+    }
+    for (auto const& fn : preparers)
+        (*fn)(j.feed, out.snap);
+    return out;
+}
+
+void Publisher::run_one(Prepared const& p) {
+    auto const& job = p.job;
+    if (!p.snap)
+        return;
+    // A reload meanwhile gave the feed another definition: what was made under the old one is not served.
+    if (table_.definition(job.feed) != job.definition) {
+        log_.info("feed " + job.feed + ": a publication made before a reload redefined the feed is dropped");
         return;
     }
-    // Hashing and compressing happen here, on the publishing thread: readers never wait for them.
-    std::string etag = job.built ? job.built->etag : make_etag(job.body);
-    bool const changed = !current || current->etag != etag || current->items != job.items;
-    std::shared_ptr<Snapshot const> snap = current;
-    if (changed && job.built)
-        snap = job.built;
-    else if (changed)
-        snap = make_snapshot(
-            std::move(job.body),
-            job.items,
-            job.at,
-            job.at,
-            gzip_,
-            std::move(etag),
-            std::move(definition)
-        );
+    // Compared with what is served now (the same, unless a reload dropped it meanwhile).
+    auto const current = table_.get(job.feed);
+    bool const changed = current != p.compared
+                             ? !current || current->etag != p.snap->etag || current->items != p.snap->items
+                             : p.snap != current;
+    auto const& snap = changed ? p.snap : current;
     // 1-2. The served table: the new snapshot, or only the time of this success.
     // Made here (kept below); a refresh or a merge also counts as one (a patch reads one event only).
     bool const ours =
@@ -144,9 +240,9 @@ void Publisher::run_one(Job job) {
         for (auto const& s : subscribers_)
             told.push_back(s.second);
     }
-    Publication const p{job.feed, snap, changed, job.origin, job.at};
+    Publication const pub{job.feed, snap, changed, job.origin, job.at};
     for (auto const& fn : told)
-        (*fn)(p);
+        (*fn)(pub);
 }
 
 bool adopt_kept(

@@ -2,7 +2,8 @@
 // The CalDAV change history kept beside the snapshot: written with each snapshot kept, read back by a new
 // History (a restart, another replica) that goes on under the same epoch, so an old token syncs exactly the
 // change; a kept history that does not reach the snapshot, is damaged, or was forgotten starts anew, and a
-// token the kept history never recorded (given out by a run that crashed first) is refused.
+// token the kept history never recorded (given out by a run that crashed first) is refused. A snapshot cut
+// ahead of its publication (prepare) is recorded as the same change.
 #include "dav/history_keeping.hpp"
 #include "dav/history_state.hpp"
 #include "support/fixtures.hpp"
@@ -98,6 +99,39 @@ BOOST_AUTO_TEST_CASE(a_token_from_before_a_restart_syncs_exactly_the_change) {
     BOOST_TEST(c3->find(changes->changed[0]) != nullptr);
     BOOST_TEST(again->find(changes->gone[0]) != nullptr);
     BOOST_TEST(c3->epoch == epoch);
+}
+
+BOOST_AUTO_TEST_CASE(a_snapshot_cut_ahead_is_recorded_as_the_same_change) {
+    // The Publisher's preparer cuts each snapshot before it is served; recording it then is as cutting it
+    // then.
+    dav::History plain(month);
+    dav::History ahead(month);
+    auto const s1 = snap(v1);
+    auto const s2 = snap(v2);
+    auto const p1 = plain.collection("f", s1, t0);
+    auto const p2 = plain.collection("f", s2, t0);
+    ahead.prepare("f", s1);
+    auto const a1 = ahead.collection("f", s1, t0);
+    ahead.prepare("f", s2);
+    ahead.prepare("f", s1); // recorded already: nothing to cut
+    auto const a2 = ahead.collection("f", s2, t0);
+    BOOST_TEST(a2->seq == p2->seq);
+    BOOST_TEST(a2->items.size() == p2->items.size());
+    auto const from_plain = plain.since("f", *p2, p1->token());
+    auto const from_ahead = ahead.since("f", *a2, a1->token());
+    BOOST_TEST_REQUIRE(from_ahead.has_value());
+    BOOST_TEST(from_ahead->changed == from_plain->changed);
+    BOOST_TEST(from_ahead->changed.size() == 1u);
+    // Cut against v2, but another snapshot (v1's bytes again) was recorded first: its changes are found anew,
+    // from v1 to v3 (a@x changed, c@x appeared, b@x gone), not v2's to v3.
+    auto const s3 = snap(v3);
+    ahead.prepare("f", s3);
+    auto const back = ahead.collection("f", snap(v1), t0);
+    auto const a3 = ahead.collection("f", s3, t0);
+    auto const changes = ahead.since("f", *a3, back->token());
+    BOOST_TEST_REQUIRE(changes.has_value());
+    BOOST_TEST(changes->changed.size() == 2u);
+    BOOST_TEST(changes->gone.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_token_the_kept_history_never_recorded_is_refused) {

@@ -1,15 +1,23 @@
 // File: publisher_test.cpp
 // Publisher: the one publication sequence. An unchanged ETag changes nothing but the time; a change is
 // served, kept and told to subscribers in order; a subscriber's own publication runs after, not inside;
-// restored and adopted snapshots are served but neither counted as refreshes nor kept again.
+// restored and adopted snapshots are served but neither counted as refreshes nor kept again. Prepared on
+// threads of its own (serve), each feed's publications take effect in order on the publishing thread, and
+// one made before a reload redefined its feed is dropped.
 #include "support/fixtures.hpp"
 #include "support/server_fixtures.hpp"
 #include <icsbridge/publish.hpp>
 #include <icsbridge/store.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace icsbridge;
@@ -53,6 +61,22 @@ struct Fixture {
         );
     }
     std::vector<Publisher::Subscription> subs;
+
+    /** serve's arrangement: prepared on two threads, in effect on `control`'s thread (this one, in run()). */
+    boost::asio::io_context control;
+    void prepare_on_workers() {
+        publisher.prepare_on(2, [this](std::function<void()> step) {
+            boost::asio::post(control, std::move(step));
+        });
+    }
+    /** Runs the publishing thread until `done` (checked after each step), for at most 20 s. */
+    void run_until(std::function<bool()> const& done) {
+        auto const end = steady_clock::now() + 20s;
+        while (!done() && steady_clock::now() < end) {
+            control.restart();
+            control.run_for(10ms);
+        }
+    }
 };
 
 } // namespace publisher_test
@@ -178,6 +202,66 @@ BOOST_AUTO_TEST_CASE(a_reload_that_makes_a_private_feed_public_drops_its_snapsho
     BOOST_TEST(definition_of(asked, asked.feeds[0]) != definition_of(next, next.feeds[0]));
     store.reconfigure(asked);
     BOOST_TEST(!store.get("pub"));
+}
+
+BOOST_AUTO_TEST_CASE(prepared_elsewhere_each_feeds_publications_take_effect_in_order_on_the_publishing_thread
+) {
+    std::mutex mtx;
+    std::set<std::thread::id> preparing; ///< guarded by mtx
+    publisher.prepare_with([&](std::string const&, std::shared_ptr<Snapshot const> const&) {
+        std::lock_guard lock(mtx);
+        preparing.insert(std::this_thread::get_id());
+    });
+    prepare_on_workers();
+    std::vector<std::string> seen; ///< "feed:items", in the order they took effect
+    std::set<std::thread::id> told_on;
+    auto order = publisher.subscribe([&](Publication const& p) {
+        seen.push_back(p.feed + ":" + std::to_string(p.snapshot->items));
+        told_on.insert(std::this_thread::get_id());
+    });
+    int const n = 12;
+    for (int i = 1; i <= n; ++i) {
+        publisher.publish("pub", test::calendar_body(i), static_cast<std::size_t>(i), Origin::fetched, t0);
+        publisher
+            .publish("secret", test::calendar_body(i, "s"), static_cast<std::size_t>(i), Origin::fetched, t0);
+    }
+    // Nothing takes effect before the publishing thread runs it.
+    BOOST_TEST(!store.get("pub"));
+    run_until([&] { return seen.size() == 2u * n; });
+    BOOST_TEST_REQUIRE(seen.size() == 2u * n);
+    for (std::string const feed : {"pub", "secret"}) {
+        std::vector<std::string> mine;
+        for (auto const& s : seen)
+            if (s.rfind(feed + ":", 0) == 0)
+                mine.push_back(s);
+        std::vector<std::string> expected;
+        for (int i = 1; i <= n; ++i)
+            expected.push_back(feed + ":" + std::to_string(i));
+        BOOST_TEST(mine == expected);
+        BOOST_TEST(store.get(feed)->items == static_cast<std::size_t>(n));
+    }
+    BOOST_TEST(told_on == std::set<std::thread::id>{std::this_thread::get_id()});
+    std::lock_guard lock(mtx);
+    BOOST_TEST(preparing.size() >= 1u);
+    BOOST_TEST(!preparing.count(std::this_thread::get_id()));
+}
+
+BOOST_AUTO_TEST_CASE(a_publication_made_before_a_reload_redefined_its_feed_is_not_served) {
+    std::atomic<int> prepared = 0;
+    publisher.prepare_with([&](std::string const&, std::shared_ptr<Snapshot const> const&) { ++prepared; });
+    prepare_on_workers();
+    publisher.publish("secret", test::calendar_body(2, "s"), 2, Origin::fetched, t0);
+    publisher.publish("pub", test::calendar_body(3), 3, Origin::fetched, t0);
+    auto next = cfg;
+    next.feeds[1].token.clear(); // "secret" is public from now on: what was fetched before is not served
+    store.reconfigure(next);
+    run_until([&] { return store.get("pub") != nullptr && prepared == 2; });
+    publisher.stop_preparing(); // both were prepared: their steps are posted once the threads end
+    control.restart();
+    control.poll();
+    BOOST_TEST(store.get("pub"));
+    BOOST_TEST(!store.get("secret"));
+    BOOST_TEST(told == (std::vector<std::string>{"first:pub:changed:fetched", "second:pub:changed:fetched"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
