@@ -70,6 +70,7 @@ struct Changes {
 };
 
 class HistoryFiles; // dav/history_keeping.hpp: where the history is read back from
+class PushRegistry; // dav/push_registry.hpp: WebDAV-Push registrations
 
 /**
  * @brief Per feed, which resource names appeared, changed and went away at each publication, kept for
@@ -162,6 +163,7 @@ struct FeedEntry {
     std::string color;                            ///< "#RRGGBB" or empty (no calendar-color)
     std::vector<std::string> components;          ///< VEVENT, VTODO: from the config, not the content
     std::shared_ptr<Collection const> collection; ///< null: not fetched yet (an empty collection)
+    bool token = false; ///< a token feed, opened by the login (its push registrations are the subscriber's)
 };
 
 /**
@@ -181,6 +183,14 @@ struct Tree {
     /// feed): 410 Gone where a challenge would be, as for the feed's `.ics`, so the app stops polling
     bool revoked = false;
     std::vector<FeedEntry> feeds;
+    /// WebDAV-Push (`[dav] push`): the registrations; null when off (no advertisement, and a registration
+    /// is refused with push-not-available)
+    PushRegistry* push = nullptr;
+    bool push_allow_private = false; ///< `[dav] push_allow_private`: tests only
+    sys_seconds now{};               ///< a registration's expiry counts from it
+    /// The login's password when `user` is set: a registration keeps a salted digest of it and ends when
+    /// the feed stops accepting it. Never logged or shown.
+    std::string password;
     FeedEntry const* find(std::string_view name) const;
 };
 
@@ -204,6 +214,8 @@ struct Response {
 
 /** @brief The largest request body read (vdirsyncer's multiget of 10,000 hrefs fits). */
 inline constexpr std::size_t max_body = std::size_t{2} * 1024 * 1024;
+/** @brief The largest WebDAV-Push registration body read (a real one is under 1 KB). */
+inline constexpr std::size_t max_push_register_body = std::size_t{16} * 1024;
 
 /** @brief Whether a request for `path` (decoded, without base) with `method` is the CalDAV tree's. */
 bool owns(std::string_view method, std::string_view path);

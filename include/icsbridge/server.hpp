@@ -29,7 +29,8 @@ namespace icsbridge {
 
 class ViewCache; // src/views/view_cache.hpp: the views built from the served snapshots
 namespace dav {
-class History; // icsbridge/dav.hpp: the CalDAV collections' change history
+class History;      // icsbridge/dav.hpp: the CalDAV collections' change history
+class PushRegistry; // dav/push_registry.hpp: WebDAV-Push registrations
 } // namespace dav
 class RevokedTokens; // icsbridge/revoked_tokens.hpp: tokens a reload took away
 class BodyStream;    // icsbridge/body_stream.hpp: a body made as it is sent
@@ -125,7 +126,8 @@ struct ServerResponse {
  * /metrics, /, POST /hooks/SOURCE/SECRET; 404 for other paths, 405 + Allow for other methods, 400 for an
  * unparsable target. Pure apart from counting subscriber fetches in the store and webhooks in `metrics`.
  * A token in `revoked` (when given) gets 410 Gone instead of the 404 of a wrong one. With `dav` (and
- * `[dav] enabled`), /.well-known/caldav and /dav/ are the read-only CalDAV tree (src/dav/).
+ * `[dav] enabled`), /.well-known/caldav and /dav/ are the read-only CalDAV tree (src/dav/); with `push` (and
+ * `[dav] push`) its collections take WebDAV-Push registrations.
  */
 ServerResponse handle_request(
     ServerRequest const& req,
@@ -135,7 +137,8 @@ ServerResponse handle_request(
     Config const& cfg,
     sys_seconds now,
     RevokedTokens const* revoked = nullptr,
-    dav::History* dav = nullptr
+    dav::History* dav = nullptr,
+    dav::PushRegistry* push = nullptr
 );
 
 /**
@@ -212,6 +215,9 @@ class Server {
     void set_async_routes(std::shared_ptr<AsyncRoutes> routes);
     /** @brief The CalDAV collections' history: with it, /dav/ is served; set before run(). */
     void set_dav(std::shared_ptr<dav::History> history);
+    /** @brief The WebDAV-Push registrations: with them (and `[dav] push`), collections take registrations;
+     * set before run(). */
+    void set_push(std::shared_ptr<dav::PushRegistry> registry);
 
   private:
     std::shared_ptr<server_detail::ServerState> impl_;

@@ -1,16 +1,14 @@
 // File: service.cpp
 // Service: builds the parts of `serve` in one order, wires the publications, runs the threads, reloads on
-// SIGHUP and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in flight, exit 0).
+// SIGHUP (service_reload.cpp) and stops cleanly on SIGINT/SIGTERM (stop accepting, finish requests in
+// flight, exit 0).
 #include "app/service.hpp"
 
 #include "app/backends.hpp"
 #include "app/connect_wiring.hpp"
 #include "app/dav_wiring.hpp"
 #include "app/push_keeping.hpp"
-#include "app/reload_plan.hpp"
 #include "connect/connect_routes.hpp"
-#include "push/push_views.hpp"
-#include <icsbridge/ical.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -126,8 +124,16 @@ Service::Service(Config const& cfg, Logger const& log)
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())
     );
     server_->set_revoked(revoked_);
-    server_->set_dav(dav_);
+    wire_dav();
     wire_connections();
+}
+
+void Service::wire_dav() {
+    server_->set_dav(dav_);
+    if (!dav_)
+        return;
+    dav_push_ = cli::make_dav_push(*cfg_, log_);
+    server_->set_push(dav_push_.registry);
 }
 
 Service::~Service() {
@@ -263,71 +269,15 @@ void Service::hook(std::string const& source, std::string const& event_id) {
     });
 }
 
-void Service::reload() {
-    if (stopping_)
-        return;
-    auto const now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-    auto const before = live_.get();
-    log_.info("SIGHUP: reloading " + before->path);
-    auto next = load_config(before->path, process_env());
-    if (next)
-        if (auto views = push::check_push_views(*next); !views)
-            next = views.error();
-    if (next)
-        if (auto zones = check_feed_zones(*next); !zones)
-            next = zones.error();
-    if (next)
-        if (auto secrets = require_all_secrets(*next); !secrets)
-            next = secrets.error();
-    if (!next) {
-        log_.error("reload refused, the running config stays: " + next.error().message);
-        store_.record_reload({now, false, next.error().message});
-        return;
-    }
-    auto plan = plan_reload(*before, *next);
-    for (auto const& key : plan.restart_needed)
-        log_.warn("reload: " + key + " changed; it takes effect only after a restart");
-    for (auto const& w : config_warnings(*next))
-        log_.warn(w);
-    auto cfg = std::make_shared<Config const>(std::move(*next));
-    // The table first: a new feed must exist before its first refresh publishes, and from the next request
-    // on, tokens, removed feeds and pages follow the new config.
-    auto opts = refresh_opts_;
-    opts.first_wait = resume_kept(plan, store_);
-    store_.reconfigure(*cfg);
-    live_.set(cfg);
-    push_->configure(cfg);
-    if (connections_)
-        connections_->configure(cfg); // without [connect] now, every connection stops; none is forgotten
-    else if (cfg->connect)
-        log_.warn("reload: [connect] was added; it takes effect only after a restart");
-    cli::forget_removed(dav_.get(), node_.get(), plan.removed, plan.added);
-    // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
-    // when it was made under the same definition; from the disk, which a cluster replica keeps too.
-    DiskSnapshots disk(cfg_->storage.dir);
-    for (auto const& name : plan.added)
-        (void)adopt_kept(publisher_, name, disk, publisher_.gzip(), Origin::restored, log_);
-    current_->merged.reset(); // its subscription ends before the new generation's merged feeds start
-    auto old = std::exchange(current_, next_generation(cfg, std::move(opts)));
-    old->refreshers->stop(); // its run() ends soon; its completion lets it go
-    start_generation(current_);
-    log_.info(
-        "reloaded: " + std::to_string(plan.added.size()) + " feed(s) added, " +
-        std::to_string(plan.removed.size()) + " removed, " + std::to_string(plan.changed.size()) +
-        " changed (fetched again now), " + std::to_string(plan.kept.size()) + " kept"
-    );
-    store_.record_reload({now, true, {}});
-    if (auto n = revoked_->revoke_dropped(*before, *cfg, now); !n)
-        log_.warn("reload: revoked tokens answer 410 only until a restart: " + n.error().message);
-    else if (*n > 0)
-        log_.info("reload: " + std::to_string(*n) + " token(s) revoked; they answer 410 Gone for a week");
-}
-
 void Service::stop() {
     stopping_ = true;
     server_->stop();
     current_->refreshers->stop();
     push_->stop();
+    if (dav_push_.registry)
+        net::post(control_.get_executor(), [this] {
+            push_upkeep_stop_.emit(net::cancellation_type::terminal); // what a coroutine lets through
+        });
     if (node_)
         node_->stop();
 }
@@ -370,6 +320,8 @@ int Service::run() {
                 log_.error("cluster: node failed; serving and refreshing on our own");
         });
     start_generation(current_);
+    // On the control thread, which stops when the rest has ended (a timer left there holds nothing up).
+    cli::start_upkeep(dav_push_, control_.get_executor(), push_upkeep_stop_.slot(), log_);
     log_.info(
         "listening on http://" + cfg_->server.host + ":" + std::to_string(*port) + " (" +
         std::to_string(workers_.size()) + " HTTP thread(s))"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/backends.hpp"
+#include "app/dav_push_wiring.hpp"
 #include "app/generation.hpp"
 #include "cluster/cluster_node.hpp"
 #include "push/push_service.hpp"
@@ -16,6 +17,7 @@
 #include <icsbridge/server.hpp>
 #include <icsbridge/store.hpp>
 
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -64,6 +66,8 @@ class Service {
 
   private:
     void restore();
+    /** The CalDAV tree and its WebDAV-Push registrations in the server. */
+    void wire_dav();
     /** [connect]: the subscribers' connections, and their routes in the server. */
     void wire_connections();
     void subscribe();
@@ -116,6 +120,9 @@ class Service {
     /// [connect]: the subscribers' own calendars (after push_, which they are pushed by)
     std::unique_ptr<connect::Connections> connections_;
     std::shared_ptr<RevokedTokens> revoked_; ///< tokens a reload took away (410 for a week)
+    /// WebDAV-Push: the VAPID key and the registrations (null registry: push off); read by the HTTP threads
+    cli::DavPush dav_push_;
+    boost::asio::cancellation_signal push_upkeep_stop_; ///< ends keep_registrations (on its executor)
     boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
     boost::asio::signal_set hangups_{control_, SIGHUP};
     bool stopping_ = false;

@@ -105,6 +105,25 @@ CREATE INDEX icsbridge_connect_claims_expiry ON icsbridge_connect_claims (expire
     R"sql(
 ALTER TABLE icsbridge_snapshots ADD COLUMN dav_history text NOT NULL DEFAULT '';
 )sql",
+    // 9: WebDAV-Push (issue 37): each registration (dav/push_journal.hpp's JSON; expires in Unix seconds),
+    // and the cluster's one VAPID key (PKCS#8 PEM), inserted by the first replica to start.
+    R"sql(
+CREATE TABLE icsbridge_push_registrations (
+    id       text PRIMARY KEY,
+    feed     text NOT NULL,
+    body     text NOT NULL,
+    expires  bigint NOT NULL,
+    saved_by text NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX icsbridge_push_registrations_feed ON icsbridge_push_registrations (feed);
+CREATE TABLE icsbridge_vapid_key (
+    one      boolean PRIMARY KEY DEFAULT true CHECK (one),
+    pem      text NOT NULL,
+    saved_by text NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now()
+);
+)sql",
 };
 
 Result<int> migrate_locked(PgConnection& db) {

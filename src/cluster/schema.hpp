@@ -7,7 +7,7 @@
 namespace icsbridge::cluster {
 
 /** @brief The schema version this build writes and reads. */
-inline constexpr int schema_version = 8;
+inline constexpr int schema_version = 9;
 
 /**
  * @brief Brings the database to schema_version: creates the tables on first start, applies the missing

@@ -3,6 +3,7 @@
 // read-only tree allows, then PROPFIND (Depth), GET/HEAD (If-None-Match) and OPTIONS; REPORTs in report.cpp.
 #include "dav/answer_detail.hpp"
 #include "dav/props.hpp"
+#include "dav/push_detail.hpp"
 #include "util/xml.hpp"
 
 namespace icsbridge::dav {
@@ -107,10 +108,10 @@ bool is_write(std::string_view m) {
     return false;
 }
 
-Response options() {
+Response options(Tree const& tree) {
     Response r;
     r.status = 200;
-    r.headers.emplace_back("DAV", "1, 3, calendar-access");
+    r.headers.emplace_back("DAV", tree.push ? "1, 3, calendar-access, webdav-push" : "1, 3, calendar-access");
     r.headers.emplace_back("Allow", std::string(allowed));
     return r;
 }
@@ -218,6 +219,8 @@ bool owns(std::string_view method, std::string_view path) {
 Response answer(Request const& req, Tree const& tree, History const& history) {
     if (req.path == "/.well-known/caldav" || req.path == "/")
         return redirect(tree);
+    if (req.path == "/dav/push" || req.path.starts_with("/dav/push/"))
+        return push_resource_request(req, tree);
     Path const path = parse_path(req.path);
     if (path.kind == Path::Kind::none || path.user != tree.owner)
         return plain(404, "not found");
@@ -225,7 +228,11 @@ Response answer(Request const& req, Tree const& tree, History const& history) {
     if (!tree.owner.empty() && tree.user != tree.owner)
         return challenge(tree);
     if (req.method == "OPTIONS")
-        return options();
+        return options(tree);
+    if (req.method == "POST" && path.kind == Path::Kind::collection) {
+        FeedEntry const* feed = tree.find(path.feed);
+        return feed ? register_push(req, tree, *feed) : challenge(tree); // as reading it would answer
+    }
     if (is_write(req.method))
         return dav_error(
             403,

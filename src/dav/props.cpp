@@ -3,6 +3,7 @@
 // resource does not have is nullopt (the response lists it under 404).
 #include "dav/props.hpp"
 
+#include "dav/push_detail.hpp"
 #include "util/html_escape.hpp"
 #include "util/xml.hpp"
 
@@ -115,6 +116,8 @@ std::optional<std::string> render(Node const& n, QName const& q, Tree const& tre
         return dav_prop(n, q.name, tree);
     if (q.ns == caldav_ns)
         return caldav_prop(n, q.name, tree);
+    if (q.ns == push_ns && n.kind == Kind::collection)
+        return push_prop(q.name, tree, *n.feed);
     Collection const* c = n.feed ? n.feed->collection.get() : nullptr;
     if (q.ns == "http://calendarserver.org/ns/" && q.name == "getctag" && n.kind == Kind::collection && c)
         return element("CS:getctag", c->token());

@@ -127,7 +127,7 @@ Requester requester(Ctx const& c, std::optional<Login> const& login) {
 
 /** The feed as a collection, from a lookup that let the requester in. */
 dav::FeedEntry entry(Ctx const& c, FeedConfig const& f, FeedLookup const& found) {
-    dav::FeedEntry e{f.name, f.title.empty() ? f.name : f.title, f.color, {}, nullptr};
+    dav::FeedEntry e{f.name, f.title.empty() ? f.name : f.title, f.color, {}, nullptr, !f.is_public()};
     add_components(c.cfg, f, e.components);
     if (found.snapshot)
         e.collection = c.dav->collection(f.name, found.snapshot, c.now);
@@ -162,6 +162,13 @@ dav::Tree tree_for(Ctx const& c, std::string_view path) {
     auto const login = basic_login(c.req.authorization);
     Requester const who = requester(c, login);
     tree.user = who.user;
+    if (!who.user.empty())
+        tree.password = login->password; // a push registration keeps a salted digest of it
+    if (c.push && c.cfg.dav.push) {
+        tree.push = c.push;
+        tree.push_allow_private = c.cfg.dav.push_allow_private;
+    }
+    tree.now = c.now;
     // "" stands for every feed: a token no feed accepts any more (see RevokedTokens::revoke_dropped).
     tree.revoked = login && c.revoked &&
                    (c.revoked->revoked("", login->password, c.now) ||

@@ -301,6 +301,10 @@ void Server::set_dav(std::shared_ptr<dav::History> history) {
     impl_->dav = std::move(history);
 }
 
+void Server::set_push(std::shared_ptr<dav::PushRegistry> registry) {
+    impl_->push = std::move(registry);
+}
+
 void Server::set_revoked(std::shared_ptr<RevokedTokens const> revoked) {
     impl_->revoked = std::move(revoked);
 }

@@ -1,6 +1,7 @@
 // File: metrics_text.cpp
 // /metrics in the Prometheus text format: requests and hooks, each feed's refreshes, upstream requests and
 // the work hooks caused, the view cache, call budgets, and in a cluster the database and the leases.
+#include "dav/push_registry.hpp"
 #include "server/pages.hpp"
 #include "server/target_status.hpp"
 
@@ -201,10 +202,37 @@ void append_cluster(std::string& out, bool connected, std::vector<FeedStatus> co
                    std::string(*s.lease_held ? "1" : "0") + "\n";
 }
 
+/** The registrations: in all, and per feed the request may see (a token feed's name only for the admin). */
+void append_push_registrations(
+    std::string& out, dav::PushRegistry const& push, std::vector<FeedStatus> const& shown
+) {
+    auto const counts = push.counts();
+    std::size_t total = 0;
+    for (auto const& [feed, n] : counts)
+        total += n;
+    out += "# HELP icsbridge_dav_push_registrations WebDAV-Push registrations kept (not expired).\n"
+           "# TYPE icsbridge_dav_push_registrations gauge\n"
+           "icsbridge_dav_push_registrations " +
+           std::to_string(total) + "\n";
+    out +=
+        "# HELP icsbridge_dav_push_feed_registrations WebDAV-Push registrations on the feed's collection.\n"
+        "# TYPE icsbridge_dav_push_feed_registrations gauge\n";
+    for (auto const& s : shown) {
+        auto const it = counts.find(s.name);
+        out += "icsbridge_dav_push_feed_registrations{feed=\"" + label(s.name) + "\"} " +
+               std::to_string(it == counts.end() ? 0 : it->second) + "\n";
+    }
+}
+
 } // namespace
 
-std::string
-metrics_text(ServedFeeds const& store, ViewCacheStats const& views, Metrics const& metrics, bool details) {
+std::string metrics_text(
+    ServedFeeds const& store,
+    ViewCacheStats const& views,
+    Metrics const& metrics,
+    bool details,
+    dav::PushRegistry const* push
+) {
     auto statuses = store.status();
     // Token feeds are not to be discovered: their series only for the admin.
     if (!details)
@@ -217,6 +245,8 @@ metrics_text(ServedFeeds const& store, ViewCacheStats const& views, Metrics cons
     append_budgets(out, metrics.upstream.budgets());
     if (auto c = store.cluster_connected())
         append_cluster(out, *c, statuses);
+    if (push)
+        append_push_registrations(out, *push, statuses);
     if (details) { // a target names a person's calendar: the admin's to see
         append_push_metrics(out, metrics.push);
         append_connection_metrics(out, metrics.connections);

@@ -2,6 +2,7 @@
 // Index HTML and /healthz JSON (Boost.JSON); /metrics is metrics_text.cpp.
 #include "server/pages.hpp"
 
+#include "dav/push_registry.hpp"
 #include "server/target_status.hpp"
 #include "views/view_cache.hpp"
 
@@ -76,7 +77,24 @@ json::array budgets_json(Metrics const& metrics) {
 
 } // namespace
 
-std::string healthz_json(ServedFeeds const& store, Metrics const& metrics, sys_seconds now, bool details) {
+/** @brief The WebDAV-Push registrations: how many in all and per feed (the admin's: feed names). */
+json::object push_json(dav::PushRegistry const& push) {
+    json::object by_feed;
+    std::size_t total = 0;
+    for (auto const& [feed, n] : push.counts()) {
+        by_feed[feed] = n;
+        total += n;
+    }
+    return {{"registrations", total}, {"feeds", std::move(by_feed)}};
+}
+
+std::string healthz_json(
+    ServedFeeds const& store,
+    Metrics const& metrics,
+    sys_seconds now,
+    bool details,
+    dav::PushRegistry const* push
+) {
     json::object root;
     json::array feeds;
     bool all_ok = true;
@@ -92,6 +110,8 @@ std::string healthz_json(ServedFeeds const& store, Metrics const& metrics, sys_s
         root["targets"] = targets_json(metrics.push);
         if (auto c = connections_json(metrics.connections); !c.is_null())
             root["connections"] = std::move(c);
+        if (push)
+            root["push"] = push_json(*push);
     }
     root["budgets"] = budgets_json(metrics);
     // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)

@@ -24,6 +24,7 @@ struct Ctx {
     boost::urls::url_view url;
     RevokedTokens const* revoked; ///< may be null
     dav::History* dav;            ///< may be null: no CalDAV tree
+    dav::PushRegistry* push;      ///< may be null: no WebDAV-Push
 };
 
 ServerResponse

@@ -82,13 +82,18 @@ ServerResponse unauthorized() {
     return r;
 }
 
+/** @brief The WebDAV-Push registrations while `[dav] push` is on; null otherwise. */
+dav::PushRegistry const* shown_push(Ctx const& c) {
+    return c.cfg.dav.enabled && c.cfg.dav.push ? c.push : nullptr;
+}
+
 ServerResponse handle_healthz(Ctx const& c, std::string_view) {
     auto access = admin_access(c);
     if (access == Admin::refused)
         return unauthorized();
     auto r = text_response(
         200,
-        healthz_json(c.store, c.metrics, c.now, access == Admin::details),
+        healthz_json(c.store, c.metrics, c.now, access == Admin::details, shown_push(c)),
         "application/json"
     );
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -101,7 +106,7 @@ ServerResponse handle_metrics(Ctx const& c, std::string_view) {
         return unauthorized();
     auto r = text_response(
         200,
-        metrics_text(c.store, c.views.stats(), c.metrics, access == Admin::details),
+        metrics_text(c.store, c.views.stats(), c.metrics, access == Admin::details, shown_push(c)),
         "text/plain; version=0.0.4; charset=utf-8"
     );
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -202,7 +207,8 @@ ServerResponse route_request(
     Config const& cfg,
     sys_seconds now,
     RevokedTokens const* revoked,
-    dav::History* dav
+    dav::History* dav,
+    dav::PushRegistry* push
 ) {
     auto url = boost::urls::parse_origin_form(req.target);
     if (!url)
@@ -214,7 +220,7 @@ ServerResponse route_request(
         decoded = url->path();
         path = decoded;
     }
-    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked, dav};
+    Ctx ctx{req, store, views, metrics, cfg, now, *url, revoked, dav, push};
     if (dav && dav::owns(req.method, path)) {
         auto r = handle_dav(ctx, path);
         r.route = Route::dav;
@@ -256,9 +262,10 @@ ServerResponse handle_request(
     Config const& cfg,
     sys_seconds now,
     RevokedTokens const* revoked,
-    dav::History* dav
+    dav::History* dav,
+    dav::PushRegistry* push
 ) {
-    auto r = route_request(req, store, views, metrics, cfg, now, revoked, dav);
+    auto r = route_request(req, store, views, metrics, cfg, now, revoked, dav, push);
     // HEAD gets the headers GET would, whatever the status, and never a body.
     r.head = req.method == "HEAD";
     return r;

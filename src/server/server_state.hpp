@@ -72,6 +72,7 @@ struct ServerState {
     std::shared_ptr<RevokedTokens const> revoked; ///< set before run(); null: no token answers 410
     std::shared_ptr<AsyncRoutes> async_routes;    ///< set before run(); null: no connect routes
     std::shared_ptr<dav::History> dav;            ///< set before run(); null: no CalDAV tree
+    std::shared_ptr<dav::PushRegistry> push;      ///< set before run(); null: no WebDAV-Push
     std::atomic<bool> stopping{false};
     /// Held open so that, out of descriptors, closing it lets one waiting client be answered 503
     int spare_fd = -1;

@@ -163,6 +163,8 @@ read_allowed_body(ServerState& impl, SessionState& st, beast::flat_buffer& buffe
     std::size_t limit = 0;
     if (req.method() == http::verb::post && req.target().starts_with("/hooks/"))
         limit = hook_body_limit;
+    else if (req.method() == http::verb::post && impl.dav && dav::owns("POST", path_of(req.target())))
+        limit = dav::max_push_register_body; // a WebDAV-Push registration
     else if (req.method() == http::verb::post && impl.async_routes)
         limit = impl.async_routes->body_limit(path_of(req.target()));
     else if ((req.method() == http::verb::propfind || req.method() == http::verb::report) && impl.dav && dav::owns(req.method_string(), path_of(req.target())))
@@ -269,7 +271,8 @@ net::awaitable<Next> answer(
             *impl.live->get(),
             now,
             impl.revoked.get(),
-            impl.dav.get()
+            impl.dav.get(),
+            impl.push.get()
         );
     // A streamed body has no length: an HTTP/1.0 client, which knows no chunks, reads it up to the close.
     bool keep = req.keep_alive() && !impl.stopping && !body_unread && !(res.stream && req.version() < 11);
