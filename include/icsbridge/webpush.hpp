@@ -77,9 +77,9 @@ inline constexpr std::chrono::hours vapid_lifetime{12};
 /**
  * @brief The `Authorization` value of one request to `push_resource` (RFC 8292 §3):
  * `vapid t=JWT, k=PUBLIC`, the JWT an ES256 one with `aud` the push resource's origin, `exp` = now +
- * `lifetime` and `sub` = `subject` (a mailto: or https: URI naming the operator).
- * @return errc::usage for a push resource that is no absolute http(s) URL, an empty subject, or a lifetime
- * not within (0, 24 h]; errc::io_error when signing fails.
+ * `lifetime` and `sub` = `subject` (a mailto: or https: URI naming the operator; left out when empty).
+ * @return errc::usage for a push resource that is no absolute http(s) URL or a lifetime not within
+ * (0, 24 h]; errc::io_error when signing fails.
  */
 Result<std::string> vapid_authorization(
     VapidKey const& key,

@@ -129,15 +129,16 @@ Result<std::string> vapid_authorization(
     auto const origin = origin_of(push_resource);
     if (!origin)
         return fail(errc::usage, "a push resource must be an absolute http or https URL");
-    if (subject.empty())
-        return fail(errc::usage, "VAPID needs a subject (a mailto: or https: URI naming the operator)");
     if (lifetime <= std::chrono::seconds::zero() || lifetime > longest_lifetime)
         return fail(errc::usage, "a VAPID token is valid for more than 0 s and at most 24 h (RFC 8292 §2)");
     // RFC 7519 fixes no member order; these are written in one so equal inputs sign equal bytes.
     boost::json::object claims;
     claims["aud"] = origin->text();
     claims["exp"] = (now + lifetime).time_since_epoch().count();
-    claims["sub"] = subject;
+    // No contact configured ([dav] push_subject, nor an https public_url): RFC 8292 §2.1 lets `sub` be left
+    // out.
+    if (!subject.empty())
+        claims["sub"] = subject;
     std::string const signing_input =
         base64url(R"({"typ":"JWT","alg":"ES256"})") + "." + base64url(boost::json::serialize(claims));
     auto signature = key.sign(signing_input);
