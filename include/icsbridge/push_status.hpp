@@ -3,6 +3,9 @@
 // write, read by the server. A base-layer registry, so neither of those rooms includes the other.
 #pragma once
 
+#include <icsbridge/duration.hpp>
+
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -62,6 +65,26 @@ struct ConnectionCounts {
     std::atomic<std::size_t> stopped{0}; ///< not pushed: their link revoked, the key changed, the feed gone
     std::atomic<std::uint64_t> requests{0}; ///< API requests of every connection since start
     std::atomic<bool> enabled{false};       ///< [connect] is configured: the counts are shown
+};
+
+/**
+ * @brief WebDAV-Push delivery (issue 37) as counts: /metrics and /healthz never name a registration, its push
+ * resource or its keys. Written by the webpush sender's thread, read by the server's.
+ */
+struct WebPushCounts {
+    std::atomic<std::uint64_t> sent{0};   ///< messages a push service took (2xx)
+    std::atomic<std::uint64_t> failed{0}; ///< attempts it did not take: an error status, no answer, a refusal
+    std::atomic<std::uint64_t> dropped{0}; ///< messages given up: a 3xx or 4xx, attempts spent, a bad address
+    std::atomic<std::uint64_t> removed{0}; ///< registrations ended by a 404 or 410 of their push service
+    /// publication → the push service's 2xx, per duration_buckets bucket (not cumulative; last: +Inf)
+    std::array<std::atomic<std::uint64_t>, duration_buckets.size() + 1> latency{};
+    std::atomic<std::uint64_t> latency_sum_us{0};
+    std::atomic<bool> enabled{false}; ///< [dav] push is on: the counts are shown
+
+    void observe_latency(double seconds) {
+        ++latency[duration_bucket(seconds)];
+        latency_sum_us += static_cast<std::uint64_t>(seconds * 1e6);
+    }
 };
 
 } // namespace icsbridge

@@ -74,6 +74,7 @@ struct Metrics {
     UpstreamMetrics upstream;
     PushStatus push;              ///< the push targets (shown to the admin only)
     ConnectionCounts connections; ///< the subscribers' connections, counted (shown to the admin only)
+    WebPushCounts webpush;        ///< WebDAV-Push messages, counted
 };
 
 /** @brief The parts of a request the server looks at; views into the caller's request. */

@@ -134,6 +134,14 @@ void Service::wire_dav() {
         return;
     dav_push_ = cli::make_dav_push(*cfg_, log_);
     server_->set_push(dav_push_.registry);
+    if (!dav_push_.registry || !dav_push_.vapid)
+        return;
+    // After the history's subscriber: the token a message carries is the one a sync request is answered.
+    sender_ = cli::make_sender(*cfg_, dav_push_.registry, *dav_push_.vapid, metrics_.webpush, log_);
+    subscriptions_.push_back(
+        publisher_.subscribe(cli::send_pushes(sender_, dav_, dav_push_.registry, node_ != nullptr))
+    );
+    metrics_.webpush.enabled = true;
 }
 
 Service::~Service() {
@@ -274,6 +282,8 @@ void Service::stop() {
     server_->stop();
     current_->refreshers->stop();
     push_->stop();
+    if (sender_)
+        sender_->stop();
     if (dav_push_.registry)
         net::post(control_.get_executor(), [this] {
             push_upkeep_stop_.emit(net::cancellation_type::terminal); // what a coroutine lets through

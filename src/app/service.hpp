@@ -6,6 +6,7 @@
 #include "app/backends.hpp"
 #include "app/dav_push_wiring.hpp"
 #include "app/generation.hpp"
+#include "app/webpush_wiring.hpp"
 #include "cluster/cluster_node.hpp"
 #include "push/push_service.hpp"
 #include "views/view_cache.hpp"
@@ -122,6 +123,8 @@ class Service {
     std::shared_ptr<RevokedTokens> revoked_; ///< tokens a reload took away (410 for a week)
     /// WebDAV-Push: the VAPID key and the registrations (null registry: push off); read by the HTTP threads
     cli::DavPush dav_push_;
+    /// WebDAV-Push delivery, on a thread of its own; told of every changed publication (null: push off)
+    std::shared_ptr<webpush::Sender> sender_;
     boost::asio::cancellation_signal push_upkeep_stop_; ///< ends keep_registrations (on its executor)
     boost::asio::signal_set stops_{control_, SIGINT, SIGTERM};
     boost::asio::signal_set hangups_{control_, SIGHUP};

@@ -11,9 +11,9 @@
 //   - `registry.remove(id)`: the push service answered 404 or 410 (the subscription is gone).
 //   - the push resource's host, resolved once: send only when webpush::is_public() (webpush/address.hpp)
 //     says so of the address connected to, unless `[dav] push_allow_private`.
-// Not wired into `serve` yet (issue 37 goes on): the routes that register and the sender that reads are
-// the next steps; in cluster mode the registrations are to be kept in the database and read again by
-// every replica, so that live() sees what other replicas registered.
+// In `serve` (app/dav_push_wiring.cpp, app/webpush_wiring.cpp) the routes write and the sender reads; in
+// cluster mode the registrations are rows in the database, read again by every replica every 5 s, so that
+// live() sees what other replicas registered.
 // Every call is thread-safe.
 #pragma once
 

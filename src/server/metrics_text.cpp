@@ -67,14 +67,16 @@ void append_histogram(
     for (std::size_t i = 0; i <= duration_buckets.size(); ++i) {
         cumulative += counts[i];
         auto le = i < duration_buckets.size() ? number(duration_buckets[i]) : std::string("+Inf");
-        out.append(name).append("_bucket{").append(labels).append(",le=\"").append(le).append("\"} ");
+        out.append(name).append("_bucket{").append(labels).append(labels.empty() ? "" : ",");
+        out.append("le=\"").append(le).append("\"} ");
         out.append(std::to_string(cumulative)).append("\n");
     }
-    out.append(name).append("_sum{").append(labels).append("} ").append(number(sum)).append("\n");
+    auto const braced = labels.empty() ? std::string() : "{" + labels + "}";
+    out.append(name).append("_sum").append(braced).append(" ").append(number(sum)).append("\n");
     out.append(name)
-        .append("_count{")
-        .append(labels)
-        .append("} ")
+        .append("_count")
+        .append(braced)
+        .append(" ")
         .append(std::to_string(cumulative))
         .append("\n");
 }
@@ -224,6 +226,37 @@ void append_push_registrations(
     }
 }
 
+/** @brief WebDAV-Push delivery: counts and the latency histogram, never a registration. */
+void append_webpush(std::string& out, WebPushCounts const& c) {
+    if (!c.enabled)
+        return;
+    out +=
+        "# HELP icsbridge_dav_push_messages_total WebDAV-Push messages, by outcome (sent: a push service "
+        "took it; failed: an attempt it did not take; dropped: given up; removed: the registration ended by "
+        "a 404/410).\n"
+        "# TYPE icsbridge_dav_push_messages_total counter\n";
+    for (auto const& [name, n] :
+         {std::pair<std::string_view, std::uint64_t>{"sent", c.sent.load()},
+          {"failed", c.failed.load()},
+          {"dropped", c.dropped.load()},
+          {"removed", c.removed.load()}})
+        out += "icsbridge_dav_push_messages_total{outcome=\"" + std::string(name) + "\"} " +
+               std::to_string(n) + "\n";
+    out += "# HELP icsbridge_dav_push_delivery_seconds From a publication to the push service's 2xx for its "
+           "message.\n"
+           "# TYPE icsbridge_dav_push_delivery_seconds histogram\n";
+    std::array<std::uint64_t, duration_buckets.size() + 1> counts{};
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        counts[i] = c.latency[i].load();
+    append_histogram(
+        out,
+        "icsbridge_dav_push_delivery_seconds",
+        "",
+        counts,
+        static_cast<double>(c.latency_sum_us.load()) / 1e6
+    );
+}
+
 } // namespace
 
 std::string metrics_text(
@@ -243,6 +276,7 @@ std::string metrics_text(
     append_upstream(out, metrics.upstream);
     append_view_cache_metrics(out, views);
     append_budgets(out, metrics.upstream.budgets());
+    append_webpush(out, metrics.webpush);
     if (auto c = store.cluster_connected())
         append_cluster(out, *c, statuses);
     if (push)

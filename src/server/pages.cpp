@@ -112,6 +112,8 @@ std::string healthz_json(
             root["connections"] = std::move(c);
         if (push)
             root["push"] = push_json(*push);
+        if (auto w = webpush_json(metrics.webpush); !w.is_null())
+            root["webpush"] = std::move(w);
     }
     root["budgets"] = budgets_json(metrics);
     // A refused reload leaves the old config running: say so, the message (a FILE:LINE:COL of the config)

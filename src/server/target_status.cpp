@@ -149,4 +149,14 @@ json::value connections_json(ConnectionCounts const& c) {
         {"stopped", c.stopped.load()}};
 }
 
+json::value webpush_json(WebPushCounts const& c) {
+    if (!c.enabled)
+        return nullptr;
+    return json::object{
+        {"sent", c.sent.load()},
+        {"failed", c.failed.load()},
+        {"dropped", c.dropped.load()},
+        {"removed", c.removed.load()}};
+}
+
 } // namespace icsbridge

@@ -29,4 +29,7 @@ void append_connection_metrics(std::string& out, ConnectionCounts const& c);
 /** @brief {"total", "in_sync", "failing", "stopped"}; null without [connect]. */
 boost::json::value connections_json(ConnectionCounts const& c);
 
+/** @brief WebDAV-Push messages {"sent", "failed", "dropped", "removed"}; null without [dav] push. */
+boost::json::value webpush_json(WebPushCounts const& c);
+
 } // namespace icsbridge

@@ -5,10 +5,6 @@
 // push-service origin.
 #pragma once
 
-#include <icsbridge/duration.hpp>
-
-#include <array>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -140,25 +136,6 @@ class OriginPace {
     std::chrono::nanoseconds interval_;
     std::chrono::nanoseconds tolerance_;
     std::map<std::string, steady_time, std::less<>> next_; ///< the theoretical arrival time per origin
-};
-
-/**
- * @brief Delivery as counts, for /metrics and /healthz: never a registration, a push resource or a key.
- * Written by the sender's thread, read by the server's.
- */
-struct DeliveryCounts {
-    std::atomic<std::uint64_t> sent{0};   ///< messages a push service took (2xx)
-    std::atomic<std::uint64_t> failed{0}; ///< attempts it did not take: an error status, no answer, a refusal
-    std::atomic<std::uint64_t> dropped{0}; ///< messages given up: a 3xx or 4xx, attempts spent, a bad address
-    std::atomic<std::uint64_t> removed{0}; ///< registrations ended by a 404 or 410 of their push service
-    /// publication → the push service's 2xx, per duration_buckets bucket (not cumulative; the last: +Inf)
-    std::array<std::atomic<std::uint64_t>, duration_buckets.size() + 1> latency{};
-    std::atomic<std::uint64_t> latency_sum_us{0};
-
-    void observe_latency(double seconds) {
-        ++latency[duration_bucket(seconds)];
-        latency_sum_us += static_cast<std::uint64_t>(seconds * 1e6);
-    }
 };
 
 } // namespace icsbridge::webpush

@@ -42,7 +42,7 @@ Sender::Sender(
     VapidKey key,
     Registrations registrations,
     AddressRule is_public,
-    DeliveryCounts& counts,
+    WebPushCounts& counts,
     Logger log
 )
     : opts_(std::move(opts))

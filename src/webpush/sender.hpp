@@ -10,6 +10,7 @@
 #include "webpush/push_client.hpp"
 #include <icsbridge/log.hpp>
 #include <icsbridge/net.hpp>
+#include <icsbridge/push_status.hpp>
 #include <icsbridge/webpush.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -61,7 +62,7 @@ class Sender {
         VapidKey key,
         Registrations registrations,
         AddressRule is_public,
-        DeliveryCounts& counts,
+        WebPushCounts& counts,
         Logger log
     );
     /** @brief stop(), then waits for the thread (a message in flight is abandoned at its next wait). */
@@ -97,7 +98,7 @@ class Sender {
 
     SenderOptions opts_;
     Registrations registrations_;
-    DeliveryCounts& counts_;
+    WebPushCounts& counts_;
     Logger log_;
     VapidCache vapid_;
     boost::asio::io_context ioc_{1};

@@ -13,11 +13,14 @@ Prints "listening on http://127.0.0.1:PORT" once ready; stops on SIGTERM or SIGI
                                 400 for a body that does not decrypt or another Content-Encoding, 401 for a
                                 missing or invalid VAPID header, 403 for a key the subscription is not bound
                                 to, 404 for an unknown subscription; or the answer set by /_answer.
-    POST /_answer/ID?status=S&retry_after=R&count=N
-                                the next N messages (default: all) to ID get status S (e.g. 410, 429, 503),
-                                with Retry-After R when given; they are recorded as refused.
+    POST /_answer/ID?status=S&retry_after=R&location=URL&count=N
+                                the next N messages (default: all) to ID get status S (e.g. 410, 429, 503, or
+                                307 with a Location URL: a redirect a sender must not follow), with Retry-After
+                                R when given; they are recorded as refused (with their "at").
     GET  /_messages/ID          [{"plaintext", "topic", "urgency", "ttl", "claims", "at"}] of the accepted
-    GET  /_refused/ID           [{"status", "reason"}] of the refused
+    GET  /_refused/ID           [{"status", "reason", "at"}] of the refused
+    GET  /_stats                {"subscriptions", "messages", "refused", "first_at", "last_at"} of all
+                                subscriptions (benchmarks: thousands of them)
 """
 import argparse
 import base64
@@ -55,11 +58,12 @@ def hkdf(salt, ikm, info, length):
 class Refusal(Exception):
     """An answer other than 201: the status, why (recorded and sent as JSON), and a Retry-After if any."""
 
-    def __init__(self, status, reason, retry_after=None):
+    def __init__(self, status, reason, retry_after=None, location=None):
         super().__init__(reason)
         self.status = status
         self.reason = reason
         self.retry_after = retry_after
+        self.location = location
 
 
 def decrypt(body, private_key, auth):
@@ -136,8 +140,10 @@ class Service:
             answer = sub["answer"]
             if answer and answer["count"] != 0:
                 answer["count"] -= 1
-                sub["refused"].append({"status": answer["status"], "reason": "answer set by /_answer"})
-                raise Refusal(answer["status"], "answer set by /_answer", answer.get("retry_after"))
+                sub["refused"].append({"status": answer["status"], "reason": "answer set by /_answer",
+                                       "at": time.time()})
+                raise Refusal(answer["status"], "answer set by /_answer", answer.get("retry_after"),
+                              answer.get("location"))
         try:
             if headers.get("Content-Encoding") != "aes128gcm":
                 raise Refusal(400, f"Content-Encoding {headers.get('Content-Encoding')!r}, not aes128gcm")
@@ -147,7 +153,7 @@ class Service:
             plaintext = decrypt(body, sub["key"], sub["auth"])
         except Refusal as r:
             with self.lock:
-                sub["refused"].append({"status": r.status, "reason": r.reason})
+                sub["refused"].append({"status": r.status, "reason": r.reason, "at": time.time()})
             raise
         message = {"plaintext": plaintext.decode("utf-8", "replace"), "topic": headers.get("Topic"),
                    "urgency": headers.get("Urgency"), "ttl": headers.get("TTL"), "claims": claims,
@@ -191,19 +197,27 @@ def make_handler(service):
                     if sub is None:
                         return self.answer(404, {"error": "no such subscription"})
                     sub["answer"] = {"status": int(q["status"]), "retry_after": q.get("retry_after"),
-                                     "count": int(q.get("count", -1))}
+                                     "location": q.get("location"), "count": int(q.get("count", -1))}
                 return self.answer(200, {})
             if len(parts) == 2 and parts[0] == "push":
                 try:
                     n = service.push(parts[1], self.headers, data)
                 except Refusal as r:
                     extra = [("Retry-After", r.retry_after)] if r.retry_after else []
+                    extra += [("Location", r.location)] if r.location else []
                     return self.answer(r.status, {"error": r.reason}, extra)
                 return self.answer(201, None, [("Location", f"/message/{parts[1]}/{n}"), ("TTL", "0")])
             return self.answer(404, {"error": "unknown path"})
 
         def do_GET(self):
             parts = self.path.strip("/").split("/")
+            if parts == ["_stats"]:
+                with service.lock:
+                    subs = list(service.subscriptions.values())
+                    ats = [m["at"] for s in subs for m in s["messages"]]
+                    return self.answer(200, {"subscriptions": len(subs), "messages": len(ats),
+                                             "refused": sum(len(s["refused"]) for s in subs),
+                                             "first_at": min(ats, default=None), "last_at": max(ats, default=None)})
             if len(parts) == 2 and parts[0] in ("_messages", "_refused"):
                 with service.lock:
                     sub = service.subscriptions.get(parts[1])

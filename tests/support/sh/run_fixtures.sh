@@ -75,6 +75,20 @@ start_icsbridge() {
     fail "serve did not start listening"
 }
 
+# start_webpush_receiver SOURCE_DIR OUT: tests/support/webpush_receiver.py (a Web Push service) on a free
+# port, its output in OUT; sets push (http://127.0.0.1:PORT) once it listens, or fails the test. Stopped at exit.
+start_webpush_receiver() {
+    /usr/bin/python3 "$1/tests/support/webpush_receiver.py" >"$2" 2>"${2%.out}.log" &
+    extra_pids+=($!)
+    push=
+    for _ in $(seq 1 100); do
+        push=$(grep -o 'http://127.0.0.1:[0-9]*' "$2" | head -1)
+        [ -n "$push" ] && return 0
+        sleep 0.1
+    done
+    fail "the push service did not start"
+}
+
 # stop_icsbridge: SIGTERM to serve_pid; fails the test unless serve exits 0 (it must, on SIGTERM).
 stop_icsbridge() {
     kill -TERM "$serve_pid"

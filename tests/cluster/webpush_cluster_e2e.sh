@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# File: webpush_cluster_e2e.sh
+# WebDAV-Push delivery in cluster mode (issue 37): three `icsbridge serve` replicas of one feed on a real
+# PostgreSQL 15 and a Web Push service on loopback (tests/support/webpush_receiver.py, which decrypts every
+# message and verifies its VAPID JWT). Two subscriptions, registered through r1 and r2, are seen by every
+# replica; each change upstream (refreshed by the lease holder, adopted by the others) reaches each
+# subscription exactly once, carrying the token every replica gives for the new calendar, and the replicas'
+# counts of sent messages add up to the messages the push service took.
+#   webpush_cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
+set -u
+
+bin=$1
+fake=$2
+src=$3
+. "$src/tests/support/sh/cluster_fixtures.sh"
+cluster_init webpush_cluster_e2e
+need_python_module jwt python3-jwt
+need_python_module caldav python3-caldav
+
+admin=adm-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+refresh=3
+start_postgres
+cp -r "$src/tests/fixtures/upstream" "$work/data"
+changed_fixtures "$src" "$work/changed"
+start_fake_upstream "$fake" "$work" "$work/data"
+start_webpush_receiver "$src" "$work/receiver.out"
+export TEST_DATABASE_URL="postgresql://postgres:pw-do-not-print@/postgres?host=$pg_dir"
+for i in 1 2 3; do
+    {
+        cluster_toml "$i" "admin_token = \"$admin\""
+        printf '\n[dav]\npush = true\npush_subject = "mailto:ops@example.org"\npush_allow_private = true\n\n'
+        events_source_toml "$upstream" 'timeout = "5s"'
+        printf '\n[feeds.pub]\nsource = "eb"\nselect = "organizer"\nrefresh = "%ss"\nkeep_past = "3650d"\n' $refresh
+    } >"$work/r$i.toml"
+done
+start_replicas "$bin"
+for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
+cp "$src/tests/support/webpush_client.py" "$work/client.py"
+
+# py NAME: the python on stdin with client.py's names (its base is r1); output in $work/NAME.out.
+py() {
+    (cd "$work" && /usr/bin/python3 - "${bases[0]}" "$push" >"$work/$1.out" 2>"$work/$1.err") ||
+        fail "python ($1): $(tail -5 "$work/$1.err")"
+}
+count_on() { # count_on BASE: the registrations BASE's /healthz shows the admin
+    curl -s -H "Authorization: Bearer $admin" "$1/healthz" |
+        /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin).get("push", {}).get("registrations", "none"))'
+}
+sent_on() { # sent_on BASE: the messages BASE counts as sent
+    curl -s -H "Authorization: Bearer $admin" "$1/metrics" |
+        sed -n 's/^icsbridge_dav_push_messages_total{outcome="sent"} //p'
+}
+
+py register <<PY
+from client import *
+register(new_sub(), at="${bases[0]}")
+register(new_sub(), at="${bases[1]}")
+PY
+for b in "${bases[@]}"; do
+    for _ in $(seq 1 75); do [ "$(count_on "$b")" = 2 ] && break; sleep 0.2; done
+    [ "$(count_on "$b")" = 2 ] || fail "$b counts $(count_on "$b") registrations, not 2"
+done
+echo "two registrations, made through r1 and r2, seen by all three replicas"
+
+# Two changes upstream, each given time to reach every replica (and any second message time to come).
+for round in 1 2; do
+    [ "$round" = 1 ] && dir=$work/changed || dir=$work/data
+    curl -s -X POST "$upstream/__control/reload?dir=$dir" >/dev/null
+    py "round$round" <<PY
+from client import *
+for sid in ("s1", "s2"):
+    wait_messages(sid, $round, seconds=$((refresh * 4 + 5)))
+time.sleep($((refresh * 2)))
+tokens = set()
+for sid in ("s1", "s2"):
+    got = messages(sid)
+    assert len(got) == $round, f"{sid}: {len(got)} messages after $round change(s): {[parse(m)[1] for m in got]}"
+    tokens.add(parse(got[-1])[1])
+assert len(tokens) == 1, tokens
+token = tokens.pop()
+for at in ("${bases[0]}", "${bases[1]}", "${bases[2]}"):
+    assert sync_token(at) == token, (at, sync_token(at), token)
+print(token)
+PY
+    echo "change $round: one message per subscription, token $(cat "$work/round$round.out") on every replica"
+done
+
+total=0
+for b in "${bases[@]}"; do total=$((total + $(sent_on "$b"))); done
+[ "$total" = 4 ] || fail "the replicas count $total messages sent, not the 4 the push service took"
+senders=$(for b in "${bases[@]}"; do [ "$(sent_on "$b")" -gt 0 ] && echo "$b"; done | wc -l)
+echo "4 messages sent in all, by $senders replica(s)"
+
+for pid in "${replica_pids[@]}"; do kill -TERM "$pid"; wait "$pid" || fail "a replica exited with $? after SIGTERM"; done
+replicas=
+grep -q -e pw-do-not-print -e "$admin" -e 'BEGIN PRIVATE' -e 'vapid t=' "$work"/r?.log && fail "a secret is in a log"
+echo ok
