@@ -69,7 +69,7 @@ struct Changes {
     std::vector<std::string> gone;    ///< removed since the token
 };
 
-class HistoryFiles; // dav/history_keeping.hpp: where the history is read back from
+class HistoryFiles; // dav/history_files.hpp: where the history is read back from
 class PushRegistry; // dav/push_registry.hpp: WebDAV-Push registrations
 
 /**

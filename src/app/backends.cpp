@@ -2,7 +2,7 @@
 // make_backends(): the one place that asks whether the config runs alone or in a cluster.
 #include "app/backends.hpp"
 
-#include "app/push_keeping.hpp"
+#include "app/push_persistence.hpp"
 #include "cluster/connection_rows.hpp"
 #include "cluster/oauth_token_rows.hpp"
 #include "cluster/push_state_rows.hpp"

@@ -2,11 +2,11 @@
 // Where a config keeps what outlives one process, chosen once: the files under storage.dir on one box; in
 // cluster mode the database's rows first (one connection per kind, shared by every target), the files as
 // the copy for when the database is away. `serve`, `icsbridge push` and `icsbridge connect` take every
-// keeping from here.
+// persistence from here.
 // (The feed snapshots follow the same choice through the cluster node, which owns their rows.)
 #pragma once
 
-#include "app/token_keeping.hpp"
+#include "app/token_persistence.hpp"
 #include "connect/connection_store.hpp"
 #include "push/push_service.hpp"
 #include <icsbridge/config.hpp>
@@ -26,7 +26,7 @@ struct Backends {
     std::function<std::unique_ptr<connect::ConnectionStore>()> connections;
 };
 
-/** @brief The keepings of `cfg`: files, or with [cluster] the database's rows and the files. */
+/** @brief The persistence of `cfg`: files, or with [cluster] the database's rows and the files. */
 Backends make_backends(Config const& cfg, Logger const& log);
 
 } // namespace icsbridge::cli

@@ -3,7 +3,7 @@
 // subscriber, and the start-up resume.
 #include "app/dav_wiring.hpp"
 
-#include "dav/history_keeping.hpp"
+#include "dav/history_files.hpp"
 
 namespace icsbridge::cli {
 

@@ -1,5 +1,5 @@
 // File: row_then_file.hpp
-// The one shape of a target's keeping in cluster mode, for the push state and the OAuth sign-in alike:
+// The one shape of a target's persistence in cluster mode, for the push state and the OAuth sign-in alike:
 // the database's row is the truth the replicas share, the file under storage.dir the copy for when the
 // database is away.
 #pragma once
@@ -13,7 +13,7 @@
 namespace icsbridge::cli {
 
 /** @brief The log's words for one kind of kept value. */
-struct KeepingWords {
+struct PersistenceWords {
     std::string who;       ///< "push office", "target office": starts each warning
     std::string from_file; ///< after "the database is away (…); ": what happens instead
     std::string disk_only; ///< after who + ": ", when the row could not be written
@@ -31,11 +31,11 @@ P row_then_file(
     std::shared_ptr<Rows> rows,
     std::string target,
     Logger const& log,
-    KeepingWords words,
+    PersistenceWords words,
     FromRow from_row,
     ToRow to_row
 ) {
-    auto shared_words = std::make_shared<KeepingWords const>(std::move(words));
+    auto shared_words = std::make_shared<PersistenceWords const>(std::move(words));
     P k;
     k.load = [file, rows, target, log, shared_words, from_row]() -> decltype(file.load()) {
         auto row = rows->load(target);

@@ -7,7 +7,7 @@
 #include "app/backends.hpp"
 #include "app/connect_wiring.hpp"
 #include "app/dav_wiring.hpp"
-#include "app/push_keeping.hpp"
+#include "app/push_persistence.hpp"
 #include "connect/connect_routes.hpp"
 
 #include <boost/asio/co_spawn.hpp>

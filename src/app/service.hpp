@@ -73,7 +73,7 @@ class Service {
     void wire_connections();
     void subscribe();
     push::LeaseWait push_lease_wait();
-    /** The push service with its state keeping, turns and the OAuth targets' authorizers. */
+    /** The push service with its state persistence, lease waits and the OAuth targets' authorizers. */
     std::unique_ptr<push::PushService> make_push();
     std::shared_ptr<Generation> next_generation(std::shared_ptr<Config const> cfg, RefreshOptions opts);
     void start_generation(std::shared_ptr<Generation> gen);

@@ -7,7 +7,7 @@
 #include "cli/push_command.hpp"
 
 #include "app/backends.hpp"
-#include "app/push_keeping.hpp"
+#include "app/push_persistence.hpp"
 #include "cli/check_command.hpp"
 #include "cli/feed_run.hpp"
 #include "cli/terminal_text.hpp"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cluster/pg.hpp"
-#include "dav/history_keeping.hpp"
+#include "dav/history_files.hpp"
 #include <icsbridge/log.hpp>
 #include <icsbridge/store.hpp>
 

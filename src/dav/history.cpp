@@ -3,7 +3,7 @@
 // is answered by walking the entries after it. A feed's history goes on from the one kept beside its
 // snapshot when this process has none (a restart) or the snapshot came with one (a peer's row).
 #include "dav/dav_detail.hpp"
-#include "dav/history_keeping.hpp"
+#include "dav/history_files.hpp"
 #include "dav/history_state.hpp"
 #include <icsbridge/dav.hpp>
 

@@ -1,7 +1,7 @@
 // File: history_kept.cpp
 // The change history's points and trimming, its kept form (one JSON object), and the file beside the
 // snapshot that holds it on disk.
-#include "dav/history_keeping.hpp"
+#include "dav/history_files.hpp"
 #include "dav/history_state.hpp"
 #include <icsbridge/files.hpp>
 

@@ -4,7 +4,7 @@
 // change; a kept history that does not reach the snapshot, is damaged, or was forgotten starts anew, and a
 // token the kept history never recorded (given out by a run that crashed first) is refused. A snapshot cut
 // ahead of its publication (prepare) is recorded as the same change.
-#include "dav/history_keeping.hpp"
+#include "dav/history_files.hpp"
 #include "dav/history_state.hpp"
 #include "support/fixtures.hpp"
 #include <icsbridge/dav.hpp>

@@ -1,7 +1,7 @@
-// File: push_keeping.cpp
+// File: push_persistence.cpp
 // push_persistence(): the state file and the cluster row of each push target; PushLeases: the lease claims of
 // `icsbridge push` in a cluster, on the statement the replicas use (cluster/lease.cpp).
-#include "app/push_keeping.hpp"
+#include "app/push_persistence.hpp"
 
 #include "app/row_then_file.hpp"
 #include "cluster/push_state_rows.hpp"
@@ -28,7 +28,7 @@ push_persistence(std::string const& dir, std::shared_ptr<cluster::PushStateRows>
             rows,
             target,
             log,
-            KeepingWords{"push " + target, "going on from the file", "the state is on disk only: "},
+            PersistenceWords{"push " + target, "going on from the file", "the state is on disk only: "},
             [](std::string const& json) { return push::state_from_json(json); },
             [](push::TargetState const& s) { return push::to_json(s); }
         );

@@ -1,4 +1,4 @@
-// File: history_keeping.hpp
+// File: history_files.hpp
 // Where the CalDAV change history outlives the process: DIR/NAME.davhistory beside DIR/NAME.snapshot (a
 // single box's record; a replica's copy of its row), and in cluster mode the snapshot's row itself, written
 // in the same statement as the snapshot (cluster/pg_snapshots.cpp). Written by the snapshot keeper's thread

@@ -1,4 +1,4 @@
-// File: token_keeping.hpp
+// File: token_persistence.hpp
 // Where the OAuth targets' stored sign-ins live for a config: the token file under storage.dir, and in
 // cluster mode the database row (read first; the file is the copy for when the database is away), wired
 // here like the push state (make_backends chooses) because it joins the oauth and cluster rooms; and the
@@ -18,7 +18,7 @@
 namespace icsbridge::cli {
 
 /**
- * @brief The keeping of the OAuth targets' sign-ins: the file under `dir`. With `rows` (cluster mode,
+ * @brief The persistence of the OAuth targets' sign-ins: the file under `dir`. With `rows` (cluster mode,
  * make_backends): load reads the row (the file when there is no row, or the database is away: logged as a
  * warning), save writes the file and the row (a row that cannot be written is a warning: the token is
  * still in use from memory and file). The one database connection of `rows` serves every target.

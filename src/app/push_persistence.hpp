@@ -1,4 +1,4 @@
-// File: push_keeping.hpp
+// File: push_persistence.hpp
 // Where the push targets' state lives for a config, for `serve` and `icsbridge push` alike: the state file
 // under storage.dir, and in cluster mode the database row first (whoever pushed last), the file as the
 // copy for when the database is away. And the lease push:NAME that `icsbridge push` holds in a cluster,
@@ -22,7 +22,7 @@
 namespace icsbridge::cli {
 
 /**
- * @brief Each target's state keeping: the file under `dir`; with `rows` (cluster mode, make_backends) the
+ * @brief Each target's state persistence: the file under `dir`; with `rows` (cluster mode, make_backends) the
  * row first (the file when there is none or the database is away, logged), saved to both (a row that
  * cannot be written is a warning). The one database connection of `rows` serves every target.
  */

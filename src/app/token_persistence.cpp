@@ -1,6 +1,6 @@
-// File: token_keeping.cpp
+// File: token_persistence.cpp
 // token_persistence() and sign_in_store(): the file and the cluster row of each OAuth target's sign-in.
-#include "app/token_keeping.hpp"
+#include "app/token_persistence.hpp"
 
 #include "app/row_then_file.hpp"
 #include "cluster/oauth_token_rows.hpp"
@@ -33,7 +33,7 @@ token_persistence(std::string const& dir, std::shared_ptr<cluster::OAuthTokenRow
             rows,
             target,
             log,
-            KeepingWords{
+            PersistenceWords{
                 "target " + target,
                 "reading its sign-in from the file",
                 "its new refresh token is on this replica's disk only: "},
