@@ -471,13 +471,20 @@ BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) 
     auto const url = shared_postgres().fresh_database("emptied");
     PgSnapshots db(url, "node-a");
     BOOST_REQUIRE(db.save("f", *snapshot("before", 100), at(100)));
+    // Every table of ours, so a later migration's table cannot survive the emptying and fail the next one.
     sql(url,
-        "DROP TABLE icsbridge_snapshots, icsbridge_leases, icsbridge_budget, icsbridge_subscribers, "
-        "icsbridge_push_state, icsbridge_oauth_tokens, icsbridge_connections, "
-        "icsbridge_connections_generation, "
-        "icsbridge_connect_claims, "
-        "icsbridge_schema; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "DO $$DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+        "AND tablename LIKE 'icsbridge%' LOOP EXECUTE 'DROP TABLE ' || quote_ident(t) || ' CASCADE'; END "
+        "LOOP; "
+        "END$$; SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    {
+        PgConnection c(url);
+        auto left =
+            c.query("SELECT count(*)::bigint FROM pg_tables WHERE tablename LIKE 'icsbridge%'", {}, true);
+        BOOST_REQUIRE(left);
+        BOOST_TEST(PgRow(left->get(), 0).int8(0).value_or(-1) == 0);
+    }
     // The first call meets the lost connection; the next reconnects, creates the schema, and works.
     (void)db.save("f", *snapshot("after", 200), at(200));
     BOOST_REQUIRE(db.save("f", *snapshot("after", 200), at(200)));

@@ -76,8 +76,9 @@ grep -q "$removed" "$work/uids2" && fail "the removed event is still there"
 [ "$(grep -c . "$work/uids2")" -eq "$(grep -c . "$work/uids1")" ] || fail "event count changed unexpectedly"
 
 stop_icsbridge
-# The snapshot and its CalDAV change history (dav/history_kept.cpp), nothing else.
-ls -A "$work/state" | grep -vE '^mine\.(snapshot|davhistory)$' && fail "stray files left in storage.dir"
+# The snapshot, its CalDAV change history (dav/history_kept.cpp) and the WebDAV-Push folder (the VAPID key,
+# made at the first start: [dav] push is on by default), nothing else.
+ls -A "$work/state" | grep -vE '^(mine\.(snapshot|davhistory)|webpush)$' && fail "stray files left in storage.dir"
 
 # Upstream down: the restart serves the stored snapshot at once, byte for byte.
 kill -TERM "$fake_pid"
