@@ -483,7 +483,8 @@ BOOST_AUTO_TEST_CASE(a_database_replaced_by_an_empty_one_gets_its_schema_again) 
         auto left =
             c.query("SELECT count(*)::bigint FROM pg_tables WHERE tablename LIKE 'icsbridge%'", {}, true);
         BOOST_REQUIRE(left);
-        BOOST_TEST(PgRow(left->get(), 0).int8(0).value_or(-1) == 0);
+        PgRow const tables{left->get(), 0};
+        BOOST_TEST(tables.int8(0).value_or(-1) == 0);
     }
     // The first call meets the lost connection; the next reconnects, creates the schema, and works.
     (void)db.save("f", *snapshot("after", 200), at(200));
