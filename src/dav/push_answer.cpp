@@ -75,8 +75,10 @@ Response push_resource_request(Request const& req, Tree const& tree) {
         r.headers.emplace_back("Allow", "DELETE");
         return r;
     }
-    // The id is the capability: 128 random bits only the registering client was told (in Location).
-    if (!tree.push->remove(id))
+    // The id is the capability: 128 random bits only the registering client was told (in Location). An
+    // expired one the upkeep has not dropped yet is gone for the client as well (it is removed all the same).
+    bool const live = tree.push->find(id, tree.now).has_value();
+    if (!tree.push->remove(id) || !live)
         return plain(404, "no such push registration");
     Response r;
     r.status = 204;

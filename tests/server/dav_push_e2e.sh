@@ -5,7 +5,8 @@
 # collection advertises transports (the VAPID key, a P-256 point), supported-triggers and a topic, OPTIONS
 # says webdav-push; a registration is 201 with Location and Expires (at most 7 days), the same push resource
 # again 204 at the same Location; a token feed takes only its subscriber's Basic login; malformed XML 400, a
-# loopback or private push resource and plain http 403 invalid-subscription. /healthz (admin) and /metrics
+# loopback, private or localhost push resource and plain http 403 invalid-subscription (and the server serves
+# on), accepted with [dav] push_allow_private = true (step 7). /healthz (admin) and /metrics
 # count them; a restart keeps them (the 0600 journal under storage.dir/webpush/), a reload that rotates the
 # subscriber's token ends theirs, DELETE of the Location ends one (then 404). With [dav] push = false: no
 # advertisement, and a registration is 403 push-not-available.
@@ -96,19 +97,18 @@ read -r status _ <<<"$(client register "$base/dav/feeds/team/" https://push.exam
 # 4. Refusals.
 printf '<push-register xmlns="https://bitfire.at/webdav-push"><subscription>' >"$work/malformed.xml"
 [ "$(client post "$base/dav/feeds/pub/" "$work/malformed.xml")" = "400 -" ] || fail "malformed XML is not 400"
-for resource in https://127.0.0.1:9/x "https://[::1]/x" https://10.1.2.3/x https://169.254.169.254/x \
-    https://100.64.0.1/x "https://[::ffff:127.0.0.1]/x" https://localhost/x http://push.example.net/x; do
-    read -r status _ <<<"$(client register "$base/dav/feeds/pub/" "$resource")"
-    [ "$status" = 403 ] || fail "$resource answered $status, not 403"
+# Without push_allow_private: loopback (our own port too), private, link-local, CGNAT, unique-local and
+# IPv4-mapped addresses, localhost and plain http are 403 with the draft's precondition, and nothing else
+# changes: the feed still serves and the count stays.
+refused_resources="https://127.0.0.1:${base##*:}/dav/feeds/pub/ https://127.0.0.1:9/x https://[::1]/x
+    https://10.0.0.1/x https://10.1.2.3/x https://192.168.1.1/x https://169.254.169.254/x https://100.64.0.1/x
+    https://[fd00::1]/x https://[fe80::1]/x https://[::ffff:127.0.0.1]/x https://[::ffff:10.0.0.1]/x
+    https://localhost/x https://LocalHost./x http://push.example.net/x"
+for resource in $refused_resources; do
+    answer=$(client refusal "$base/dav/feeds/pub/" "$resource")
+    [ "$answer" = "403 invalid-subscription" ] || fail "$resource answered $answer, not 403 invalid-subscription"
 done
-/usr/bin/python3 - "$src" >"$work/loopback.xml" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1] + "/tests/support")
-import dav_push_client
-sys.stdout.write(dav_push_client.register_body("https://127.0.0.1:8443/push").decode())
-PY
-[ "$(client post "$base/dav/feeds/pub/" "$work/loopback.xml")" = "403 invalid-subscription" ] ||
-    fail "a loopback push resource is not 403 invalid-subscription"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/feeds/pub.ics")" = 200 ] || fail "pub.ics is not served after the refusals"
 [ "$(admin_count)" = 3 ] || fail "/healthz counts $(admin_count) registrations, not 3"
 curl -s "$base/metrics" | grep -q '^icsbridge_dav_push_registrations 3$' || fail "/metrics does not count 3 registrations"
 curl -s "$base/metrics" | grep -q 'icsbridge_dav_push_feed_registrations{feed="team"}' &&
@@ -145,6 +145,18 @@ sys.stdout.write(dav_push_client.register_body("https://push.example.net/x").dec
 PY
 [ "$(client post "$base/dav/feeds/pub/" "$work/ok.xml")" = "403 push-not-available" ] ||
     fail "with push = false a registration is not 403 push-not-available"
+stop_icsbridge
+
+# 7. With the test switch ([dav] push_allow_private = true) the same push resources are accepted, and serve says
+# in its log that this is for tests only.
+config alice-tok-1 'push_allow_private = true' >"$work/serve.toml"
+start_icsbridge "$bin" "$work/serve.toml" "$work/serve4.log"
+wait_for_feeds pub.ics
+for resource in $refused_resources; do
+    read -r status _ <<<"$(client register "$base/dav/feeds/pub/" "$resource")"
+    [ "$status" = 201 ] || fail "with push_allow_private, $resource answered $status, not 201"
+done
+grep -q 'push_allow_private = true.*for tests only' "$work/serve4.log" || fail "the test switch is not warned of"
 stop_icsbridge
 grep -q -e "$admin" -e alice-tok -e 'BEGIN PRIVATE' "$work"/serve*.log && fail "a secret is in the log"
 echo ok

@@ -5,7 +5,8 @@
 # it decrypts every message with the subscription's private key and verifies the VAPID JWT). Registered over
 # HTTP as DAVx⁵ does (POST push-register on the collection). A webhook → a message that decrypts to the topic
 # and the new sync-token, and a sync-collection with the previous token lists exactly the change; a 410 ends
-# the registration; a redirect is not followed; a burst of 50 hooks → at most one message a second, the last
+# the registration; a redirect is not followed; a registration asking for a 5 s expiry hears of a change before
+# it and of none after it (then DELETE is 404); a burst of 50 hooks → at most one message a second, the last
 # with the newest token; /metrics and /healthz count it all; a restart keeps the registrations; no log or
 # page shows a key or a JWT.
 #   webpush_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
@@ -109,6 +110,38 @@ time.sleep(1.5)
 assert len(refused("s2")) == 1, refused("s2")
 assert len(refused("s3")) == 2, refused("s3")
 PY
+
+# 3b. Expiry: s5 asks for 5 s. A change before then reaches it; a change after it reaches s1 alone, and its
+# registration is gone (DELETE answers 404).
+py expiry_registered <<'PY'
+from client import *
+s5 = new_sub()
+expires = int(time.time()) + 5
+print(register(s5, expires=expires), expires, len(messages("s1")))
+PY
+read -r s5_location s5_expires s1_before <"$work/expiry_registered.out"
+curl -s -X POST "$upstream/__control/reload?dir=$work/changed" >/dev/null
+[ "$(hook)" = '{"status":202}' ] || fail "the hook before the expiry was not accepted"
+py expiry_before <<PY
+from client import *
+m = wait_messages("s5", 1)[0]
+assert parse(m)[1] == sync_token(), "s5's message does not carry the newest token"
+assert m["at"] < $s5_expires, ("the message came after the expiry", m["at"], $s5_expires)
+wait_messages("s1", $s1_before + 1)
+PY
+while [ "$(date +%s)" -le "$s5_expires" ]; do sleep 0.2; done
+curl -s -X POST "$upstream/__control/reload?dir=$work/data" >/dev/null
+[ "$(hook)" = '{"status":202}' ] || fail "the hook after the expiry was not accepted"
+py expiry_after <<PY
+from client import *
+m = wait_messages("s1", $s1_before + 2)[-1]
+assert parse(m)[1] == sync_token()
+time.sleep(1.5)
+assert len(messages("s5")) == 1, ("a message after the expiry", messages("s5"))
+assert refused("s5") == [], refused("s5")
+assert call("DELETE", base + "$s5_location")[0] == 404, "the expired registration can still be deleted"
+PY
+echo "an expiry of 5 s: a message before it, none after it, DELETE 404"
 
 # 4. A burst of 50 hooks, the upstream changing between them: at most one message a second, the last with the
 # collection's newest token.

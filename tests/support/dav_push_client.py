@@ -7,6 +7,8 @@ and auth secret from python3-cryptography).
         topic, depth (supported content-update depth)
     dav_push_client.py register COLLECTION_URL PUSH_RESOURCE [USER PASS]
         prints "STATUS LOCATION EXPIRES" (empty fields as "-"); the body as DAVx⁵ 4.4.9 sends it
+    dav_push_client.py refusal COLLECTION_URL PUSH_RESOURCE
+        registers as `register` does; prints "STATUS CONDITION" (the DAV:error's child, or "-")
     dav_push_client.py post COLLECTION_URL BODY_FILE [USER PASS]
         POSTs the file's bytes as they are; prints "STATUS CONDITION" (the DAV:error's child, or "-")
     dav_push_client.py delete URL
@@ -92,6 +94,9 @@ def main(argv):
         status, headers, _ = request("POST", url, register_body(argv[3]), tuple(argv[4:6]) if len(argv) > 5 else None,
                                      {"Content-Type": "application/xml"})
         print(status, headers.get("Location") or "-", headers.get("Expires") or "-")
+    elif cmd == "refusal":
+        status, _, answer = request("POST", url, register_body(argv[3]), None, {"Content-Type": "application/xml"})
+        print(status, condition(answer))
     elif cmd == "post":
         with open(argv[3], "rb") as f:
             body = f.read()

@@ -20,7 +20,12 @@ def call(method, url, body=None, headers=None):
 def new_sub():
     return json.loads(call("POST", push + "/_new", b"{}")[2])
 
-def register(sub, feed="pub", at=None):
+def register(sub, feed="pub", at=None, expires=None):
+    """Registers `sub`; `expires` (Unix seconds) asks for that expiry. Returns the Location."""
+    asked = ""
+    if expires is not None:
+        from email.utils import formatdate
+        asked = f"<expires>{formatdate(expires, usegmt=True)}</expires>"
     body = f"""<?xml version="1.0" encoding="utf-8"?>
 <push-register xmlns="https://bitfire.at/webdav-push">
   <subscription><web-push-subscription>
@@ -28,7 +33,7 @@ def register(sub, feed="pub", at=None):
     <subscription-public-key type="p256dh">{sub["p256dh"]}</subscription-public-key>
     <auth-secret>{sub["auth"]}</auth-secret>
   </web-push-subscription></subscription>
-  <trigger><content-update><depth xmlns="DAV:">1</depth></content-update></trigger>
+  <trigger><content-update><depth xmlns="DAV:">1</depth></content-update></trigger>{asked}
 </push-register>""".encode()
     status, headers, _ = call("POST", f"{at or base}/dav/feeds/{feed}/", body, {"Content-Type": "application/xml"})
     assert status == 201, (status, headers)
