@@ -138,9 +138,14 @@ void Service::wire_dav() {
         return;
     // After the history's subscriber: the token a message carries is the one a sync request is answered.
     sender_ = cli::make_sender(*cfg_, dav_push_.registry, *dav_push_.vapid, metrics_.webpush, log_);
-    subscriptions_.push_back(
-        publisher_.subscribe(cli::send_pushes(sender_, dav_, dav_push_.registry, node_ != nullptr))
-    );
+    subscriptions_.push_back(publisher_.subscribe(cli::send_pushes(
+        sender_,
+        dav_,
+        dav_push_.registry,
+        node_ != nullptr,
+        std::shared_ptr<LiveConfig const>(&live_, [](LiveConfig const*) {}) // a member: outlives the
+                                                                            // subscription
+    )));
     metrics_.webpush.enabled = true;
 }
 

@@ -4,6 +4,8 @@
 
 #include "webpush/address.hpp"
 
+#include <algorithm>
+
 namespace icsbridge::cli {
 
 namespace {
@@ -56,25 +58,31 @@ std::shared_ptr<webpush::Sender> make_sender(
     );
 }
 
-bool SendRule::sends(Publication const& p) {
-    bool const own = p.origin == Origin::fetched || p.origin == Origin::patched;
-    if (p.origin != Origin::merged)
-        last_part_own_ = own;
-    bool const ours = own || (p.origin == Origin::merged && (!cluster_ || last_part_own_));
-    return p.changed && ours;
+bool SendRule::sends(Publication const& p, Config const& cfg) {
+    if (p.origin == Origin::merged)
+        return p.changed && (!cluster_ || owed_.erase(p.feed) > 0);
+    bool const own = p.changed && (p.origin == Origin::fetched || p.origin == Origin::patched);
+    if (own && cluster_)
+        for (auto const& f : cfg.feeds)
+            if (std::find(f.merge.begin(), f.merge.end(), p.feed) != f.merge.end())
+                owed_.insert(f.name);
+    return own;
 }
 
 Publisher::Subscriber send_pushes(
     std::shared_ptr<webpush::Sender> sender,
     std::shared_ptr<dav::History> history,
     std::shared_ptr<dav::PushRegistry> registry,
-    bool cluster
+    bool cluster,
+    std::shared_ptr<LiveConfig const> config
 ) {
     auto rule = std::make_shared<SendRule>(cluster);
-    return [sender = std::move(sender), history = std::move(history), registry = std::move(registry), rule](
-               Publication const& p
-           ) {
-        if (!rule->sends(p))
+    return [sender = std::move(sender),
+            history = std::move(history),
+            registry = std::move(registry),
+            config = std::move(config),
+            rule](Publication const& p) {
+        if (!rule->sends(p, *config->get()))
             return;
         auto const collection = history->collection(p.feed, p.snapshot, now_s());
         if (!collection)

@@ -2,10 +2,11 @@
 # File: webpush_cluster_e2e.sh
 # WebDAV-Push delivery in cluster mode (issue 37): three `icsbridge serve` replicas of one feed on a real
 # PostgreSQL 15 and a Web Push service on loopback (tests/support/webpush_receiver.py, which decrypts every
-# message and verifies its VAPID JWT). Two subscriptions, registered through r1 and r2, are seen by every
-# replica; each change upstream (refreshed by the lease holder, adopted by the others) reaches each
-# subscription exactly once, carrying the token every replica gives for the new calendar, and the replicas'
-# counts of sent messages add up to the messages the push service took.
+# message and verifies its VAPID JWT). Two subscriptions on the feed, registered through r1 and r2, and two on
+# a merged feed of it and a jobs feed that does not change, through r1 and r3, are seen by every replica; each
+# change upstream (refreshed by the lease holder, adopted by the others, the merged feed rebuilt on every
+# replica) reaches each subscription exactly once, carrying the token every replica gives for the new
+# calendar (for the merged feed: the token its sender gives), and the replicas' counts of sent messages add up to the messages the push service took.
 #   webpush_cluster_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
 set -u
 
@@ -29,12 +30,15 @@ for i in 1 2 3; do
     {
         cluster_toml "$i" "admin_token = \"$admin\""
         printf '\n[dav]\npush = true\npush_subject = "mailto:ops@example.org"\npush_allow_private = true\n\n'
-        events_source_toml "$upstream" 'timeout = "5s"'
+        fake_sources_toml "$upstream" 'timeout = "5s"'
         printf '\n[feeds.pub]\nsource = "eb"\nselect = "organizer"\nrefresh = "%ss"\nkeep_past = "3650d"\n' $refresh
+        echo
+        feed_toml jb jobs search 'jobs_as = "both"' 'params = { keywords = "designer" }' "refresh = \"${refresh}s\""
+        printf '\n[feeds.all]\nmerge = ["pub", "jb"]\n'
     } >"$work/r$i.toml"
 done
 start_replicas "$bin"
-for base in "${bases[@]}"; do wait_for_feeds pub.ics; done
+for base in "${bases[@]}"; do wait_for_feeds pub.ics all.ics; done
 cp "$src/tests/support/webpush_client.py" "$work/client.py"
 
 # py NAME: the python on stdin with client.py's names (its base is r1); output in $work/NAME.out.
@@ -55,12 +59,14 @@ py register <<PY
 from client import *
 register(new_sub(), at="${bases[0]}")
 register(new_sub(), at="${bases[1]}")
+register(new_sub(), feed="all", at="${bases[0]}")
+register(new_sub(), feed="all", at="${bases[2]}")
 PY
 for b in "${bases[@]}"; do
-    for _ in $(seq 1 75); do [ "$(count_on "$b")" = 2 ] && break; sleep 0.2; done
-    [ "$(count_on "$b")" = 2 ] || fail "$b counts $(count_on "$b") registrations, not 2"
+    for _ in $(seq 1 75); do [ "$(count_on "$b")" = 4 ] && break; sleep 0.2; done
+    [ "$(count_on "$b")" = 4 ] || fail "$b counts $(count_on "$b") registrations, not 4"
 done
-echo "two registrations, made through r1 and r2, seen by all three replicas"
+echo "four registrations (two on pub, two on the merged feed all), made through r1, r2 and r3, seen by all three replicas"
 
 # Two changes upstream, each given time to reach every replica (and any second message time to come).
 for round in 1 2; do
@@ -68,28 +74,36 @@ for round in 1 2; do
     curl -s -X POST "$upstream/__control/reload?dir=$dir" >/dev/null
     py "round$round" <<PY
 from client import *
-for sid in ("s1", "s2"):
+for sid in ("s1", "s2", "s3", "s4"):
     wait_messages(sid, $round, seconds=$((refresh * 4 + 5)))
 time.sleep($((refresh * 2)))
-tokens = set()
-for sid in ("s1", "s2"):
-    got = messages(sid)
-    assert len(got) == $round, f"{sid}: {len(got)} messages after $round change(s): {[parse(m)[1] for m in got]}"
-    tokens.add(parse(got[-1])[1])
-assert len(tokens) == 1, tokens
-token = tokens.pop()
-for at in ("${bases[0]}", "${bases[1]}", "${bases[2]}"):
-    assert sync_token(at) == token, (at, sync_token(at), token)
-print(token)
+out = []
+for feed, sids in (("pub", ("s1", "s2")), ("all", ("s3", "s4"))):
+    tokens = set()
+    for sid in sids:
+        got = messages(sid)
+        assert len(got) == $round, f"{feed} {sid}: {len(got)} messages after $round change(s): {[parse(m)[1] for m in got]}"
+        tokens.add(parse(got[-1])[1])
+    assert len(tokens) == 1, (feed, tokens)
+    token = tokens.pop()
+    on = {at: sync_token(at, feed) for at in ("${bases[0]}", "${bases[1]}", "${bases[2]}")}
+    # A merged feed's history is each replica's own (it is rebuilt everywhere, never a row), so its tokens
+    # may differ between replicas: the message carries the sender's.
+    if feed == "pub":
+        assert set(on.values()) == {token}, (feed, on, token)
+    else:
+        assert token in on.values(), (feed, on, token)
+    out.append(f"{feed} {token}")
+print(", ".join(out))
 PY
     echo "change $round: one message per subscription, token $(cat "$work/round$round.out") on every replica"
 done
 
 total=0
 for b in "${bases[@]}"; do total=$((total + $(sent_on "$b"))); done
-[ "$total" = 4 ] || fail "the replicas count $total messages sent, not the 4 the push service took"
+[ "$total" = 8 ] || fail "the replicas count $total messages sent, not the 8 the push service took"
 senders=$(for b in "${bases[@]}"; do [ "$(sent_on "$b")" -gt 0 ] && echo "$b"; done | wc -l)
-echo "4 messages sent in all, by $senders replica(s)"
+echo "8 messages sent in all, by $senders replica(s)"
 
 for pid in "${replica_pids[@]}"; do kill -TERM "$pid"; wait "$pid" || fail "a replica exited with $? after SIGTERM"; done
 replicas=

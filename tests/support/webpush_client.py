@@ -64,9 +64,9 @@ def parse(message):
     token = root.find(NS + "content-update/{DAV:}sync-token").text
     return topic, token
 
-def calendar(at=None):
-    url = (at or base) + "/dav/feeds/pub/"
+def calendar(at=None, feed="pub"):
+    url = f"{at or base}/dav/feeds/{feed}/"
     return caldav.Calendar(client=caldav.DAVClient(url=url), url=url)
 
-def sync_token(at=None):
-    return calendar(at).objects_by_sync_token(load_objects=False).sync_token
+def sync_token(at=None, feed="pub"):
+    return calendar(at, feed).objects_by_sync_token(load_objects=False).sync_token
