@@ -9,6 +9,8 @@
 #   time           until the last calendar holds it
 #   busiest second the most API requests the fake saw in one second (the budget allows RATE/60)
 # plus the set-up (C flows, C×(E+1) writes at a high budget) and the serving process's peak RSS.
+# With BENCH_KEEP=DIR, the server's and the fake's logs are copied there, with the time the hook was sent
+# (hook-time, Unix seconds), to see where the time went (the fake's log has each request's time).
 #   deploy/bench-connect.sh [BUILD_DIR] [C] [E] [RATE]
 set -u
 
@@ -127,5 +129,8 @@ printf '|---|---|---|---|---|---|---|\n'
 printf '| %s × %s | %.1f s; %.1f s | %s | %s | %.1f s | %s | %s MiB |\n' "$people" "$events" \
     "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t0" | bc)" "$setup_requests" "$change_requests" \
     "$(echo "$last - $t3" | bc)" "$busiest" "$((rss / 1024))"
+if [ -n "${BENCH_KEEP:-}" ]; then
+    mkdir -p "$BENCH_KEEP" && cp "$work/serve.log" "$work/fake-google.log" "$BENCH_KEEP/" && echo "$t3" >"$BENCH_KEEP/hook-time"
+fi
 sample=$(fake_state 'sum(1 for e in ours(cal("Bench")) if e.get("summary", "").startswith("Bench change 1 of"))' account=person$((people / 2))@example.org)
 [ "$sample" = 1 ] || fail "person$((people / 2))'s calendar does not show the change"

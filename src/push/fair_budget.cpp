@@ -17,23 +17,44 @@ namespace net = boost::asio;
 
 namespace {
 
+using namespace std::chrono_literals;
+
+FairTurns::clock::duration catch_up_of(Budget rate) {
+    if (rate.calls == 0 || rate.period.count() <= 0)
+        return FairTurns::clock::duration::zero();
+    // Enough for a timer's late wakes; small enough that catching up is no burst (four slots at most).
+    auto const period = std::chrono::duration_cast<FairTurns::clock::duration>(rate.period);
+    return std::min(
+        {period / 100,
+         period * 4 / static_cast<FairTurns::clock::rep>(rate.calls),
+         FairTurns::clock::duration(250ms)}
+    );
+}
+
 FairTurns::clock::duration spacing_of(Budget rate) {
     if (rate.calls == 0 || rate.period.count() <= 0)
         return FairTurns::clock::duration::zero();
-    return std::chrono::duration_cast<FairTurns::clock::duration>(rate.period) /
-           static_cast<FairTurns::clock::rep>(rate.calls);
+    // Rounded up: a spacing a nanosecond short would let calls + 1 grants into a window.
+    auto const span = std::chrono::duration_cast<FairTurns::clock::duration>(rate.period) + catch_up_of(rate);
+    auto const calls = static_cast<FairTurns::clock::rep>(rate.calls);
+    return FairTurns::clock::duration((span.count() + calls - 1) / calls);
 }
 
 } // namespace
 
 FairTurns::FairTurns(Budget rate)
-    : spacing_(spacing_of(rate)) {}
+    : spacing_(spacing_of(rate))
+    , catch_up_(catch_up_of(rate)) {}
 
 void FairTurns::set_rate(Budget rate) {
     spacing_ = spacing_of(rate);
+    catch_up_ = catch_up_of(rate);
 }
 
-FairTurns::Ticket FairTurns::join(std::string const& client) {
+FairTurns::Ticket FairTurns::join(std::string const& client, clock::time_point now) {
+    // After an idle time the schedule starts again at now: the slots no one waited for are not owed.
+    if (owner_.empty() && slot_ && *slot_ + spacing_ < now)
+        slot_ = now - spacing_;
     Ticket const t = next_ticket_++;
     auto& queue = queues_[client];
     if (queue.empty())
@@ -64,7 +85,7 @@ std::optional<FairTurns::Ticket> FairTurns::next() const {
 }
 
 FairTurns::clock::time_point FairTurns::due() const {
-    return last_ ? *last_ + spacing_ : clock::time_point::min();
+    return slot_ ? *slot_ + spacing_ : clock::time_point::min();
 }
 
 std::optional<FairTurns::Ticket> FairTurns::grant(clock::time_point now) {
@@ -80,8 +101,10 @@ std::optional<FairTurns::Ticket> FairTurns::grant(clock::time_point now) {
     else
         round_.push_back(std::move(client)); // its next request waits for everyone else's turn
     owner_.erase(t);
-    // From now, not from when it was due: a late grant never makes room for a burst.
-    last_ = now;
+    // Its slot, not now: a late wake does not push every later grant back. Later than catch_up: the
+    // schedule moves on so that the slots missed never come as a burst.
+    auto const due_at = due();
+    slot_ = due_at == clock::time_point::min() ? now : std::max(due_at, now - catch_up_);
     ++granted_;
     return t;
 }
@@ -156,7 +179,7 @@ void FairBudget::pump() {
 net::awaitable<bool> FairBudget::take(std::string client) {
     if (stopped_)
         co_return false;
-    auto const ticket = turns_.join(client);
+    auto const ticket = turns_.join(client, clock::now());
     Waiter w{net::steady_timer(ex_)};
     waiters_.emplace(ticket, &w);
     Leave const leave{*this, ticket, w};

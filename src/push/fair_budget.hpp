@@ -23,11 +23,18 @@ namespace icsbridge::push {
 /**
  * @brief Who goes next and when, without clocks or timers (sans-io): waiters queue per client; clients with
  * waiters take turns round-robin, one grant each per turn, a newcomer joining the back of the round; grants
- * are spaced `period / calls` apart (none when calls == 0: unlimited).
+ * go on a schedule of slots `spacing()` apart (none when calls == 0: unlimited).
  *
- * Spacing, not a window with bursts: the provider's quota is counted per minute or per 100 s, and a burst
- * of a whole period's calls at once is what trips it. A grant that comes late (a busy thread) moves the
- * next one on, never brings on a catch-up burst, so no window of `period` ever holds more than `calls`.
+ * Slots, not "a spacing after the last grant": a timer that wakes a few milliseconds late (a busy thread)
+ * would otherwise push every later grant back, and a thousand late wakes add up to seconds. A late grant
+ * keeps its slot, so the next ones catch up, but by at most `catch_up()`: after a longer stall, or when no
+ * one waited, the schedule starts again from now, never with a burst of the time missed.
+ *
+ * The window guarantee: no window of `period` ever holds more than `calls` grants (the provider's quota is
+ * counted per minute or per 100 s, over a sliding window). Slots are spaced (period + catch_up) / calls,
+ * a little more than period / calls, and that is what makes it hold with the catch-up: any calls + 1
+ * grants in a row span at least calls * spacing - catch_up = period. (Across a reload to a lower rate the
+ * grants made under the old one are not counted again.)
  */
 class FairTurns {
   public:
@@ -36,11 +43,14 @@ class FairTurns {
 
     explicit FairTurns(Budget rate);
 
-    /** @brief A reload: the next grant is due `period / calls` after the last one under the new rate. */
+    /** @brief A reload: the next slot is `spacing()` under the new rate after the last one. */
     void set_rate(Budget rate);
 
-    /** @brief Queues one request of `client` behind its own earlier ones. */
-    Ticket join(std::string const& client);
+    /**
+     * @brief Queues one request of `client` behind its own earlier ones, at `now`. The first waiter after an
+     * idle time starts the schedule again: no slot before `now` is owed to anyone.
+     */
+    Ticket join(std::string const& client, clock::time_point now);
     /** @brief A waiter that gave up before its turn (cancelled); unknown tickets are ignored. */
     void leave(Ticket t);
 
@@ -53,12 +63,15 @@ class FairTurns {
 
     std::size_t waiting() const { return owner_.size(); }
     std::uint64_t granted() const { return granted_; }
-    /** @brief The time between two grants: period / calls, zero when unlimited. */
+    /** @brief The time between two slots: (period + catch_up) / calls, zero when unlimited. */
     clock::duration spacing() const { return spacing_; }
+    /** @brief How far late grants may catch up with their slots: period / 100, at most 4 slots or 250 ms. */
+    clock::duration catch_up() const { return catch_up_; }
 
   private:
     clock::duration spacing_{};
-    std::optional<clock::time_point> last_;
+    clock::duration catch_up_{};
+    std::optional<clock::time_point> slot_;                      ///< the slot of the last grant
     std::unordered_map<std::string, std::deque<Ticket>> queues_; ///< clients with waiters, oldest first
     std::deque<std::string> round_;                              ///< the same clients, next in turn first
     std::unordered_map<Ticket, std::string> owner_;              ///< every waiting ticket's client
