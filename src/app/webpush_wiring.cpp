@@ -59,8 +59,12 @@ std::shared_ptr<webpush::Sender> make_sender(
 }
 
 bool SendRule::sends(Publication const& p, Config const& cfg) {
+    // A peer's row of a merged feed (every replica keeps its rebuild) that comes before our own rebuild pays
+    // what we owe as well: it holds the change, and our rebuild will then be the same bytes.
+    if (cluster_ && (p.origin == Origin::merged || p.origin == Origin::adopted) && owed_.contains(p.feed))
+        return p.changed && owed_.erase(p.feed) > 0;
     if (p.origin == Origin::merged)
-        return p.changed && (!cluster_ || owed_.erase(p.feed) > 0);
+        return p.changed && !cluster_;
     bool const own = p.changed && (p.origin == Origin::fetched || p.origin == Origin::patched);
     if (own && cluster_)
         for (auto const& f : cfg.feeds)

@@ -246,6 +246,25 @@ BOOST_AUTO_TEST_CASE(post_registers_then_updates_and_delete_ends_it) {
     BOOST_TEST(f.registry.live("meetups", t0).empty());
 }
 
+BOOST_AUTO_TEST_CASE(an_asked_expiry_is_kept_and_after_it_delete_is_404) {
+    Fixture f;
+    auto const b = body(
+        "https://push.example.net/short",
+        f.keys,
+        "<P:trigger><P:content-update><D:depth>1</D:depth>"
+        "</P:content-update></P:trigger>",
+        "<P:expires>Sun, 01 Mar 2026 00:00:05 GMT</P:expires>"
+    );
+    auto const added = f.ask("POST", "/dav/feeds/meetups/", b);
+    BOOST_TEST(added.status == 201u);
+    BOOST_TEST(header(added, "Expires") == "Sun, 01 Mar 2026 00:00:05 GMT");
+    BOOST_TEST(f.registry.live("meetups", t0 + 4s).size() == 1u);
+    BOOST_TEST(f.registry.live("meetups", t0 + 5s).empty());
+    // Expired but not yet dropped by the upkeep: gone for the client as well.
+    f.tree.now = t0 + 5s;
+    BOOST_TEST(f.ask("DELETE", header(added, "Location")).status == 404u);
+}
+
 BOOST_AUTO_TEST_CASE(refusals_of_a_registration) {
     Fixture f;
     auto const ok = body("https://push.example.net/abc", f.keys);
