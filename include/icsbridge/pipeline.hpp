@@ -35,7 +35,9 @@ class Pipeline {
 
     /**
      * @brief `cfg` must outlive the pipeline. With `previous` (the pipeline of the config before a reload),
-     * a source whose budget is unchanged goes on counting in the same window: a reload never resets it.
+     * a source whose budget is unchanged goes on counting in the same window: a reload never resets it;
+     * and the last answers of the sources it did not change are kept, so that a webhook's patch needs no
+     * refresh first.
      */
     Pipeline(
         Config const& cfg,

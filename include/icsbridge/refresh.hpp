@@ -103,6 +103,13 @@ class Refreshers {
     /** @brief Thread-safe: ends waits and fetches in flight; run() returns soon after. */
     void stop();
 
+    /**
+     * @brief Thread-safe: stop(), and what webhooks asked of these refreshers and is not done yet (events
+     * to read, refreshes, also those under way) goes to `next` (a reload's new refreshers), due when it was
+     * due here: a hook that came just before a reload is not lost with the generation it went to.
+     */
+    void hand_over(Refreshers& next);
+
   private:
     struct Impl;
     /// A free-standing coroutine taking the shared state by value: the frame owns it while the loops run.

@@ -57,7 +57,7 @@ void Service::reload() {
         (void)adopt_kept(publisher_, name, disk, publisher_.gzip(), Origin::restored, log_);
     current_->merged.reset(); // its subscription ends before the new generation's merged feeds start
     auto old = std::exchange(current_, next_generation(cfg, std::move(opts)));
-    old->refreshers->stop(); // its run() ends soon; its completion lets it go
+    old->refreshers->hand_over(*current_->refreshers); // ends soon; what hooks asked of it goes on
     start_generation(current_);
     log_.info(
         "reloaded: " + std::to_string(plan.added.size()) + " feed(s) added, " +

@@ -50,8 +50,13 @@ struct Pipeline::Impl {
     std::map<std::string, CacheSlot, std::less<>> caches;
     unsigned render_workers = 0;                 ///< see Pipeline::render_on_workers
     std::unique_ptr<net::thread_pool> assembler; ///< with render_workers: where run() renders at last
+    /// The last answer of a question a webhook can patch, and the source it came from.
+    struct Answer {
+        std::string source;
+        std::shared_ptr<FeedItems const> items;
+    };
     /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
-    std::map<std::string, std::shared_ptr<FeedItems const>> answers;
+    std::map<std::string, Answer> answers;
 
     /** @brief Whether a hook's one event can update this question's answer (see Pipeline::patch). */
     bool patchable(UpstreamQuery const& q) const {
@@ -95,6 +100,12 @@ struct Pipeline::Impl {
             u.uid_domain = uid_domain_of(src.base_url);
             upstreams.emplace(name, std::move(u));
         }
+        // A reload keeps the answers of sources it did not change: a hook right after it is a patch still.
+        if (previous)
+            for (auto const& [key, answer] : previous->answers)
+                if (auto const* before = previous->cfg.find_source(answer.source);
+                    before && cfg.find_source(answer.source) && *before == *cfg.find_source(answer.source))
+                    answers.emplace(key, answer);
         for (auto const& feed : cfg.feeds)
             caches.try_emplace(feed.name);
     }
@@ -157,7 +168,7 @@ Pipeline::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progr
             co_return events.error();
         items.events = std::move(*events);
         if (impl_->patchable(question))
-            impl_->answers[question.key()] = std::make_shared<FeedItems const>(items);
+            impl_->answers[question.key()] = {question.source, std::make_shared<FeedItems const>(items)};
     } else {
         auto posts = co_await u.jobs->fetch(question, std::move(progress));
         if (!posts)
@@ -314,7 +325,7 @@ Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
     auto up = impl_->upstream(g.query.source);
     if (kept == impl_->answers.end() || !up || !(*up)->events)
         co_return std::nullopt;
-    auto const before = kept->second; // the map may change while the event travels
+    auto const before = kept->second.items; // the map may change while the event travels
     auto ev = co_await (*up)->events->event(id);
     if (!ev && ev.error().code != errc::upstream_not_found)
         co_return std::nullopt;
@@ -324,7 +335,7 @@ Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
     if (ev && !never_published(*ev) && in_event_life(*ev, now, g.query.keep_past))
         items->events.push_back(std::move(*ev));
     items->asked_at = now;
-    impl_->answers[key] = items;
+    impl_->answers[key] = {g.query.source, items};
     std::vector<Result<Calendar>> out;
     for (auto const* f : g.feeds)
         out.push_back(render(*f, *items));

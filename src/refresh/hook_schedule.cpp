@@ -59,6 +59,35 @@ bool HookSchedule::refresh_started(clock::time_point now) {
     return hooked;
 }
 
+namespace {
+
+void earliest(
+    std::optional<HookSchedule::clock::time_point>& at, std::optional<HookSchedule::clock::time_point> due
+) {
+    if (due)
+        at = at ? std::min(*at, *due) : due;
+}
+
+} // namespace
+
+void HookSchedule::Pending::add(Pending const& p) {
+    events.insert(p.events.begin(), p.events.end());
+    earliest(patch_at, p.patch_at);
+    earliest(refresh_at, p.refresh_at);
+}
+
+void HookSchedule::resume(Pending const& p, bool can_patch) {
+    earliest(refresh_at_, p.refresh_at);
+    if (!p.patch_at || p.events.empty())
+        return;
+    if (can_patch) {
+        events_.insert(p.events.begin(), p.events.end());
+        earliest(patch_at_, p.patch_at);
+    } else {
+        earliest(refresh_at_, p.patch_at);
+    }
+}
+
 void HookSchedule::forget() {
     refresh_at_.reset();
     patch_at_.reset();

@@ -22,6 +22,16 @@ class HookSchedule {
         clock::duration window = std::chrono::minutes(1);
     };
 
+    /// What hooks asked for and is not done yet, with when it is due: a reload carries it from the
+    /// replaced refreshers into the new ones, so that no hook is lost with the generation it went to.
+    struct Pending {
+        std::set<std::string> events;              ///< to read (patches)
+        std::optional<clock::time_point> patch_at; ///< when they are due
+        std::optional<clock::time_point> refresh_at;
+        /** @brief Adds `p`'s events; each time the earlier of the two. */
+        void add(Pending const& p);
+    };
+
     explicit HookSchedule(Limits limits)
         : limits_(limits) {}
 
@@ -44,6 +54,14 @@ class HookSchedule {
      * @return true when a hook's refresh was due (it counts against `refreshes` per `window`)
      */
     bool refresh_started(clock::time_point now);
+
+    /** @brief What is pending now (see Pending). */
+    Pending pending() const { return {events_, patch_at_, refresh_at_}; }
+    /**
+     * @brief Takes on work another schedule had pending (a reload's previous refreshers), due when it was
+     * due there. `can_patch`: this group reads single events; if not, the events are read by a refresh.
+     */
+    void resume(Pending const& p, bool can_patch);
 
     /** @brief Another replica's turn: what hooks asked for is its business (a refresh is not ours). */
     void forget();

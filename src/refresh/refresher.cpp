@@ -70,6 +70,19 @@ struct Refreshers::Impl {
     struct Wake {
         RefreshLoop loop;
         net::steady_timer* sleeper = nullptr;
+        /// Hook work under way (events being read, a refresh hooks asked for): a reload hands it on too.
+        HookSchedule::Pending reading{};
+    };
+    /** @brief Clears a group's `reading` when the work ends, however it ends. */
+    struct Reading {
+        Wake& w;
+        Reading(Wake& wake, HookSchedule::Pending what)
+            : w(wake) {
+            w.reading = std::move(what);
+        }
+        ~Reading() { w.reading = {}; }
+        Reading(Reading const&) = delete;
+        Reading& operator=(Reading const&) = delete;
     };
     std::vector<Wake> wake = make_wakes();
 
@@ -84,7 +97,7 @@ struct Refreshers::Impl {
         for (auto const& g : groups) {
             RefreshLoop::Policy policy{g.refresh, opts.retry_initial, static_cast<bool>(opts.lease_wait), {}};
             policy.jitter = [this](std::chrono::seconds base) { return jittered(base); };
-            out.push_back(Wake{RefreshLoop(std::move(policy), limits), nullptr});
+            out.push_back(Wake{RefreshLoop(std::move(policy), limits), nullptr, {}});
         }
         return out;
     }
@@ -133,6 +146,7 @@ struct Refreshers::Impl {
     /** @brief The events hooks named, each read and put in the group's answer; a refresh where that fails. */
     net::awaitable<void> apply_patches(std::size_t gi) {
         auto const ids = wake[gi].loop.schedule().take_patches();
+        Reading const reading(wake[gi], {ids, std::chrono::steady_clock::now(), std::nullopt});
         auto const& g = groups[gi];
         // In a cluster the lease holder reads the event; the others hear of its publish.
         if (opts.lease_wait && (co_await opts.lease_wait(g)).count() > 0)
@@ -153,7 +167,39 @@ struct Refreshers::Impl {
                 opts.on_hook_work(g.feeds.front()->source, "event");
             if (results->size() == g.feeds.size())
                 publish(g, *results, Origin::patched);
+            wake[gi].reading.events.erase(id);
         }
+    }
+
+    /** @brief Per source, the hook work pending or under way in its groups (for a reload's successor). */
+    std::map<std::string, HookSchedule::Pending> pending_hooks() {
+        std::map<std::string, HookSchedule::Pending> out;
+        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+            auto& to = out[groups[gi].feeds.front()->source];
+            to.add(wake[gi].loop.schedule().pending());
+            to.add(wake[gi].reading);
+        }
+        return out;
+    }
+
+    /** @brief Takes on the hook work a reload's replaced refreshers left (pending_hooks), due as it was. */
+    void resume_hooks(std::map<std::string, HookSchedule::Pending> const& pending) {
+        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+            auto it = pending.find(groups[gi].feeds.front()->source);
+            if (it == pending.end() || (!it->second.patch_at && !it->second.refresh_at))
+                continue;
+            wake[gi].loop.schedule().resume(it->second, static_cast<bool>(opts.patch));
+            if (wake[gi].sleeper)
+                wake[gi].sleeper->cancel();
+        }
+    }
+
+    /** @brief Ends waits and fetches in flight; the loops end soon. On the strand. */
+    void halt() {
+        stopped = true;
+        for (auto* t : timers)
+            t->cancel();
+        stop_timer.cancel();
     }
 
     /** @brief Completes on stop() (or when cancelled, e.g. by the other side of an `||`). */
@@ -230,10 +276,14 @@ struct Refreshers::Impl {
 
     net::awaitable<bool> refresh_once(std::size_t gi) {
         auto const& g = groups.at(gi);
-        // Whatever started this refresh, it reads the upstream after every hook received so far.
-        if (wake.at(gi).loop.schedule().refresh_started(std::chrono::steady_clock::now()) &&
-            opts.on_hook_work)
+        auto const now = std::chrono::steady_clock::now();
+        // Whatever started this refresh, it reads the upstream after every hook received so far: until it
+        // ends, that is hook work under way.
+        bool const absorbs = wake.at(gi).loop.schedule().next().has_value();
+        bool const hooked = wake.at(gi).loop.schedule().refresh_started(now);
+        if (hooked && opts.on_hook_work)
             opts.on_hook_work(g.feeds.front()->source, "refresh");
+        Reading const reading(wake.at(gi), {{}, std::nullopt, absorbs ? std::optional(now) : std::nullopt});
 
         auto results = co_await fetch_group(g);
         if (!results)
@@ -362,11 +412,16 @@ void Refreshers::hook(std::string const& source, std::string const& id) {
 
 void Refreshers::stop() {
     auto impl = impl_;
-    net::post(impl->strand, [impl] {
-        impl->stopped = true;
-        for (auto* t : impl->timers)
-            t->cancel();
-        impl->stop_timer.cancel();
+    net::post(impl->strand, [impl] { impl->halt(); });
+}
+
+void Refreshers::hand_over(Refreshers& next) {
+    auto impl = impl_;
+    auto to = next.impl_;
+    net::post(impl->strand, [impl, to] {
+        auto pending = impl->pending_hooks();
+        impl->halt();
+        net::post(to->strand, [to, pending = std::move(pending)] { to->resume_hooks(pending); });
     });
 }
 

@@ -73,4 +73,32 @@ BOOST_AUTO_TEST_CASE(a_refresh_covers_pending_reads_and_a_timed_one_is_not_a_hoo
     BOOST_TEST(!s.next());
 }
 
+BOOST_AUTO_TEST_CASE(a_reload_carries_what_is_pending_due_when_it_was) {
+    HookSchedule old(limits);
+    old.hooked("42", true, t0);
+    old.hooked("7", true, t0 + 100ms);
+    auto pending = old.pending();
+    HookSchedule::Pending reading{{"9"}, t0 - 1s, std::nullopt}; // a read under way
+    pending.add(reading);
+    BOOST_TEST((pending.patch_at == t0 - 1s)); // the earlier of the two
+
+    HookSchedule next(limits); // the new refreshers', whose group can patch
+    next.resume(old.pending(), true);
+    BOOST_TEST((*next.next() == t0 + 500ms)); // not a new delay from the reload on
+    BOOST_TEST(next.patches_due(t0 + 500ms));
+    BOOST_TEST((next.take_patches() == std::set<std::string>{"42", "7"}));
+
+    HookSchedule search(limits); // a group that cannot patch refreshes then instead
+    search.resume(old.pending(), false);
+    BOOST_TEST(search.refresh_due(t0 + 500ms));
+    BOOST_TEST(!search.refresh_due(t0 + 499ms));
+
+    HookSchedule refreshing(limits); // a refresh hooks asked for, under way at the reload: again at once
+    refreshing.resume({{}, std::nullopt, t0}, true);
+    BOOST_TEST(refreshing.refresh_due(t0));
+    HookSchedule idle(limits);
+    idle.resume(HookSchedule(limits).pending(), true);
+    BOOST_TEST(!idle.next());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
