@@ -4,6 +4,7 @@
 
 #include "net/credential_guard.hpp"
 #include "util/html_escape.hpp"
+#include "webpush/ece.hpp"
 
 #include <algorithm>
 
@@ -36,9 +37,22 @@ bool valid_topic(std::string_view topic) {
 Result<PushRequest> push_request(
     Recipient const& to, std::string_view topic, std::string_view sync_token, std::string authorization
 ) {
+    auto ece = Ece::make();
+    if (!ece)
+        return ece.error();
+    return push_request(*ece, to, topic, sync_token, std::move(authorization));
+}
+
+Result<PushRequest> push_request(
+    Ece& ece,
+    Recipient const& to,
+    std::string_view topic,
+    std::string_view sync_token,
+    std::string authorization
+) {
     if (!valid_topic(topic))
         return fail(errc::usage, "a push message's topic must be 1 to 32 base64url characters");
-    auto body = encrypt(push_message_xml(topic, sync_token), to.keys);
+    auto body = ece.encrypt(push_message_xml(topic, sync_token), to.keys);
     if (!body)
         return body.error();
     PushRequest req;

@@ -56,6 +56,16 @@ Result<PushRequest> push_request(
     Recipient const& to, std::string_view topic, std::string_view sync_token, std::string authorization
 );
 
+class Ece;
+/** @brief push_request() encrypting with `ece` (the sender's threads: each its own). */
+Result<PushRequest> push_request(
+    Ece& ece,
+    Recipient const& to,
+    std::string_view topic,
+    std::string_view sync_token,
+    std::string authorization
+);
+
 /**
  * @brief The VAPID `Authorization` values, one per push-service origin, each reused for half its life: a
  * burst of messages to one push service signs once, and no token is sent close to its `exp`. Not

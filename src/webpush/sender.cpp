@@ -13,6 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <algorithm>
 #include <exception>
 
 namespace icsbridge::webpush {
@@ -34,6 +35,9 @@ SenderOptions default_sender_options(std::string subject, bool allow_private) {
     o.http.request_timeout = 15s;
     o.http.max_body = std::size_t{64} * 1024; // an answer's body is not read for anything
     o.http.max_concurrency = 16;              // per origin: FCM takes thousands over a few connections
+    // Every core, but not more than a few: the sender's own thread sends, and a request or a refresh on a
+    // busy machine still gets its turn.
+    o.encryption_threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
     return o;
 }
 
@@ -52,7 +56,16 @@ Sender::Sender(
     , vapid_(std::move(key), opts_.subject)
     , client_(opts_.http, std::move(is_public), opts_.allow_private, log_)
     , schedule_(opts_.policy.min_interval)
-    , pace_(opts_.policy.origin_rate, opts_.policy.origin_burst) {
+    , pace_(opts_.policy.origin_rate, opts_.policy.origin_burst)
+    , encryption_(std::max(opts_.encryption_threads, 1U)) {
+    for (unsigned i = 0; i < std::max(opts_.encryption_threads, 1U); ++i) {
+        auto ece = Ece::make();
+        if (!ece) {
+            log_.error("webpush: " + ece.error().message + "; no push message can be encrypted");
+            break;
+        }
+        spare_.push_back(std::move(*ece));
+    }
     keep_.emplace(ioc_.get_executor());
     net::co_spawn(ioc_, dispatch(), [log = log_](std::exception_ptr const& e) {
         if (!e)
@@ -70,13 +83,15 @@ Sender::~Sender() {
     try {
         stop();
         thread_.join();
-    } catch (...) { // at exit, with nothing left to tell: no thread may outlive a join that threw
+        encryption_.join(); // its queue is empty by now: each send waited for its encryption
+    } catch (...) {         // at exit, with nothing left to tell: no thread may outlive a join that threw
         if (thread_.joinable())
             thread_.detach();
     }
 }
 
 void Sender::stop() {
+    encryption_off_ = true;
     net::post(ioc_, [this] {
         if (stopping_)
             return;
@@ -177,8 +192,11 @@ net::awaitable<Verdict> Sender::deliver(Target const& target, Due const& due) {
     }
     auto const now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     auto auth = vapid_.authorization(target.to.push_resource, now);
-    auto request = auth ? push_request(target.to, target.topic, due.token, std::move(*auth))
-                        : Result<PushRequest>(auth.error());
+    auto request = Result<PushRequest>(Error{});
+    if (auth)
+        request = co_await encrypted(target, due.token, std::move(*auth));
+    else
+        request = auth.error();
     Result<Answer> answer = Error{};
     if (request) {
         auto posting = client_.post(*request);
@@ -196,6 +214,26 @@ net::awaitable<Verdict> Sender::deliver(Target const& target, Due const& due) {
     count(due, verdict);
     log_outcome(due, origin_text, answer, verdict);
     co_return verdict;
+}
+
+net::awaitable<Result<PushRequest>>
+Sender::encrypted(Target const& target, std::string const& token, std::string authorization) {
+    auto job = [this, &target, &token, auth = std::move(authorization)](
+               ) mutable -> net::awaitable<Result<PushRequest>> {
+        if (encryption_off_)
+            co_return fail(errc::shutdown, "webpush: the sender is stopping");
+        std::unique_lock lock(spare_mutex_);
+        if (spare_.empty())
+            co_return fail(errc::io_error, "webpush: OpenSSL could not set up the encryption");
+        auto ece = std::move(spare_.back());
+        spare_.pop_back();
+        lock.unlock();
+        auto request = push_request(ece, target.to, target.topic, token, std::move(auth));
+        lock.lock();
+        spare_.push_back(std::move(ece));
+        co_return request;
+    };
+    co_return co_await net::co_spawn(encryption_, std::move(job), net::use_awaitable);
 }
 
 void Sender::count(Due const& due, Verdict const& v) {

@@ -1,11 +1,13 @@
 // File: sender.hpp
 // WebDAV-Push delivery in `serve`: told of each change of a feed's collection, it sends a message to each of
 // the feed's registrations, on a thread of its own (encrypting thousands of messages must hold up no refresh
-// and no request), paced by the schedule (one message per registration per second, retries after their
+// and no request) with a few more that only encrypt (a fan-out to thousands is bound by the encryption's
+// CPU: every core helps), paced by the schedule (one message per registration per second, retries after their
 // wait) and by the pace per push-service origin; 404/410 end a registration.
 #pragma once
 
 #include "webpush/delivery.hpp"
+#include "webpush/ece.hpp"
 #include "webpush/message.hpp"
 #include "webpush/push_client.hpp"
 #include <icsbridge/log.hpp>
@@ -18,11 +20,14 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -49,6 +54,7 @@ struct SenderOptions {
     bool allow_private = false;
     DeliveryPolicy policy;
     ClientOptions http; ///< timeouts, connections per origin (max_concurrency), the answer's size limit
+    unsigned encryption_threads = 1; ///< threads that only encrypt (the sender's own does the rest)
 };
 
 /** @brief The options `serve` uses: short deadlines (a push service answers at once or is down). */
@@ -91,6 +97,9 @@ class Sender {
     void start(Due due);
     boost::asio::awaitable<void> send(Due due);
     boost::asio::awaitable<Verdict> deliver(Target const& target, Due const& due);
+    /** @brief push_request() on an encryption thread; the caller resumes on the sender's. */
+    boost::asio::awaitable<Result<PushRequest>>
+    encrypted(Target const& target, std::string const& token, std::string authorization);
     void count(Due const& due, Verdict const& v);
     void log_outcome(
         Due const& due, std::string const& origin, Result<Answer> const& answer, Verdict const& v
@@ -112,8 +121,14 @@ class Sender {
     std::map<std::uint64_t, std::unique_ptr<boost::asio::cancellation_signal>> flights_;
     std::uint64_t next_flight_ = 0;
     std::minstd_rand rng_{std::random_device{}()};
-    bool stopping_ = false; ///< the sender's thread's
-    std::thread thread_;    ///< last: starts once the rest exists
+    bool stopping_ = false;                   ///< the sender's thread's
+    std::atomic<bool> encryption_off_{false}; ///< set by stop(): queued encryptions end at once
+    std::mutex spare_mutex_;
+    /// The encryption threads' Ece (fetched algorithms): each job takes one and puts it back. The pool never
+    /// runs more jobs than it has threads, and there is one Ece per thread, so one is always spare.
+    std::vector<Ece> spare_;
+    boost::asio::thread_pool encryption_; ///< joined before the sender's thread ends (see ~Sender)
+    std::thread thread_;                  ///< last: starts once the rest exists
 };
 
 } // namespace icsbridge::webpush

@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace webpush_delivery_test {
@@ -120,6 +121,30 @@ BOOST_AUTO_TEST_CASE(the_request_decrypts_to_the_message_and_carries_rfc_8030_he
     BOOST_TEST(header(*req, "Topic") == "dG9waWMtb2YtZmVlZA");
     BOOST_TEST(header(*req, "Authorization") == "vapid t=x.y.z, k=K");
     BOOST_TEST(decrypt(s, req->body) == push_message_xml("dG9waWMtb2YtZmVlZA", "urn:token:9"));
+}
+
+BOOST_AUTO_TEST_CASE(one_ece_encrypts_many_messages_each_with_a_fresh_key_and_salt) {
+    // What each of the sender's encryption threads does: its fetched algorithms reused, never its key.
+    auto ece = Ece::make();
+    BOOST_TEST_REQUIRE(ece.has_value());
+    auto const s = subscriber();
+    Recipient const to{"r1", "https://push.example.net/wpush/abc", s.keys};
+    std::set<std::string> salts, senders;
+    for (int i = 0; i < 3; ++i) {
+        auto const token = "urn:token:" + std::to_string(i);
+        auto req = push_request(*ece, to, "dG9waWMtb2YtZmVlZA", token, "vapid t=x.y.z, k=K");
+        BOOST_TEST_REQUIRE(req.has_value(), (req ? "" : req.error().message));
+        BOOST_TEST(decrypt(s, req->body) == push_message_xml("dG9waWMtb2YtZmVlZA", token));
+        salts.insert(req->body.substr(0, 16));
+        senders.insert(req->body.substr(21, 65));
+    }
+    BOOST_TEST(salts.size() == 3u);
+    BOOST_TEST(senders.size() == 3u);
+    Recipient bad = to;
+    bad.keys.p256dh[40] = static_cast<char>(bad.keys.p256dh[40] ^ 1);
+    auto refused = push_request(*ece, bad, "abc", "t", "vapid");
+    BOOST_TEST_REQUIRE(!refused.has_value());
+    BOOST_TEST(refused.error().code == errc::usage);
 }
 
 BOOST_AUTO_TEST_CASE(a_topic_a_push_service_would_refuse_is_an_error) {
