@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,32 +33,65 @@ using sys_seconds = std::chrono::sys_seconds;
 /**
  * @brief Bytes in a sealed in-memory file (memfd), for sendfile(): the kernel then hands the pages to the
  * socket instead of copying them from our heap on every request. Sealed, so nothing can change them while
- * they are in flight.
+ * they are in flight; mapped read-only, so the same pages are what the process reads.
  */
 class SealedFile {
   public:
-    /** @brief A copy of `bytes` in a new sealed memfd; null if the system cannot make one. */
+    /** @brief A copy of `bytes` in a new sealed memfd; null if none can be made or descriptors run short. */
     static std::shared_ptr<SealedFile const> make(std::string_view bytes);
-    explicit SealedFile(int fd) noexcept
-        : fd_(fd) {}
+    SealedFile(int fd, void const* map, std::size_t size) noexcept
+        : fd_(fd)
+        , map_(map)
+        , size_(size) {}
     ~SealedFile();
     SealedFile(SealedFile const&) = delete;
     SealedFile& operator=(SealedFile const&) = delete;
     int fd() const noexcept { return fd_; }
+    /** @brief The file's bytes, as mapped. */
+    std::string_view bytes() const noexcept { return {static_cast<char const*>(map_), size_}; }
 
   private:
     int fd_;
+    void const* map_;
+    std::size_t size_;
 };
 
-/// A gzip body this large or larger is also kept in a SealedFile; smaller ones go out with the header in
-/// one write.
+/// A body this large or larger is kept in a SealedFile (sent with sendfile()); smaller ones stay on the heap
+/// and go out with the header in one write.
 inline constexpr std::size_t sendfile_min_bytes = std::size_t{32} * 1024;
+
+/**
+ * @brief A snapshot's calendar, held once: a large one in a SealedFile (its mapping is what readers see, its
+ * file what the server sends with sendfile()), a small one, or one the system gives no memfd for, on the
+ * heap. Reads as a std::string_view.
+ */
+class SnapshotBody {
+  public:
+    SnapshotBody() = default;
+    /** @brief Takes `bytes`: moved into a sealed memfd when large enough (implicit: a body is its bytes). */
+    SnapshotBody(std::string bytes);
+    operator std::string_view() const noexcept { return view(); }
+    std::string_view view() const noexcept { return file_ ? file_->bytes() : std::string_view(heap_); }
+    char const* data() const noexcept { return view().data(); }
+    std::size_t size() const noexcept { return view().size(); }
+    bool empty() const noexcept { return view().empty(); }
+    /** @brief The memfd holding the bytes, or null (they are on the heap). */
+    SealedFile const* file() const noexcept { return file_.get(); }
+    friend bool operator==(SnapshotBody const& a, std::string_view b) noexcept { return a.view() == b; }
+
+  private:
+    std::string heap_;
+    std::shared_ptr<SealedFile const> file_;
+};
+
+/** @brief Writes the body's bytes (what a test shows when a comparison fails). */
+std::ostream& operator<<(std::ostream& out, SnapshotBody const& body);
 
 /** @brief One published version of a feed. Never modified after creation: share it as shared_ptr<Snapshot
  * const>. */
 
 struct Snapshot {
-    std::string body;               ///< the calendar
+    SnapshotBody body;              ///< the calendar
     std::string gzip_body;          ///< gzip of body, computed once; empty when disabled
     std::string etag;               ///< strong, quoted: "\"<hex of SHA-256(body)>\""
     sys_seconds last_modified{};    ///< when the content last changed (not when it was fetched)
@@ -69,7 +103,7 @@ struct Snapshot {
     /// by an icsbridge before 0.4), accepted.
     std::string definition;
     /// gzip_body again, when it is large enough to be worth sending with sendfile() (the gzip form is a
-    /// few percent of the calendar, so holding it twice costs little; the identity body is not copied)
+    /// few percent of the calendar, so holding it twice costs little; the identity body is held once)
     std::shared_ptr<SealedFile const> gzip_file;
 };
 

@@ -186,7 +186,7 @@ push_target(Config const& cfg, TargetConfig const& t, FeedResults const& feeds, 
                 );
                 co_return false;
             }
-            calendars.push_back(push::FeedCalendar{feed.name, *got, to.view});
+            calendars.push_back(push::FeedCalendar{feed.name, *got, **got, to.view});
         }
     auto const ex = co_await net::this_coro::executor;
     auto api = push::calendar_api(

@@ -142,7 +142,7 @@ std::vector<PgParam> PgSnapshots::row_params(
 ) const {
     return {
         PgParam::text(feed),
-        PgParam::bytes(snap.body),
+        PgParam::bytes(std::string(snap.body)),
         PgParam::text(snap.etag),
         PgParam::integer(snap.last_modified.time_since_epoch().count()),
         PgParam::integer(fetched_at.time_since_epoch().count()),

@@ -95,7 +95,8 @@ void MergedFeeds::rebuild(FeedConfig const& merged) {
     auto current = table_.get(merged.name);
     if (current && built_from_[merged.name] == now.etags) {
         // Same parts, same bytes: published again, only the merge's last success moves on.
-        publisher_.publish(merged.name, current->body, current->items, Origin::merged, *now.as_of);
+        publisher_
+            .publish(merged.name, std::string(current->body), current->items, Origin::merged, *now.as_of);
         return;
     }
     auto cal = render_merged(merged, now.parts);

@@ -49,10 +49,11 @@ std::string key_of(std::vector<FeedCalendar> const& feeds, bool todos, CalendarA
 }
 
 bool same_snapshots(
-    std::vector<std::shared_ptr<std::string const>> const& held, std::vector<FeedCalendar> const& feeds
+    std::vector<std::pair<std::shared_ptr<void const>, char const*>> const& held,
+    std::vector<FeedCalendar> const& feeds
 ) {
     return std::equal(held.begin(), held.end(), feeds.begin(), feeds.end(), [](auto const& h, auto const& f) {
-        return h == f.body;
+        return h.second == f.body.data();
     });
 }
 
@@ -73,7 +74,7 @@ Result<std::shared_ptr<ShapedItems const>> SharedItems::get(
     Entry e{{}, {}, today, std::make_shared<ShapedItems const>(std::move(*shaped))};
     for (auto const& f : feeds) {
         e.feeds.push_back(f.feed);
-        e.bodies.push_back(f.body);
+        e.bodies.emplace_back(f.owner, f.body.data());
     }
     auto items = e.items;
     entries_.insert_or_assign(key, std::move(e));

@@ -68,8 +68,9 @@ class SharedItems {
   private:
     struct Entry {
         std::vector<std::string> feeds;
-        /// The snapshot bodies it was made from: held, so that no later snapshot can have their address
-        std::vector<std::shared_ptr<std::string const>> bodies;
+        /// The snapshot bodies it was made from, with their owners: held, so that no later snapshot can have
+        /// their address
+        std::vector<std::pair<std::shared_ptr<void const>, char const*>> bodies;
         std::chrono::sys_days today{};
         std::shared_ptr<ShapedItems const> items;
     };

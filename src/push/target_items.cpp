@@ -17,17 +17,17 @@ namespace {
 /** The calendar pushed for one feed: the whole snapshot, or its view. */
 Result<std::string> pushed_calendar(FeedCalendar const& f, std::chrono::sys_days today) {
     if (f.view.empty())
-        return *f.body;
+        return std::string(f.body);
     auto query = boost::urls::parse_query(f.view);
     if (!query)
         return fail(errc::config_invalid, "feed " + f.feed + ": push view \"" + f.view + "\" is no query");
     auto params = views::parse_view_params(*query, today);
     if (!params)
         return fail(errc::config_invalid, "feed " + f.feed + ": push view: " + params.error().message);
-    auto index = views::index_calendar(*f.body);
+    auto index = views::index_calendar(f.body);
     if (!index)
         return fail(errc::snapshot_corrupt, "feed " + f.feed + ": its calendar cannot be read for a view");
-    return views::build_view(*f.body, *index, *params).body;
+    return views::build_view(f.body, *index, *params).body;
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace icsbridge::push {
@@ -17,8 +18,9 @@ namespace icsbridge::push {
 /** @brief One feed's calendar as pushed into a target. */
 struct FeedCalendar {
     std::string feed;
-    std::shared_ptr<std::string const> body; ///< the feed's snapshot body
-    std::string view;                        ///< the push entry's view query; empty: the whole feed
+    std::shared_ptr<void const> owner; ///< what holds `body` (the feed's snapshot)
+    std::string_view body;             ///< the feed's snapshot body
+    std::string view;                  ///< the push entry's view query; empty: the whole feed
 };
 
 struct TargetItems {

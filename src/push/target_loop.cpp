@@ -118,9 +118,7 @@ net::awaitable<std::optional<errc>> TargetLoop::once() {
             note_waiting(m.feed);
             co_return std::nullopt;
         }
-        calendars.push_back(
-            FeedCalendar{m.feed, std::shared_ptr<std::string const>(snap, &snap->body), m.view}
-        );
+        calendars.push_back(FeedCalendar{m.feed, snap, snap->body, m.view});
     }
     RunOptions options;
     options.writer = target_.name;

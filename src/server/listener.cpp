@@ -5,6 +5,7 @@
 #include "server/server_state.hpp"
 #include "util/run_on.hpp"
 #include "util/use_tuple.hpp"
+#include "views/view_cache.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -54,6 +55,19 @@ net::any_io_executor next_session_executor(ServerState& impl) {
     if (impl.workers.empty())
         return net::make_strand(impl.ex);
     return impl.workers[impl.next_worker++ % impl.workers.size()];
+}
+
+/**
+ * @brief The descriptors kept free of connections (README "Open files"): 64 for snapshot writes and the
+ * accept loop's 503, each source's max_concurrency for upstream requests, and the sealed files (memfd) of
+ * large snapshot bodies, at most two per snapshot (identity and gzip): a feed's current snapshot and the one
+ * before it (the CalDAV history keeps it, a response may still be sending it), and each cached view.
+ */
+std::size_t descriptor_reserve(Config const& cfg, std::size_t cached_views) {
+    std::size_t reserve = 64;
+    for (auto const& [name, src] : cfg.sources)
+        reserve += static_cast<std::size_t>(src.max_concurrency);
+    return reserve + 2 * (2 * cfg.feeds.size() + cached_views);
 }
 
 /**
@@ -240,14 +254,13 @@ Server::~Server() = default;
 
 Result<std::uint16_t> Server::listen() {
     auto const& sc = impl_->cfg->server;
-    // Connections must never use up the descriptors that snapshot writes, upstream requests and the 503
-    // path need: keep a reserve below the open-file limit (serve raises it to the hard limit first).
+    // Connections must never use up the descriptors that snapshot writes, upstream requests, the snapshots'
+    // sealed files and the 503 path need: keep a reserve below the open-file limit (serve raises it to the
+    // hard limit first).
     impl_->max_connections = sc.max_connections;
     rlimit lim{};
     if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
-        std::size_t reserve = 64;
-        for (auto const& [name, src] : impl_->cfg->sources)
-            reserve += static_cast<std::size_t>(src.max_concurrency);
+        auto const reserve = descriptor_reserve(*impl_->cfg, impl_->views.limits().max_entries);
         auto const fit = lim.rlim_cur > reserve * 2 ? static_cast<std::size_t>(lim.rlim_cur) - reserve
                                                     : static_cast<std::size_t>(lim.rlim_cur) / 2;
         if (fit < impl_->max_connections) {

@@ -1,6 +1,6 @@
 // File: session_io.cpp
 // Moving a session's bytes: the watchdog, reading a request header, writing a response with a deadline
-// that follows progress, sendfile() for large gzip bodies, and the lingering close. Responses are serialized
+// that follows progress, sendfile() for large bodies, and the lingering close. Responses are serialized
 // here into one reused buffer and sent with the body (a view into the immutable snapshot) as one
 // gather-write: Beast's fields and serializer cost more than the rest together.
 #include "server/session_io.hpp"
@@ -196,9 +196,12 @@ send(SessionState& st, unsigned version, ServerResponse const& res, std::string_
     if (res.head || res.status == 304)
         body = {};
     st.expires_after(st.write_stall);
-    // A large gzip body, the form most subscribers fetch, goes out with sendfile(): copying it from the heap
-    // was the largest single cost of such a request. The head is held back (MSG_MORE) to share a segment.
-    if (!body.empty() && res.gzip && res.snapshot->gzip_file) {
+    // A large body goes out with sendfile() from the snapshot's sealed memfd: copying it into the socket was
+    // the largest single cost of such a request. The head is held back (MSG_MORE) to share a segment.
+    SealedFile const* file = nullptr;
+    if (!body.empty() && res.snapshot)
+        file = res.gzip ? res.snapshot->gzip_file.get() : res.snapshot->body.file();
+    if (file != nullptr) {
         beast::error_code ec;
         auto sent = st.socket.send(net::buffer(st.head), MSG_MORE, ec); // non-blocking
         if (ec && ec != net::error::would_block)
@@ -208,7 +211,7 @@ send(SessionState& st, unsigned version, ServerResponse const& res, std::string_
             if (wec)
                 co_return wec;
         }
-        co_return co_await send_file(st, res.snapshot->gzip_file->fd(), body.size());
+        co_return co_await send_file(st, file->fd(), body.size());
     }
     if (res.stream && !res.head && res.status != 304)
         co_return co_await send_stream(st, *res.stream, version >= 11);

@@ -1,27 +1,100 @@
 // File: sealed_file.cpp
-// SealedFile: snapshot bytes in a sealed memfd, so the server can sendfile() them.
+// SealedFile: snapshot bytes in a sealed, read-only mapped memfd, so the server can sendfile() them; and
+// SnapshotBody, which keeps a large calendar there instead of on the heap.
 #include <icsbridge/files.hpp>
 #include <icsbridge/store.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <ostream>
 
 namespace icsbridge {
 
+namespace {
+
+/// A sealed file never takes one of the last descriptors below the open-file limit: those are for snapshot
+/// writes, upstream requests and the accept loop's 503 (server/listener.cpp keeps them free of connections
+/// too). The body then stays on the heap, which serves the same bytes with a copy per request.
+constexpr rlim_t spare_descriptors = 64;
+
+/** @brief Whether descriptor `fd`, the lowest free one when it was made, leaves the spare ones free. */
+bool leaves_spare(int fd) {
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return true;
+    return static_cast<rlim_t>(fd) + spare_descriptors < lim.rlim_cur;
+}
+
+/** @brief Closes the descriptor unless it was handed on. */
+struct FdOwner {
+    int fd;
+    explicit FdOwner(int f) noexcept
+        : fd(f) {}
+    FdOwner(FdOwner const&) = delete;
+    FdOwner& operator=(FdOwner const&) = delete;
+    ~FdOwner() {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+/** @brief Unmaps the mapping unless it was handed on. */
+struct MapOwner {
+    void* map;
+    std::size_t size;
+    MapOwner(void* m, std::size_t n) noexcept
+        : map(m)
+        , size(n) {}
+    MapOwner(MapOwner const&) = delete;
+    MapOwner& operator=(MapOwner const&) = delete;
+    ~MapOwner() {
+        if (map != nullptr)
+            ::munmap(map, size);
+    }
+};
+
+} // namespace
+
 std::shared_ptr<SealedFile const> SealedFile::make(std::string_view bytes) {
-    int fd = ::memfd_create("icsbridge-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0)
-        return nullptr; // the server then writes from the heap copy, as for small bodies
-    auto file = std::make_shared<SealedFile const>(fd);
-    if (!write_all(fd, bytes) ||
-        ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    // Any failure (no memfd support, EMFILE, no memory) leaves the caller's bytes on the heap, served as
+    // small bodies are: never an empty feed.
+    FdOwner fd{::memfd_create("icsbridge-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING)};
+    if (fd.fd < 0 || !leaves_spare(fd.fd) || !write_all(fd.fd, bytes) ||
+        ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         return nullptr;
+    MapOwner map{nullptr, bytes.size()};
+    if (!bytes.empty()) {
+        // Sealed against writes, so only a read-only shared mapping is allowed: the pages the socket sends.
+        map.map = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_SHARED, fd.fd, 0);
+        if (map.map == MAP_FAILED) {
+            map.map = nullptr;
+            return nullptr;
+        }
+    }
+    auto file = std::make_shared<SealedFile const>(fd.fd, map.map, bytes.size());
+    fd.fd = -1; // the SealedFile owns them now
+    map.map = nullptr;
     return file;
 }
 
 SealedFile::~SealedFile() {
+    if (map_ != nullptr)
+        ::munmap(const_cast<void*>(map_), size_);
     ::close(fd_);
+}
+
+SnapshotBody::SnapshotBody(std::string bytes) {
+    if (bytes.size() >= sendfile_min_bytes)
+        file_ = SealedFile::make(bytes);
+    if (!file_)
+        heap_ = std::move(bytes); // small, or no memfd: the heap holds it (and the server gather-writes it)
+}
+
+std::ostream& operator<<(std::ostream& out, SnapshotBody const& body) {
+    return out << body.view();
 }
 
 } // namespace icsbridge

@@ -50,6 +50,7 @@ class ViewCache {
         bool gzip);
 
     ViewCacheStats stats() const;
+    ViewCacheLimits const& limits() const noexcept { return limits_; }
 
     /**
      * @brief Forgets the feed's index and views (its snapshot was replaced): their memory goes now rather

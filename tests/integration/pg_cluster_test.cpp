@@ -39,9 +39,11 @@ std::string calendar(std::string const& label) {
 }
 
 /** The label calendar() put in `body`. */
-std::string label_of(std::string const& body) {
+std::string label_of(std::string_view body) {
     auto const from = body.find("X-TEST:");
-    return from == std::string::npos ? body : body.substr(from + 7, body.find('\r', from) - from - 7);
+    return std::string(
+        from == std::string::npos ? body : body.substr(from + 7, body.find('\r', from) - from - 7)
+    );
 }
 
 std::shared_ptr<Snapshot const> snapshot(std::string const& label, long long fetched) {

@@ -330,7 +330,7 @@ BOOST_AUTO_TEST_CASE(real_pipeline_keeps_the_last_good_feed_through_upstream_fau
             }
             auto good = store.get("mine");
             BOOST_TEST(good->items > 0u);
-            BOOST_TEST(good->body.find("BEGIN:VEVENT") != std::string::npos);
+            BOOST_TEST(good->body.view().find("BEGIN:VEVENT") != std::string::npos);
             pub.flush();
             auto file = read_file(dir.file("mine.snapshot")).value();
             for (auto kind : {test::Fault::malformed_json, test::Fault::status500}) {

@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(feed_names_are_limited_so_their_snapshot_can_be_written) {
     // The longest allowed name's snapshot really is writable.
     test::TempDir dir;
     Snapshot snap;
-    snap.body = "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n";
+    snap.body = std::string("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n");
     auto saved = save_snapshot(dir.path(), longest, snap, std::nullopt);
     BOOST_TEST(saved.has_value(), (saved ? "" : saved.error().message));
 

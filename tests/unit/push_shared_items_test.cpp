@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(writers_of_one_snapshot_share_one_copy_until_it_is_replaced
     Google a("connection-a"), b("connection-b");
     SharedItems cache;
     auto const first = calendar("Jazz");
-    std::vector<FeedCalendar> const feeds{{"pub", first, ""}};
+    std::vector<FeedCalendar> const feeds{{"pub", first, *first, ""}};
     // Run the test
     auto one = cache.get(feeds, true, today, *a.api);
     auto two = cache.get(feeds, true, today, *b.api);
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(writers_of_one_snapshot_share_one_copy_until_it_is_replaced
     BOOST_TEST((*one)->resources[0].body.find("connection-a") == std::string::npos);
     BOOST_TEST(cache.size() == 1u);
     // A view or another kind of calendar is another copy; the next day too (a view's days=N moves).
-    auto viewed = cache.get({{"pub", first, "days=30"}}, true, today, *a.api);
+    auto viewed = cache.get({{"pub", first, *first, "days=30"}}, true, today, *a.api);
     BOOST_REQUIRE(viewed);
     BOOST_TEST(viewed->get() != one->get());
     BOOST_TEST(cache.size() == 2u);
@@ -92,7 +92,8 @@ BOOST_AUTO_TEST_CASE(writers_of_one_snapshot_share_one_copy_until_it_is_replaced
     BOOST_REQUIRE(tomorrow);
     BOOST_TEST(tomorrow->get() != one->get());
     // A new snapshot replaces the copy; a reconcile holding the old one keeps it whole.
-    std::vector<FeedCalendar> const next{{"pub", calendar("Jazz, moved"), ""}};
+    auto const moved = calendar("Jazz, moved");
+    std::vector<FeedCalendar> const next{{"pub", moved, *moved, ""}};
     auto three = cache.get(next, true, today + std::chrono::days(1), *a.api);
     BOOST_REQUIRE(three);
     BOOST_TEST(three->get() != tomorrow->get());
@@ -108,7 +109,8 @@ BOOST_AUTO_TEST_CASE(writers_of_one_snapshot_share_one_copy_until_it_is_replaced
 BOOST_AUTO_TEST_CASE(each_writer_has_its_names_and_the_hash_of_the_bytes_it_writes) {
     // Setup
     Google a("connection-a"), b("connection-b");
-    std::vector<FeedCalendar> const feeds{{"pub", calendar("Jazz"), ""}};
+    auto const jazz = calendar("Jazz");
+    std::vector<FeedCalendar> const feeds{{"pub", jazz, *jazz, ""}};
     auto shared = shared_items(nullptr, feeds, true, today, *a.api);
     BOOST_REQUIRE(shared);
     // Run the test

@@ -9,9 +9,13 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <string_view>
+#include <vector>
 
 using namespace icsbridge;
 using namespace std::chrono;
@@ -184,8 +188,6 @@ BOOST_AUTO_TEST_CASE(gzip_off_computes_no_gzip_body) {
     BOOST_TEST(store.get("pub")->gzip_body.empty());
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 BOOST_AUTO_TEST_CASE(large_gzip_bodies_are_also_kept_in_a_sealed_file) {
     auto t0 = std::chrono::sys_seconds{std::chrono::hours{500000}};
     auto small = make_snapshot(test::calendar_body(3), 3, t0, t0);
@@ -204,3 +206,48 @@ BOOST_AUTO_TEST_CASE(large_gzip_bodies_are_also_kept_in_a_sealed_file) {
     BOOST_TEST(::pwrite(fd, "x", 1, 0) == -1);
     BOOST_TEST(::ftruncate(fd, 1) == -1);
 }
+
+BOOST_AUTO_TEST_CASE(a_large_body_lives_in_its_sealed_file_and_on_the_heap_when_none_can_be_had) {
+    // Setup
+    auto t0 = std::chrono::sys_seconds{std::chrono::hours{500000}};
+    auto const text = test::calendar_body(2000);
+    BOOST_TEST_REQUIRE(text.size() >= sendfile_min_bytes);
+    // Run the test: a large body is the sealed file's mapping, a small one stays on the heap.
+    auto large = make_snapshot(text, 2000, t0, t0);
+    BOOST_TEST_REQUIRE(large->body.file() != nullptr);
+    BOOST_TEST(large->body.data() == large->body.file()->bytes().data()); // held once: no heap copy
+    BOOST_TEST(large->body == text);
+    std::string copy(text.size() + 1, '\0');
+    BOOST_TEST(
+        ::pread(large->body.file()->fd(), copy.data(), copy.size(), 0) == static_cast<ssize_t>(text.size())
+    );
+    BOOST_TEST((std::string_view(copy).substr(0, text.size()) == text));
+    BOOST_TEST(::pwrite(large->body.file()->fd(), "x", 1, 0) == -1); // sealed
+    BOOST_TEST(make_snapshot(test::calendar_body(3), 3, t0, t0)->body.file() == nullptr);
+    // Descriptors short: with the spare ones (64) not free, or none at all (EMFILE), the bytes stay on the
+    // heap, whole. The limit is the process's: restored before any check can end the test.
+    rlimit const saved = [] {
+        rlimit r{};
+        ::getrlimit(RLIMIT_NOFILE, &r);
+        return r;
+    }();
+    int const next_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC); // the lowest free descriptor
+    BOOST_TEST_REQUIRE(next_fd >= 0);
+    ::close(next_fd);
+    std::vector<std::shared_ptr<Snapshot const>> heap;
+    for (rlim_t limit : {static_cast<rlim_t>(next_fd) + 64, static_cast<rlim_t>(next_fd)}) {
+        rlimit lowered = saved;
+        lowered.rlim_cur = limit;
+        ::setrlimit(RLIMIT_NOFILE, &lowered);
+        heap.push_back(make_snapshot(text, 2000, t0, t0));
+        ::setrlimit(RLIMIT_NOFILE, &saved);
+    }
+    for (auto const& snap : heap) {
+        BOOST_TEST(snap->body.file() == nullptr);
+        BOOST_TEST(snap->gzip_file == nullptr);
+        BOOST_TEST(snap->body == text);
+        BOOST_TEST(test::gunzipped(snap->gzip_body) == text);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
