@@ -9,11 +9,16 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace icsbridge::push {
 
@@ -37,6 +42,17 @@ std::chrono::seconds period_of(Config const& cfg, std::vector<Mirrored> const& f
         if (auto const* f = cfg.find_feed(m.feed))
             p = std::min(p, std::chrono::duration_cast<std::chrono::seconds>(f->refresh));
     return std::max<std::chrono::seconds>(p, std::chrono::seconds(10));
+}
+
+/**
+ * A thousand connections' reconciles free most of what they allocate, but glibc keeps the freed pages (of
+ * every thread's arena) unless asked: measured in bench-connect.sh at 1,000 connections, 108 of 270 MiB of
+ * RSS were free pages, given back by one malloc_trim(0).
+ */
+void give_back_free_pages() {
+#if defined(__GLIBC__)
+    ::malloc_trim(0);
+#endif
 }
 
 } // namespace
@@ -146,9 +162,10 @@ void PushService::set_connections(std::vector<ConnectionTarget> connections, Bud
 void PushService::apply_connections(std::vector<ConnectionTarget> const& connections, Budget rate) {
     if (stopping_ || !connection_status_)
         return;
-    if (!shared_)
+    if (!shared_) {
         shared_ = std::make_shared<FairBudget>(ioc_.get_executor(), rate);
-    else
+        net::co_spawn(ioc_, give_back_memory(), net::detached);
+    } else
         shared_->set_rate(rate);
     std::vector<std::string> names;
     names.reserve(connections.size());
@@ -197,6 +214,21 @@ void PushService::apply_connections(std::vector<ConnectionTarget> const& connect
         );
         connection_loops_.emplace(c.target.name, loop);
         start(c.target.name, std::move(loop));
+    }
+}
+
+net::awaitable<void> PushService::give_back_memory() {
+    net::steady_timer tick(ioc_);
+    std::uint64_t seen = 0;
+    while (!stopping_) {
+        tick.expires_after(std::chrono::seconds(1));
+        co_await tick.async_wait(net::as_tuple(net::use_awaitable));
+        if (stopping_ || !shared_)
+            co_return;
+        if (shared_->granted() != seen) {
+            seen = shared_->granted();
+            give_back_free_pages();
+        }
     }
 }
 

@@ -78,6 +78,8 @@ class PushService {
     void apply(std::shared_ptr<Config const> const& cfg);
     void apply_connections(std::vector<ConnectionTarget> const& connections, Budget rate);
     void start(std::string const& name, std::shared_ptr<TargetLoop> loop);
+    /** @brief Every second that connections made requests, hands the heap's free pages back to the system. */
+    boost::asio::awaitable<void> give_back_memory();
 
     ServedFeeds const& store_;
     PushStatus& status_;
