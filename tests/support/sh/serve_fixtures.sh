@@ -31,11 +31,11 @@ offline_feed() {
     printf '[feeds.%s]\nsource = "eb"\nselect = "%s"\nrefresh = "1d"\n' "$1" "$2"
 }
 
-# wait_listening LOG PID: waits (up to 30 s) until `serve` (PID, logging to LOG) says where it listens;
-# prints http://127.0.0.1:PORT. Fails (status 1) if it exits or never says.
+# wait_listening LOG PID [SECONDS]: waits (up to SECONDS, 30 by default) until `serve` (PID, logging to LOG)
+# says where it listens; prints http://127.0.0.1:PORT. Fails (status 1) if it exits or never says.
 wait_listening() {
     local base
-    for _ in $(seq 1 300); do
+    for _ in $(seq 1 $((${3:-30} * 10))); do
         base=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$1" | head -1 | sed 's/listening on //')
         [ -n "$base" ] && { echo "$base"; return 0; }
         kill -0 "$2" 2>/dev/null || return 1
