@@ -133,8 +133,18 @@ void ClusterNode::load_notified() {
 }
 
 void ClusterNode::load_rows(std::set<std::string> const& feeds) {
+    // A merged feed is rebuilt from its parts here as on every replica, and its CalDAV history is this
+    // replica's own (converge() skips it too). A peer's rebuild, kept as its row, can come in after ours and
+    // hold the parts as they were before: taking it up served the older calendar again until the next
+    // rebuild, and two replicas resuming one row's history could each name a different calendar by the same
+    // sync token.
+    std::set<std::string, std::less<>> merged;
+    for (auto const& s : store_.status())
+        if (!s.merge.empty())
+            merged.insert(s.name);
     for (auto const& feed : feeds)
-        (void)adopt(feed);
+        if (!merged.contains(feed))
+            (void)adopt(feed);
 }
 
 } // namespace icsbridge::cluster
