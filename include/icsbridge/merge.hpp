@@ -10,6 +10,7 @@
 #include <icsbridge/store.hpp>
 
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,9 +53,16 @@ class MergedFeeds {
     Publisher& publisher_;
     Logger log_;
     std::map<std::string, std::vector<FeedConfig const*>, std::less<>> merges_of_; ///< part -> merges
-    std::map<std::string, std::string> built_from_; ///< merge -> the parts' ETags it was built from
-    std::map<std::string, std::string> waiting_;    ///< merge -> the parts it waits for (logged once)
-    Publisher::Subscription subscription_;          ///< last: unsubscribed before the rest goes
+    /// What a merge was last built as. Its own copy, not the table's: a publication is served only once
+    /// the Publisher's threads have prepared it, so until then the table still holds the calendar before.
+    struct Built {
+        std::string from; ///< the parts' ETags
+        std::shared_ptr<std::string const> body;
+        std::size_t items = 0;
+    };
+    std::map<std::string, Built> built_;         ///< merge -> what it was last built as
+    std::map<std::string, std::string> waiting_; ///< merge -> the parts it waits for (logged once)
+    Publisher::Subscription subscription_;       ///< last: unsubscribed before the rest goes
 };
 
 } // namespace icsbridge

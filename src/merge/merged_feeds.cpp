@@ -92,11 +92,12 @@ void MergedFeeds::rebuild(FeedConfig const& merged) {
         return;
     }
     waiting_.erase(merged.name);
-    auto current = table_.get(merged.name);
-    if (current && built_from_[merged.name] == now.etags) {
-        // Same parts, same bytes: published again, only the merge's last success moves on.
+    if (auto const b = built_.find(merged.name); b != built_.end() && b->second.from == now.etags) {
+        // Same parts, same bytes: published again, only the merge's last success moves on. Our own last
+        // build, not what the table serves: that may still be the calendar before it (being prepared), and
+        // publishing it again after would take the merge back to its parts as they were.
         publisher_
-            .publish(merged.name, std::string(current->body), current->items, Origin::merged, *now.as_of);
+            .publish(merged.name, std::string(*b->second.body), b->second.items, Origin::merged, *now.as_of);
         return;
     }
     auto cal = render_merged(merged, now.parts);
@@ -107,8 +108,9 @@ void MergedFeeds::rebuild(FeedConfig const& merged) {
         );
         return;
     }
-    built_from_[merged.name] = now.etags;
-    publisher_.publish(merged.name, std::move(cal->ics), cal->items, Origin::merged, *now.as_of);
+    auto body = std::make_shared<std::string const>(std::move(cal->ics));
+    built_[merged.name] = Built{now.etags, body, cal->items};
+    publisher_.publish(merged.name, std::string(*body), cal->items, Origin::merged, *now.as_of);
 }
 
 } // namespace icsbridge
