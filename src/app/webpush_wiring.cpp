@@ -59,8 +59,8 @@ std::shared_ptr<webpush::Sender> make_sender(
 }
 
 bool SendRule::sends(Publication const& p, Config const& cfg) {
-    // A peer's row of a merged feed (every replica keeps its rebuild) that comes before our own rebuild pays
-    // what we owe as well: it holds the change, and our rebuild will then be the same bytes.
+    // Our own changed rebuild pays what we owe. So would a peer's row of the merged feed, holding the change,
+    // were one taken up before our rebuild; since ClusterNode::load_rows takes none up, that never comes.
     if (cluster_ && (p.origin == Origin::merged || p.origin == Origin::adopted) && owed_.contains(p.feed))
         return p.changed && owed_.erase(p.feed) > 0;
     if (p.origin == Origin::merged)
