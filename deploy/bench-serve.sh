@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # File: bench-serve.sh
-# Benchmark (not a test): icsbridge serve vs nginx serving the same bytes as a static file, for a
-# 10,000-event and a 100-event feed, plain and gzip, with `wrk -t2 -c64 -d10s --latency` on loopback.
+# Benchmark (not a test): icsbridge serve vs nginx serving the same bytes as a static file, for three feeds,
+# plain, gzip and 304, with `wrk -t2 -c64 -d10s --latency` on loopback. The feeds: big (10,000 events, short
+# descriptions, 9.8 MB), small (100 events with the ~2 KB HTML descriptions real organizers write, so each has
+# a DESCRIPTION and an X-ALT-DESC: 425 KB, the issue's "100-event feed (419 KB)"; BENCH_DESCRIPTION_BYTES sets
+# their size) and short (the same 100 events with short descriptions, 99 KB: what "small" was until 2026-11-28).
 # Prints requests/s and p99 side by side (median of BENCH_RUNS=3 runs each, icsbridge and nginx alternating)
 # and the median of the per-pair ratios ("ratio": each icsbridge run over the nginx run right after it, so a
 # load spike from elsewhere hits both sides of a pair). Target: ratio >= 0.97 (the issue's pass mark; the
 # spread here is about +-6%), p99 <= 2x nginx's. BENCH_DURATION (10s) per run; BENCH_PERF=FILE records icsbridge with perf.
-# BENCH_FEEDS="big small" and BENCH_ENCODINGS="plain gzip 304" pick the cases (304: If-None-Match with the
-# server's own ETag); BENCH_BIN=PATH serves with another
-# icsbridge binary (an A/B comparison against an older build).
+# BENCH_FEEDS="big small" (the default; add short) and BENCH_ENCODINGS="plain gzip 304" pick the cases
+# (304: If-None-Match with the server's own ETag); BENCH_BIN=PATH serves with another icsbridge binary.
+# BENCH_BIN_B=PATH also serves the same snapshots with a second binary (an older build) and runs it third in
+# each round (icsbridge, nginx, B): a line per case gives B's figures and the per-round ratios A/B.
 # Then subscriber views: req/s of each cached view big.ics?V for V in BENCH_VIEWS (default "alarm=none&days=30"
 # and "alarm=none", the latter as large as the feed, so the serving path is compared at equal size) against
 # the plain big.ics on icsbridge itself (target >= 0.9x), and first-build costs (icsbridge-bench-view).
@@ -37,9 +41,10 @@ trap cleanup EXIT
 
 # 1. The two calendars: rendered by the real pipeline (export against the fake upstream) when it works,
 #    else synthesized with the same shape (the bytes served are what is measured, not how they were made).
-render() { # render NAME EVENTS
+render() { # render NAME EVENTS [DESCRIPTION_BYTES]
     mkfifo "$work/ready-$1"
-    "$build/icsbridge-fake-upstream" --port 0 --generate-events "$2" --page-size 200 >"$work/ready-$1" 2>/dev/null &
+    "$build/icsbridge-fake-upstream" --port 0 --generate-events "$2" --page-size 200 --description-bytes "${3:-0}" \
+        >"$work/ready-$1" 2>/dev/null &
     local pid=$!
     read -r line <"$work/ready-$1"
     cat >"$work/export-$1.toml" <<TOML
@@ -72,13 +77,15 @@ PY
     kill -TERM "$pid"
     wait "$pid" 2>/dev/null || true
 }
-render big 10000
-render small 100
+feeds=${BENCH_FEEDS:-big small}
+render big 10000 # always: the views below are of it
+render small 100 "${BENCH_DESCRIPTION_BYTES:-2000}"
+render short 100
 
 # 2. Pre-rendered snapshots in storage.dir (the format of src/store/snapshot_file.cpp) and the same bytes
 #    for nginx, with a precompressed .gz beside each for gzip_static.
 mkdir -p "$work/state" "$work/www/feeds"
-for f in big small; do
+for f in big small short; do
     /usr/bin/python3 - "$work/$f.ics" "$work/state/$f.snapshot" <<'PY'
 import hashlib, json, sys, time
 body = open(sys.argv[1], "rb").read()
@@ -105,6 +112,7 @@ dir = "$work/state"
 $(offline_source)
 $(offline_feed big organizer)
 $(offline_feed small search)
+$(offline_feed short search)
 TOML
 ICSBRIDGE_LOG=warn "${BENCH_BIN:-$build/icsbridge}" serve --config "$work/serve.toml" 2>"$work/serve.log" &
 pids+=($!)
@@ -136,11 +144,23 @@ CONF
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
 pids+=($!)
 
-for url in "http://127.0.0.1:$ib_port/feeds/small.ics" "http://127.0.0.1:$ng_port/feeds/small.ics"; do
+# 4b. BENCH_BIN_B: the same snapshots (its own copy of storage.dir) served by another binary.
+b_port=
+if [ -n "${BENCH_BIN_B:-}" ]; then
+    b_port=$(free_port)
+    cp -r "$work/state" "$work/state-b"
+    sed -e "s#127.0.0.1:$ib_port#127.0.0.1:$b_port#g" -e "s#^dir = .*#dir = \"$work/state-b\"#" \
+        "$work/serve.toml" >"$work/serve-b.toml"
+    ICSBRIDGE_LOG=warn "$BENCH_BIN_B" serve --config "$work/serve-b.toml" 2>"$work/serve-b.log" &
+    pids+=($!)
+fi
+
+for url in "http://127.0.0.1:$ib_port/feeds/small.ics" "http://127.0.0.1:$ng_port/feeds/small.ics" \
+    ${b_port:+"http://127.0.0.1:$b_port/feeds/small.ics"}; do
     for _ in $(seq 1 100); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
     curl -sf -o /dev/null "$url" || { echo "not serving: $url" >&2; cat "$work/serve.log" >&2; exit 1; }
 done
-for f in big small; do
+for f in big small short; do
     cmp -s <(curl -s "http://127.0.0.1:$ib_port/feeds/$f.ics") "$work/$f.ics" &&
         cmp -s <(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$ib_port/feeds/$f.ics" | gzip -dc) "$work/$f.ics" ||
         { echo "icsbridge serves other bytes for $f" >&2; exit 1; }
@@ -156,7 +176,7 @@ run_wrk() { # run_wrk URL [gzip] -> "rps p99_ms cpu_us_per_request" (CPU of icsb
     # 304: a revalidation with each server's own ETag of the identity body (an app's poll when nothing changed)
     [ "${2:-}" = 304 ] && extra=(-H "If-None-Match: $(curl -sI "$1" | awk 'tolower($1) == "etag:" {print $2}' | tr -d '\r')")
     local t0
-    local who=${pids[0]}; case $1 in *$ng_port*) who=${pids[1]};; esac
+    local who=${pids[0]}; case $1 in *":$ng_port/"*) who=${pids[1]};; *":${b_port:-none}/"*) who=${pids[2]};; esac
     t0=$(cpu_ns "$who")
     wrk -t2 -c64 -d"$duration" --latency "${extra[@]}" "$1" >"$work/wrk.out"
     local rps p99 cpu
@@ -177,25 +197,33 @@ if [ -n "${BENCH_PERF:-}" ]; then
 fi
 
 echo "load before: $(uptime)"
-[ "${BENCH_ONLY_VIEW:-0}" = 1 ] && BENCH_FEEDS=none
+[ "${BENCH_ONLY_VIEW:-0}" = 1 ] && feeds=none
 printf '%-24s %14s %10s %14s %10s %7s %7s %9s %7s\n' "case (median of $runs)" "icsbridge rps" "p99 ms" "nginx rps" "p99 ms" "rps %" "p99 x" "us/req" "ratio"
-for f in ${BENCH_FEEDS:-big small}; do
+for f in $feeds; do
     [ "$f" = none ] && continue
     for enc in ${BENCH_ENCODINGS:-plain gzip 304}; do
-        irpss=() ip99s=() icpus=() nrpss=() np99s=() ncpus=() ratios=()
+        irpss=() ip99s=() icpus=() nrpss=() np99s=() ncpus=() ratios=() brpss=() bp99s=() bcpus=() bratios=() abs=()
         for _ in $(seq 1 "$runs"); do
             read -r a b c <<<"$(run_wrk "http://127.0.0.1:$ib_port/feeds/$f.ics" "$enc")"
             irpss+=("$a") ip99s+=("$b") icpus+=("$c")
             read -r a b c <<<"$(run_wrk "http://127.0.0.1:$ng_port/feeds/$f.ics" "$enc")"
             nrpss+=("$a") np99s+=("$b") ncpus+=("$c")
             ratios+=("$(awk -v a="${irpss[-1]}" -v b="$a" 'BEGIN {printf "%.3f", a / b}')")
+            [ -n "$b_port" ] || continue
+            read -r a b c <<<"$(run_wrk "http://127.0.0.1:$b_port/feeds/$f.ics" "$enc")"
+            brpss+=("$a") bp99s+=("$b") bcpus+=("$c")
+            bratios+=("$(awk -v a="$a" -v b="${nrpss[-1]}" 'BEGIN {printf "%.3f", a / b}')")
+            abs+=("$(awk -v a="${irpss[-1]}" -v b="$a" 'BEGIN {printf "%.3f", a / b}')")
         done
         irps=$(echo "${irpss[*]}" | median) ip99=$(echo "${ip99s[*]}" | median) icpu=$(echo "${icpus[*]}" | median)
         nrps=$(echo "${nrpss[*]}" | median) np99=$(echo "${np99s[*]}" | median)
         ratio=$(awk -v a="$irps" -v b="$nrps" 'BEGIN {printf "%.0f", 100 * a / b}')
         lat=$(awk -v a="$ip99" -v b="$np99" 'BEGIN {printf "%.2f", a / b}')
         printf '%-24s %14s %10s %14s %10s %6s%% %7s %9s %7s\n' "$f ($(stat -c %s "$work/$f.ics") B) $enc" "$irps" "$ip99" "$nrps" "$np99" "$ratio" "$lat" "$icpu/$(echo "${ncpus[*]}" | median)" "$(echo "${ratios[*]}" | median)"
-        echo "  pairs (icsbridge/nginx): ${ratios[*]}"
+        echo "  pairs (icsbridge/nginx): ${ratios[*]}   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+        [ -z "$b_port" ] || echo "  B: rps ${brpss[*]} (median $(echo "${brpss[*]}" | median)), p99 ms ${bp99s[*]}" \
+            "(median $(echo "${bp99s[*]}" | median)), us/req $(echo "${bcpus[*]}" | median); B/nginx ${bratios[*]};" \
+            "icsbridge/B ${abs[*]} (median $(echo "${abs[*]}" | median))"
     done
 done
 views=${BENCH_VIEWS-alarm=none&days=30 alarm=none}
