@@ -30,6 +30,9 @@ class PerSecond:
     def count(self):
         self.seconds[int(time.time())] += 1
 
+    def most(self):
+        return max(self.seconds.values(), default=0)
+
     def as_json(self):
         seconds = sorted(self.seconds.items())
         return {"max": max((n for _, n in seconds), default=0), "total": sum(n for _, n in seconds),
@@ -59,4 +62,4 @@ class Account:
             cals.append({"id": cal.id, "name": cal.name, "main": cal.main, "app_created": cal.app_created,
                          "events": len(cal.events) - deleted, "deleted": deleted})
         return {"account": self.email, "calendars": cals, "grants": live_grants, "requests": self.requests,
-                "user_quota_refused": self.user_quota_refused, "max_per_second": self.per_second.as_json()["max"]}
+                "user_quota_refused": self.user_quota_refused, "max_per_second": self.per_second.most()}

@@ -15,6 +15,7 @@ takes a refresh or access token (query or form body); Microsoft has no revocatio
 logged (the server logs these paths bare).
 """
 import base64
+import collections
 import hashlib
 import hmac
 import re
@@ -89,6 +90,10 @@ class OAuth:
         for at in self.access_tokens.values():
             if account is None or self.grants[at["grant"]]["account"] == account:
                 at["expires"] = min(at["expires"], time.time())
+
+    def live_grants(self):
+        """e-mail -> how many live grants that account has (accounts without one are left out)."""
+        return collections.Counter(g["account"] for g in self.grants.values() if not g["revoked"])
 
     def counts(self, account=None):
         now = time.time()
