@@ -59,9 +59,9 @@ std::shared_ptr<webpush::Sender> make_sender(
 }
 
 bool SendRule::sends(Publication const& p, Config const& cfg) {
-    // Our own changed rebuild pays what we owe. So would a peer's row of the merged feed, holding the change,
-    // were one taken up before our rebuild; since ClusterNode::load_rows takes none up, that never comes.
-    if (cluster_ && (p.origin == Origin::merged || p.origin == Origin::adopted) && owed_.contains(p.feed))
+    // Our own changed rebuild pays what we owe (ClusterNode::load_rows never takes up a peer's row of a
+    // merged feed, so nothing else could).
+    if (cluster_ && p.origin == Origin::merged && owed_.contains(p.feed))
         return p.changed && owed_.erase(p.feed) > 0;
     if (p.origin == Origin::merged)
         return p.changed && !cluster_;

@@ -39,9 +39,8 @@ std::shared_ptr<webpush::Sender> make_sender(
  * A merged feed is rebuilt from its parts on every replica, and its publication comes later than the part's
  * that set it off (the Publisher queues it; other feeds' publications may run in between). So a replica's own
  * change of a part makes it owe one message to each merged feed the part is in, paid by that merged feed's
- * next changed publication (its own rebuild; a peer's row of it, were it taken up, would pay too, but
- * ClusterNode::load_rows never takes one up); a rebuild nobody here owes
- * (its part was adopted) sends nothing. In the normal
+ * next changed publication, its own rebuild (ClusterNode::load_rows never takes up a peer's row of a merged
+ * feed); a rebuild nobody here owes (its part was adopted) sends nothing. In the normal
  * case exactly one replica, the part's lease holder, sends each change of a merged feed. A part's own change
  * that leaves the merge the same (its filter drops it) stays owed, so a later change may go out twice: a
  * client takes that as one more sync, where a rule that could forget would lose one.

@@ -102,16 +102,6 @@ BOOST_AUTO_TEST_CASE(an_unchanged_rebuild_does_not_pay_what_is_owed) {
     BOOST_TEST(!rule.sends(publication(Origin::merged, true, "all"), cfg));
 }
 
-BOOST_AUTO_TEST_CASE(a_peers_row_of_the_merged_feed_before_our_rebuild_pays_once) {
-    Config const cfg = merging();
-    cli::SendRule rule(true);
-    BOOST_TEST(rule.sends(publication(Origin::fetched, true, "a"), cfg));
-    BOOST_TEST(rule.sends(publication(Origin::adopted, true, "all"), cfg));
-    BOOST_TEST(!rule.sends(publication(Origin::merged, false, "all"), cfg));
-    // Nothing owed: a peer's row of it sends nothing here.
-    BOOST_TEST(!rule.sends(publication(Origin::adopted, true, "all"), cfg));
-}
-
 BOOST_AUTO_TEST_CASE(three_replicas_send_each_merged_change_exactly_once) {
     Config const cfg = merging();
     // r0 holds a's lease, r1 b's, r2 neither. Each change of a part is fetched by its holder and adopted by
