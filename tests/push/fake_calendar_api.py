@@ -5,8 +5,10 @@
         [--client-secret S] [--redirect-uri URI]... [--latency-ms 0] [--quota-per-minute 0]
         [--user-quota-per-minute 0] [--error-rate 0] [--seed 0] [--token-lifetime 3600] [--log FILE]
 
-In memory, on 127.0.0.1. Prints "listening on http://127.0.0.1:PORT" once it accepts (and writes PORT to
---port-file, atomically). Accounts (fakeapi/accounts.py): every grant belongs to the account (an e-mail) that
+In memory, on 127.0.0.1, in one thread: each connection is an asyncio task (HTTP/1.1 keep-alive), so a
+thousand clients with their pooled connections cost no thread each (a thread per connection, as http.server
+has, spent the benchmark's CPU switching between thousands of them). Prints "listening on
+http://127.0.0.1:PORT" once it accepts (and writes PORT to --port-file, atomically). Accounts (fakeapi/accounts.py): every grant belongs to the account (an e-mail) that
 signed in: login_hint, or the consent page's field, default default@example.org (which exists from the start);
 an account has its own calendars, events, sync tokens, and API requests act on the access token's account.
 Paths:
@@ -29,13 +31,14 @@ request carried an If-Match header; with no secret (OAuth paths without their qu
 reject_tokens makes every API request a 401, fresh access tokens too.
 """
 import argparse
+import asyncio
+import email.utils
+import http
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakeapi.accounts import DEFAULT  # noqa: E402
@@ -59,7 +62,6 @@ class Fake:
         self.default = self.state.get_account(DEFAULT, create=True)
         self.oauth_paths = {k: v for k, v in OAUTH.items() if k[1] != "revoke" or args.provider == "google"}
         self.log_path = args.log
-        self.log_lock = threading.Lock()
         self.base_url = None
 
     def serve(self, req):
@@ -119,54 +121,95 @@ class Fake:
         path, _, query = req.target.partition("?")
         shown = path if req.segments[:1] == ["oauth"] else secret_free(path, query)
         conditional = " if-match" if req.headers.get("If-Match") is not None else ""
-        with self.log_lock, open(self.log_path, "a") as f:
+        with open(self.log_path, "a") as f:
             f.write("%s %s %d %.3f %s%s\n" % (req.method, shown, status, time.time(), kind, conditional))
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall between
-    fake = None
+class Headers:
+    """A request's header fields by name, case-insensitive (the first of a repeated one), as http.server's."""
 
-    def log_message(self, *args):
-        pass
+    def __init__(self, lines):
+        self.fields = {}
+        for line in lines:
+            name, _, value = line.partition(":")
+            self.fields.setdefault(name.strip().lower(), value.strip())
 
-    def read_body(self):
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
-                if size == 0:
-                    while self.rfile.readline().strip():
-                        pass
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def any_method(self):
-        req = Request(self.command, self.path, self.headers, self.read_body(), self.fake.base_url)
-        answer, latency = self.fake.serve(req)
-        if latency:
-            time.sleep(latency / 1000)
-        payload = answer.payload()
-        self.send_response_only(answer.status)
-        self.send_header("Date", self.date_time_string())
-        for k, v in answer.headers.items():
-            self.send_header(k, v)
-        if answer.status not in (204, 304):
-            self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        if payload and self.command != "HEAD":
-            self.wfile.write(payload)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = any_method
+    def get(self, name, default=None):
+        return self.fields.get(name.lower(), default)
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
+class BadRequest(Exception):
+    pass
+
+
+def parse_head(head):
+    """(method, target, version, Headers) of a request's head (up to its blank line); raises BadRequest."""
+    lines = head.decode("iso-8859-1").split("\r\n")
+    words = lines[0].split()
+    if len(words) != 3 or not words[2].startswith("HTTP/1."):
+        raise BadRequest("bad request line %r" % lines[0][:100])
+    return words[0], words[1], words[2], Headers(line for line in lines[1:] if line)
+
+
+async def read_body(reader, headers):
+    if "chunked" in headers.get("Transfer-Encoding", "").lower():
+        chunks = []
+        while True:
+            size = int((await reader.readline()).split(b";")[0].strip(), 16)
+            if size == 0:
+                while (await reader.readline()).strip():
+                    pass
+                return b"".join(chunks)
+            chunks.append(await reader.readexactly(size))
+            await reader.readline()
+    length = int(headers.get("Content-Length") or 0)
+    return await reader.readexactly(length) if length else b""
+
+
+def response(method, answer):
+    """The bytes of an answer: status line, Date, the answer's headers, Content-Length (but on 204 and 304) and
+    the body (but for HEAD), in one write."""
+    payload = answer.payload()
+    try:
+        phrase = http.HTTPStatus(answer.status).phrase
+    except ValueError:
+        phrase = ""
+    head = ["HTTP/1.1 %d %s" % (answer.status, phrase), "Date: " + email.utils.formatdate(usegmt=True)]
+    head += ["%s: %s" % kv for kv in answer.headers.items()]
+    if answer.status not in (204, 304):
+        head.append("Content-Length: %d" % len(payload))
+    out = ("\r\n".join(head) + "\r\n\r\n").encode("iso-8859-1")
+    return out + payload if payload and method != "HEAD" else out
+
+
+async def connection(fake, reader, writer):
+    """One client's connection: its requests in turn (HTTP/1.1 keep-alive), until it closes or asks to."""
+    try:
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                return
+            try:
+                method, target, version, headers = parse_head(head)
+            except BadRequest as e:
+                writer.write(response("GET", Answer(400, ("%s\n" % e).encode(), {"Connection": "close"})))
+                return
+            if version != "HTTP/1.0" and headers.get("Expect", "").lower() == "100-continue":
+                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            req = Request(method, target, headers, await read_body(reader, headers), fake.base_url)
+            answer, latency = fake.serve(req)
+            if latency:
+                await asyncio.sleep(latency / 1000)
+            writer.write(response(method, answer))
+            await writer.drain()
+            keep = headers.get("Connection", "").lower()
+            if keep == "close" or version == "HTTP/1.0" and keep != "keep-alive":
+                return
+    except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+        pass  # a client gone mid-request, or one that does not speak HTTP: its connection ends
+    finally:
+        writer.close()
 
 
 def arguments(argv):
@@ -191,20 +234,26 @@ def arguments(argv):
     return args
 
 
-def main(argv):
-    args = arguments(argv)
-    Handler.fake = fake = Fake(args)
-    server = Server(("127.0.0.1", args.port), Handler)
-    port = server.server_address[1]
+async def run(args, fake):
+    server = await asyncio.start_server(lambda r, w: connection(fake, r, w), "127.0.0.1", args.port,
+                                        backlog=128, limit=1 << 20)
+    port = server.sockets[0].getsockname()[1]
     fake.base_url = "http://127.0.0.1:%d" % port
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
             f.write("%d\n" % port)
         os.replace(args.port_file + ".tmp", args.port_file)
     print("listening on %s" % fake.base_url, flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    async with server:
+        await stop.wait()
+
+
+def main(argv):
+    args = arguments(argv)
     try:
-        server.serve_forever()
+        asyncio.run(run(args, Fake(args)))
     except KeyboardInterrupt:
         pass
 
