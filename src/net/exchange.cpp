@@ -163,12 +163,31 @@ read_body(Stream& stream, Connection& c, HeaderParser& head, Exchange& out, Clie
 }
 
 template <class Stream>
+auto write_request(Stream& stream, Request const& req) {
+    return http::async_write(stream, req, use_tuple);
+}
+
+// Bytes formatted beforehand: one write of one buffer, no serializer.
+template <class Stream>
+auto write_request(Stream& stream, std::string_view bytes) {
+    return net::async_write(stream, net::buffer(bytes.data(), bytes.size()), use_tuple);
+}
+
+bool is_head(Request const& req) {
+    return req.method() == http::verb::head;
+}
+
+bool is_head(std::string_view bytes) {
+    return bytes.starts_with("HEAD ");
+}
+
+template <class Stream, class Req>
 net::awaitable<Exchange>
-exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions const& opts, AttemptState& st) {
+exchange_on(Stream& stream, Connection& c, Req const& req, ClientOptions const& opts, AttemptState& st) {
     Exchange out;
     st.phase = Phase::sending;
     c.lowest().expires_after(opts.io_timeout);
-    auto [wec, wn] = co_await http::async_write(stream, req, use_tuple);
+    auto [wec, wn] = co_await write_request(stream, req);
     if (wec) {
         out.ec = wec;
         co_return out;
@@ -178,7 +197,7 @@ exchange_on(Stream& stream, Connection& c, Request const& req, ClientOptions con
     parser.header_limit(header_limit);
     // A Content-Length over the limit fails here, before any of the body is read.
     parser.body_limit(opts.max_body);
-    parser.skip(req.method() == http::verb::head);
+    parser.skip(is_head(req));
 
     st.phase = Phase::waiting;
     c.lowest().expires_after(opts.io_timeout);
@@ -205,6 +224,13 @@ exchange(Connection& c, Request const& req, ClientOptions const& opts, AttemptSt
     if (c.tls)
         co_return co_await exchange_on(*c.tls, c, req, opts, st);
     co_return co_await exchange_on(*c.plain, c, req, opts, st);
+}
+
+net::awaitable<Exchange>
+exchange(Connection& c, std::string_view bytes, ClientOptions const& opts, AttemptState& st) {
+    if (c.tls)
+        co_return co_await exchange_on(*c.tls, c, bytes, opts, st);
+    co_return co_await exchange_on(*c.plain, c, bytes, opts, st);
 }
 
 bool is_connection_lost(beast::error_code ec) {

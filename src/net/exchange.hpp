@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,13 @@ using Request = boost::beast::http::request<boost::beast::http::string_body>;
  */
 boost::asio::awaitable<Exchange>
 exchange(Connection& c, Request const& req, ClientOptions const& opts, AttemptState& st);
+
+/**
+ * @brief exchange() of a request already in its wire form (`bytes`: the head and the body, which must outlive
+ * the exchange), written as one buffer: for a sender of many requests that formats them elsewhere.
+ */
+boost::asio::awaitable<Exchange>
+exchange(Connection& c, std::string_view bytes, ClientOptions const& opts, AttemptState& st);
 
 /** @brief True for the ways a server ends a connection: EOF, reset, broken pipe, TLS truncation. */
 bool is_connection_lost(boost::beast::error_code ec);

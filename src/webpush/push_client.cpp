@@ -9,14 +9,13 @@
 #include "util/ascii.hpp"
 
 #include <boost/asio/this_coro.hpp>
-#include <boost/beast/http/verb.hpp>
 
+#include <string_view>
 #include <utility>
 
 namespace icsbridge::webpush {
 
 namespace net = boost::asio;
-namespace http = boost::beast::http;
 using namespace net_detail;
 
 /** @brief A push service's origin: its kept-alive connections and the limit on requests at once. */
@@ -30,18 +29,8 @@ struct PushClient::Origin {
 
 namespace {
 
-/** @brief The request on the wire: POST with the message's headers; no Accept-Encoding (the answer is
- * not read beyond its status). */
-Request wire_request(Target const& t, PushRequest const& req, std::string const& user_agent) {
-    Request out{http::verb::post, t.target, 11};
-    out.set(http::field::host, t.host_header);
-    out.set(http::field::user_agent, user_agent);
-    out.keep_alive(true);
-    for (auto const& [name, value] : req.headers)
-        out.set(name, value);
-    out.body() = req.body;
-    out.prepare_payload();
-    return out;
+bool has_line_break(std::string_view text) {
+    return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
 }
 
 std::optional<std::chrono::seconds> retry_after_of(Exchange const& ex) {
@@ -75,16 +64,46 @@ PushClient::Origin& PushClient::origin(std::string const& key) {
     return *o;
 }
 
-net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
+Result<PreparedPush> PushClient::prepare(PushRequest const& req) const {
     auto parsed = parse_target(opts_.service_name, req.url);
     if (!parsed)
-        co_return fail(errc::usage, opts_.service_name + ": a push resource must be an absolute URL");
-    Target t = std::move(*parsed);
+        return fail(errc::usage, opts_.service_name + ": a push resource must be an absolute URL");
+    PreparedPush out{std::move(*parsed), {}};
+    auto& t = out.target;
     t.method = "POST";
     // The path of a push resource is the subscription's capability: messages name the origin alone.
     t.display = t.key;
     if (!t.tls && !allow_private_)
-        co_return fail(errc::usage, opts_.service_name + ": " + t.key + " is not https; refused");
+        return fail(errc::usage, opts_.service_name + ": " + t.key + " is not https; refused");
+    // HTTP/1.1 keeps the connection alive without a Connection header; no Accept-Encoding (the answer is
+    // not read beyond its status).
+    auto const length = std::to_string(req.body.size());
+    std::size_t size = 64 + t.target.size() + t.host_header.size() + opts_.user_agent.size() + length.size() +
+                       req.body.size();
+    for (auto const& [name, value] : req.headers) {
+        if (has_line_break(name) || has_line_break(value))
+            return fail(errc::usage, opts_.service_name + ": a push message's header holds a line break");
+        size += name.size() + value.size() + 4;
+    }
+    auto& b = out.bytes;
+    b.reserve(size);
+    b.append("POST ").append(t.target).append(" HTTP/1.1\r\nHost: ").append(t.host_header);
+    b.append("\r\nUser-Agent: ").append(opts_.user_agent).append("\r\n");
+    for (auto const& [name, value] : req.headers)
+        b.append(name).append(": ").append(value).append("\r\n");
+    b.append("Content-Length: ").append(length).append("\r\n\r\n").append(req.body);
+    return out;
+}
+
+net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
+    auto prepared = prepare(req);
+    if (!prepared)
+        co_return prepared.error();
+    co_return co_await post(*prepared);
+}
+
+net::awaitable<Result<Answer>> PushClient::post(PreparedPush const& req) {
+    auto const& t = req.target;
     auto& o = origin(t.key);
     co_await o.slots.acquire();
     struct Release {
@@ -93,7 +112,7 @@ net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
     } const release{o.slots};
     auto st = std::make_shared<AttemptState>();
     std::function<void()> on_timeout = [st] { st->abort(); };
-    auto attempting = race_deadline(attempt(o, t, req, *st), opts_.request_timeout, on_timeout);
+    auto attempting = race_deadline(attempt(o, req, *st), opts_.request_timeout, on_timeout);
     auto r = co_await std::move(attempting);
     co_await throw_if_cancelled();
     if (!r) {
@@ -103,9 +122,8 @@ net::awaitable<Result<Answer>> PushClient::post(PushRequest const& req) {
     co_return std::move(*r);
 }
 
-net::awaitable<Result<Answer>>
-PushClient::attempt(Origin& o, Target const& t, PushRequest const& req, AttemptState& st) {
-    auto const wire = wire_request(t, req, opts_.user_agent);
+net::awaitable<Result<Answer>> PushClient::attempt(Origin& o, PreparedPush const& req, AttemptState& st) {
+    auto const& t = req.target;
     for (;;) {
         auto conn = o.pool.take_idle(t.key);
         if (!conn) {
@@ -116,7 +134,7 @@ PushClient::attempt(Origin& o, Target const& t, PushRequest const& req, AttemptS
         }
         st.conn = conn;
         st.got_response_bytes = false;
-        Exchange ex = co_await exchange(*conn, wire, opts_, st);
+        Exchange ex = co_await exchange(*conn, std::string_view(req.bytes), opts_, st);
         if (ex.ec) {
             conn->close();
             // A kept connection the push service had closed meanwhile: once more on a new one.

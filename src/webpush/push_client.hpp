@@ -26,6 +26,12 @@ namespace icsbridge::webpush {
 /** @brief Whether an address is public (no loopback, private, link-local, CGNAT, ULA, IPv4-mapped…). */
 using AddressRule = std::function<bool(boost::asio::ip::address const&)>;
 
+/** @brief A push message ready for the wire: where it goes, and the request's bytes (head and body). */
+struct PreparedPush {
+    net_detail::Target target; ///< the push resource, parsed
+    std::string bytes; ///< the whole request; its body is ciphertext and its head holds the VAPID token
+};
+
 /**
  * @brief Sends push messages, one attempt each (retries are delivery's: they wait in its schedule, not
  * here). Only touched on one thread: the sender's.
@@ -50,11 +56,22 @@ class PushClient {
      */
     boost::asio::awaitable<Result<Answer>> post(PushRequest const& req);
 
+    /**
+     * @brief What post() sends for `req`: the push resource parsed and checked for its scheme, the request
+     * formatted once (Host, User-Agent, `req`'s headers, Content-Length, the body). Thread-safe (it reads
+     * only the options): the sender formats on its encryption threads. errc::usage as post(), and for a
+     * header with a line break.
+     */
+    Result<PreparedPush> prepare(PushRequest const& req) const;
+
+    /** @brief post() of a prepared request: one write of its bytes, the same rules and answers. */
+    boost::asio::awaitable<Result<Answer>> post(PreparedPush const& req);
+
   private:
     struct Origin;
     Origin& origin(std::string const& key);
     boost::asio::awaitable<Result<Answer>>
-    attempt(Origin& o, net_detail::Target const& t, PushRequest const& req, net_detail::AttemptState& st);
+    attempt(Origin& o, PreparedPush const& req, net_detail::AttemptState& st);
     boost::asio::awaitable<Result<std::shared_ptr<net_detail::Connection>>>
     open_checked(Origin& o, net_detail::Target const& t, net_detail::AttemptState& st);
 

@@ -192,7 +192,7 @@ net::awaitable<Verdict> Sender::deliver(Target const& target, Due const& due) {
     }
     auto const now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     auto auth = vapid_.authorization(target.to.push_resource, now);
-    auto request = Result<PushRequest>(Error{});
+    auto request = Result<PreparedPush>(Error{});
     if (auth)
         request = co_await encrypted(target, due.token, std::move(*auth));
     else
@@ -216,10 +216,10 @@ net::awaitable<Verdict> Sender::deliver(Target const& target, Due const& due) {
     co_return verdict;
 }
 
-net::awaitable<Result<PushRequest>>
+net::awaitable<Result<PreparedPush>>
 Sender::encrypted(Target const& target, std::string const& token, std::string authorization) {
     auto job = [this, &target, &token, auth = std::move(authorization)](
-               ) mutable -> net::awaitable<Result<PushRequest>> {
+               ) mutable -> net::awaitable<Result<PreparedPush>> {
         if (encryption_off_)
             co_return fail(errc::shutdown, "webpush: the sender is stopping");
         std::unique_lock lock(spare_mutex_);
@@ -231,7 +231,11 @@ Sender::encrypted(Target const& target, std::string const& token, std::string au
         auto request = push_request(ece, target.to, target.topic, token, std::move(auth));
         lock.lock();
         spare_.push_back(std::move(ece));
-        co_return request;
+        lock.unlock();
+        if (!request)
+            co_return request.error();
+        // The bytes on the wire too: the sender's thread only writes them.
+        co_return client_.prepare(*request);
     };
     co_return co_await net::co_spawn(encryption_, std::move(job), net::use_awaitable);
 }
@@ -257,6 +261,8 @@ void Sender::count(Due const& due, Verdict const& v) {
 void Sender::log_outcome(
     Due const& due, std::string const& origin, Result<Answer> const& answer, Verdict const& v
 ) const {
+    if (v.fate == Fate::sent && log_.min > LogLevel::debug)
+        return; // thousands a second in a fan-out: no line made to be dropped
     // The registration by id and the push service by origin: its path is the subscription's capability.
     auto const what = "webpush: message to registration " + due.id + " at " + origin + " (attempt " +
                       std::to_string(due.attempt) + ") " +

@@ -97,8 +97,9 @@ class Sender {
     void start(Due due);
     boost::asio::awaitable<void> send(Due due);
     boost::asio::awaitable<Verdict> deliver(Target const& target, Due const& due);
-    /** @brief push_request() on an encryption thread; the caller resumes on the sender's. */
-    boost::asio::awaitable<Result<PushRequest>>
+    /** @brief push_request() and PushClient::prepare() on an encryption thread; the caller resumes on the
+     * sender's. */
+    boost::asio::awaitable<Result<PreparedPush>>
     encrypted(Target const& target, std::string const& token, std::string authorization);
     void count(Due const& due, Verdict const& v);
     void log_outcome(

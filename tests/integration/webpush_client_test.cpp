@@ -11,6 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -164,6 +165,34 @@ BOOST_AUTO_TEST_CASE(a_retry_after_is_read) {
         BOOST_TEST(r->retry_after->count() == 7);
     });
     BOOST_TEST(busy.requests == 1); // the client tries once: retries wait in delivery's schedule
+}
+
+BOOST_AUTO_TEST_CASE(a_prepared_request_is_the_whole_request_once) {
+    // What the sender's encryption threads make and its own thread writes as it is.
+    PushClient client(options(), public_only(), true, null_logger());
+    auto req = message("http://127.0.0.1:8443/push/abc?x=1");
+    req.body = std::string("\x00\x01\r\ncipher", 10);
+    auto p = client.prepare(req);
+    BOOST_TEST_REQUIRE(p.has_value(), (p ? "" : p.error().message));
+    auto const& b = p->bytes;
+    BOOST_TEST(
+        b.rfind("POST /push/abc?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8443\r\nUser-Agent: icsbridge/", 0) == 0u,
+        b
+    );
+    auto const tail =
+        "\r\nTTL: 86400\r\nTopic: abc\r\nAuthorization: vapid t=x, k=y\r\nContent-Length: 10\r\n\r\n" +
+        req.body;
+    BOOST_TEST_REQUIRE(b.size() > tail.size());
+    BOOST_TEST(b.substr(b.size() - tail.size()) == tail);
+    BOOST_TEST(std::count(b.begin(), b.end(), '\n') == 9); // 7 head lines, the blank one, the body's own
+    BOOST_TEST(p->target.display == "http://127.0.0.1:8443"); // the path is the subscription's capability
+    // A header value cannot add a header of its own; http needs the test switch.
+    req.headers.back().second = "vapid t=x\r\nX-Injected: 1";
+    auto const injected = client.prepare(req);
+    BOOST_TEST_REQUIRE(!injected.has_value());
+    BOOST_TEST((injected.error().code == errc::usage));
+    PushClient strict(options(), public_only(), false, null_logger());
+    BOOST_TEST(!strict.prepare(message("http://127.0.0.1:8443/push/abc")).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
