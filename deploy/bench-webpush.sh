@@ -6,7 +6,12 @@
 # service's work and the others only count:
 #   origin 1      tests/support/webpush_receiver.py: decrypts every message with the subscription's private
 #                 key (RFC 8291/8188) and verifies its VAPID JWT (RFC 8292); a message that fails either is
-#                 refused and counted, and the run fails unless all of this origin's messages were accepted.
+#                 refused and counted, and the run fails unless all of this origin's messages were accepted
+#                 and each decrypts to its collection's topic and its sync-token after the change.
+#                 BENCH_VERIFY_LATER=1: it records each message's arrival time when it comes in and decrypts
+#                 and verifies them all after the fan-out (as a push service answers at once and the phone
+#                 decrypts, both elsewhere), with the same checks and the same failure; the figure is still
+#                 the last arrival. Default 0: each message is decrypted before it is answered.
 #   origins 2..N  one nginx (one worker) listening on N-1 ports, each its own origin: `return 201` to every
 #                 POST /push/…, logging port, arrival time ($msec), status and path per request; counted
 #                 from the access log afterwards (each subscription once; a second arrival is a duplicate). Their subscriptions' keys are made by this script (a P-256 key and
@@ -17,7 +22,8 @@
 #      origins → one change delivered to all: the time from the webhook until the last message arrived at
 #      any origin;  target <= 5 s; with icsbridge's CPU meanwhile and its peak RSS (VmHWM); BENCH_FANOUTS (3)
 #      changes in a row, 2 s apart, and their median
-#   deploy/bench-webpush.sh [BUILD_DIR]      (default build; BENCH_PERF=FILE: perf record -g of the fan-out)
+#   deploy/bench-webpush.sh [BUILD_DIR]      (default build; BENCH_PERF=FILE: perf record -g of the fan-out;
+#                                             BENCH_BIN=FILE: that icsbridge binary instead of BUILD_DIR's, for A/B)
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +39,9 @@ secret=hk-bench-$(od -An -N12 -tx1 /dev/urandom | tr -d " \n")
 cp -r "$src/tests/fixtures/upstream" "$work/data"
 changed_fixtures "$src" "$work/changed"
 start_fake_upstream "$build/icsbridge-fake-upstream" "$work" "$work/data"
-start_webpush_receiver "$src" "$work/receiver1.out"
+receiver_opts=()
+[ "${BENCH_VERIFY_LATER:-0}" = 1 ] && receiver_opts=(--verify-later)
+start_webpush_receiver "$src" "$work/receiver1.out" "${receiver_opts[@]}"
 pushes=("$push")
 mkdir -p "$work/nginx/tmp"
 {
@@ -70,7 +78,7 @@ $(organizer_feed_toml pub)
 
 $(organizer_feed_toml many)
 TOML
-start_icsbridge "$build/icsbridge" "$work/serve.toml" "$work/serve.log"
+start_icsbridge "${BENCH_BIN:-$build/icsbridge}" "$work/serve.toml" "$work/serve.log"
 wait_for_feeds pub.ics many.ics
 
 /usr/bin/python3 - "$base" "$upstream" "$secret" "$work" "$changes" "$registrations" "$serve_pid" "${pushes[@]}" <<'PY'
@@ -78,6 +86,7 @@ import base64, http.client, json, os, statistics, sys, threading, time, urllib.p
 base, upstream, secret, work = sys.argv[1:5]
 changes, registrations, serve_pid = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
 pushes = sys.argv[8:]
+later = os.environ.get("BENCH_VERIFY_LATER", "0") == "1"
 
 def cpu_seconds():
     """icsbridge's CPU time so far (user + system): what the fan-out costs it, apart from the push services."""
@@ -110,6 +119,30 @@ def change(i):
 
 def stats(push):
     return json.loads(request(push + "/_stats")[1])
+
+def collection(feed):
+    """The collection's WebDAV-Push topic and its sync-token now (PROPFIND, depth 0)."""
+    import xml.etree.ElementTree as ET
+    body = (b'<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:" xmlns:P="https://bitfire.at/webdav-push">'
+            b'<prop><sync-token/><P:topic/></prop></propfind>')
+    status, data = request(f"{base}/dav/feeds/{feed}/", "PROPFIND", body,
+                           {"Depth": "0", "Content-Type": "application/xml"})
+    assert status == 207, (status, data[:200])
+    root = ET.fromstring(data)
+    return root.find(".//{https://bitfire.at/webdav-push}topic").text, root.find(".//{DAV:}sync-token").text
+
+def wrong_messages(verified, expected):
+    """How many of origin 1's accepted messages do not carry their collection's topic and token: `expected`
+    {feed: (topic, token, count)}."""
+    import xml.etree.ElementTree as ET
+    ns = "{https://bitfire.at/webdav-push}"
+    right = {}
+    for plaintext, n in verified["plaintexts"].items():
+        root = ET.fromstring(plaintext)
+        got = (root.find(ns + "topic").text, root.find(ns + "content-update/{DAV:}sync-token").text)
+        right[got] = right.get(got, 0) + n
+    return sum(verified["plaintexts"].values()) - sum(min(right.get((topic, token), 0), count)
+                                                      for topic, token, count in expected.values())
 
 # 1. Latency: one registration on pub.
 sub = json.loads(request(pushes[0] + "/_new", "POST", b"{}")[1])
@@ -172,7 +205,8 @@ def totals(since=0):
     """(registrations reached, requests, last arrival) over all origins; origin 1 counts what it accepted."""
     s = stats(pushes[0])
     c = counted(since).values()
-    return (s["messages"] + sum(n for n, _, _ in c), s["messages"] + s["refused"] + sum(r for _, r, _ in c),
+    got = s["messages"] + s["pending"]  # pending: arrived, decrypted after the fan-out (BENCH_VERIFY_LATER)
+    return (got + sum(n for n, _, _ in c), got + s["refused"] + sum(r for _, r, _ in c),
             max([s["last_at"] or 0] + [t for _, _, t in c]))
 
 t = time.time()
@@ -190,6 +224,7 @@ def fan_out(k):
     """One change to all registrations: its seconds until the last arrival (fails unless origin 1 decrypted all)."""
     since = len(log_lines())
     before, requests_before, _ = totals(since)
+    request(pushes[0] + "/_verify", "POST", b"")  # what came before (the latency part) is not this fan-out's
     refused_before = stats(pushes[0])["refused"]
     decrypted_before = stats(pushes[0])["messages"]
     perf = None
@@ -210,22 +245,29 @@ def fan_out(k):
     if perf:
         perf.send_signal(2)
         perf.wait()
+    arrived = stats(pushes[0])["last_at"]
+    t_verify = time.time()
+    verified = json.loads(request(pushes[0] + "/_verify", "POST", b"")[1])
+    t_verify = time.time() - t_verify
     decrypted = stats(pushes[0])["messages"] - decrypted_before
     refused = stats(pushes[0])["refused"] - refused_before
     # origin 1's share of the registrations, and the latency part's registration on pub (the change changes pub too)
     expected_decrypted = len(range(0, registrations, len(pushes))) + 1
+    wrong = wrong_messages(verified, {"many": (*collection("many"), expected_decrypted - 1),
+                                      "pub": (*collection("pub"), 1)})
     log = open(work + "/serve.log").read()
     print(f"fan-out {k + 1}: one change to {got} of {registrations} registrations (and the latency part's one on pub) over "
           f"{len(pushes)} push services in {last - t0:.2f} s (until the last arrival at any origin; target <= 5 s); "
           f"requests {requests - requests_before}; decrypted and VAPID-verified at origin 1: {decrypted} of "
-          f"{expected_decrypted}, refused there: {refused}; icsbridge's CPU meanwhile {cpu:.1f} s; its log: "
+          f"{expected_decrypted}" + (f" (after the fan-out, in {t_verify:.2f} s)" if later else " (as they came)") +
+          f", refused there: {refused}, with another topic or token: {wrong}; icsbridge's CPU meanwhile {cpu:.1f} s; its log: "
           f"{log.count('; retrying in')} retries, {log.count('; dropped:')} dropped; load "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])}")
     print("last arrival per origin after the webhook: " + ", ".join(
-        [f"1 (decrypting) {(stats(pushes[0])['last_at'] or t0) - t0:.2f} s"] +
+        [f"1 (decrypting{' later' if later else ''}) {(arrived or t0) - t0:.2f} s"] +
         [f"{port} {last_at - t0:.2f} s" for port, (_, _, last_at) in sorted(counted(since).items())]))
-    if decrypted != expected_decrypted or refused:
-        raise SystemExit("FAIL: not every message at origin 1 decrypted and verified")
+    if decrypted != expected_decrypted or refused or wrong:
+        raise SystemExit("FAIL: not every message at origin 1 decrypted and verified to its topic and token")
     return last - t0
 
 fanouts = int(os.environ.get("BENCH_FANOUTS", "3"))

@@ -3,8 +3,14 @@ every message with the subscription's private key (RFC 8291 over RFC 8188's aes1
 and verifies its VAPID header (RFC 8292: an ES256 JWT checked by python3-jwt), as a browser's push service
 and user agent would between them. Nothing of icsbridge's code is used.
 
-    webpush_receiver.py [--port N]
+    webpush_receiver.py [--port N] [--verify-later]
 Prints "listening on http://127.0.0.1:PORT" once ready; stops on SIGTERM or SIGINT.
+
+With --verify-later (benchmarks only) it works as a real push service and phone do between them: a message
+is answered 201 and its arrival time recorded when it comes in, and it is decrypted and its VAPID header
+verified later, at POST /_verify, on the same checks; until then it counts as "pending" in /_stats, and a
+message that fails then is recorded as refused (with its arrival time), not accepted. GET /_messages and
+/_refused check what has arrived first.
 
     POST /_new                  a subscription; JSON body (optional): {"vapid_key": B64} binds it to that
                                 application server key (RFC 8292 §4.1: another key's messages get 403).
@@ -19,8 +25,11 @@ Prints "listening on http://127.0.0.1:PORT" once ready; stops on SIGTERM or SIGI
                                 R when given; they are recorded as refused (with their "at").
     GET  /_messages/ID          [{"plaintext", "topic", "urgency", "ttl", "claims", "at"}] of the accepted
     GET  /_refused/ID           [{"status", "reason", "at"}] of the refused
-    GET  /_stats                {"subscriptions", "messages", "refused", "first_at", "last_at"} of all
-                                subscriptions (benchmarks: thousands of them)
+    GET  /_stats                {"subscriptions", "messages", "refused", "pending", "first_at", "last_at"} of
+                                all subscriptions (benchmarks: thousands of them); last_at counts pending ones
+    POST /_verify               the messages accepted since the last call (with --verify-later, once every
+                                pending one is decrypted and verified): {"messages", "refused", "plaintexts":
+                                {PLAINTEXT: N}, "topics": {TOPIC: N}} (benchmarks: is each message right)
 """
 import argparse
 import base64
@@ -117,10 +126,13 @@ def check_vapid(header, origin, bound_key):
 
 
 class Service:
-    def __init__(self):
+    def __init__(self, verify_later=False):
         self.lock = threading.Lock()
         self.subscriptions = {}
         self.origin = None
+        self.verify_later = verify_later
+        self.pending = []  # (subscription, headers, body, arrival) with --verify-later
+        self.verified = []  # the messages accepted since the last POST /_verify
 
     def new(self, bound_key):
         private_key = ec.generate_private_key(ec.SECP256R1())
@@ -144,6 +156,15 @@ class Service:
                                        "at": time.time()})
                 raise Refusal(answer["status"], "answer set by /_answer", answer.get("retry_after"),
                               answer.get("location"))
+            if self.verify_later:
+                self.pending.append((sub, headers, body, time.time()))
+                sub["pending"] = sub.get("pending", 0) + 1
+                return len(sub["messages"]) + sub["pending"]
+        return self.check(sub, headers, body, time.time())
+
+    def check(self, sub, headers, body, arrival):
+        """Decrypts and verifies one message that arrived at `arrival`: recorded as accepted, or as refused
+        (Refusal raised)."""
         try:
             if headers.get("Content-Encoding") != "aes128gcm":
                 raise Refusal(400, f"Content-Encoding {headers.get('Content-Encoding')!r}, not aes128gcm")
@@ -153,14 +174,36 @@ class Service:
             plaintext = decrypt(body, sub["key"], sub["auth"])
         except Refusal as r:
             with self.lock:
-                sub["refused"].append({"status": r.status, "reason": r.reason, "at": time.time()})
+                sub["refused"].append({"status": r.status, "reason": r.reason, "at": arrival})
             raise
         message = {"plaintext": plaintext.decode("utf-8", "replace"), "topic": headers.get("Topic"),
                    "urgency": headers.get("Urgency"), "ttl": headers.get("TTL"), "claims": claims,
-                   "at": time.time()}
+                   "at": arrival}
         with self.lock:
             sub["messages"].append(message)
+            self.verified.append(message)
             return len(sub["messages"])
+
+    def verify(self):
+        """The messages accepted since the last call, after checking every pending one (--verify-later) as
+        push() would have: {"messages", "refused", "plaintexts": {plaintext: count}, "topics": {Topic: count}}."""
+        with self.lock:
+            pending, self.pending = self.pending, []
+            for sub, _, _, _ in pending:
+                sub["pending"] -= 1
+        refused = 0
+        for sub, headers, body, arrival in pending:
+            try:
+                self.check(sub, headers, body, arrival)
+            except Refusal:
+                refused += 1
+        with self.lock:
+            verified, self.verified = self.verified, []
+        out = {"messages": len(verified), "refused": refused, "plaintexts": {}, "topics": {}}
+        for m in verified:
+            out["plaintexts"][m["plaintext"]] = out["plaintexts"].get(m["plaintext"], 0) + 1
+            out["topics"][m["topic"]] = out["topics"].get(m["topic"], 0) + 1
+        return out
 
 
 def make_handler(service):
@@ -187,6 +230,8 @@ def make_handler(service):
             url = urllib.parse.urlsplit(self.path)
             parts = url.path.strip("/").split("/")
             data = self.body()
+            if parts == ["_verify"]:
+                return self.answer(200, service.verify())
             if parts == ["_new"]:
                 options = json.loads(data) if data else {}
                 return self.answer(201, service.new(options.get("vapid_key")))
@@ -215,10 +260,14 @@ def make_handler(service):
                 with service.lock:
                     subs = list(service.subscriptions.values())
                     ats = [m["at"] for s in subs for m in s["messages"]]
+                    arrivals = ats + [p[3] for p in service.pending]
                     return self.answer(200, {"subscriptions": len(subs), "messages": len(ats),
                                              "refused": sum(len(s["refused"]) for s in subs),
-                                             "first_at": min(ats, default=None), "last_at": max(ats, default=None)})
+                                             "pending": len(service.pending), "first_at": min(arrivals, default=None),
+                                             "last_at": max(arrivals, default=None)})
             if len(parts) == 2 and parts[0] in ("_messages", "_refused"):
+                if service.verify_later:
+                    service.verify()  # what has arrived, checked first (a benchmark's latency part)
                 with service.lock:
                     sub = service.subscriptions.get(parts[1])
                     if sub is None:
@@ -232,8 +281,10 @@ def make_handler(service):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--verify-later", action="store_true",
+                        help="answer 201 on arrival; decrypt and verify at POST /_verify (benchmarks)")
     args = parser.parse_args()
-    service = Service()
+    service = Service(args.verify_later)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(service))
     server.daemon_threads = True
     service.origin = f"http://127.0.0.1:{server.server_address[1]}"

@@ -75,10 +75,10 @@ start_icsbridge() {
     fail "serve did not start listening"
 }
 
-# start_webpush_receiver SOURCE_DIR OUT: tests/support/webpush_receiver.py (a Web Push service) on a free
+# start_webpush_receiver SOURCE_DIR OUT [OPTION...]: tests/support/webpush_receiver.py (a Web Push service) on a free
 # port, its output in OUT; sets push (http://127.0.0.1:PORT) once it listens, or fails the test. Stopped at exit.
 start_webpush_receiver() {
-    /usr/bin/python3 "$1/tests/support/webpush_receiver.py" >"$2" 2>"${2%.out}.log" &
+    /usr/bin/python3 "$1/tests/support/webpush_receiver.py" "${@:3}" >"$2" 2>"${2%.out}.log" &
     extra_pids+=($!)
     push=
     for _ in $(seq 1 100); do
