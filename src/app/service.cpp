@@ -208,6 +208,12 @@ void Service::subscribe() {
 }
 
 std::unique_ptr<push::PushService> Service::make_push() {
+    // The connections' state too (wire_connections, after this). In a cluster another replica may take a
+    // target's lease and write its row in between: saved as it goes.
+    if (!cfg_->cluster) {
+        saver_ = std::make_unique<push::StateSaver>(log_);
+        backends_.push_state = saver_->keeping(std::move(backends_.push_state));
+    }
     auto authorizers = cli::oauth_authorizers(backends_.tokens, cfg_->path, log_);
     return std::make_unique<push::PushService>(
         store_,

@@ -9,6 +9,7 @@
 #include "app/webpush_wiring.hpp"
 #include "cluster/cluster_node.hpp"
 #include "push/push_service.hpp"
+#include "push/state_saver.hpp"
 #include "views/view_cache.hpp"
 #include <icsbridge/config.hpp>
 #include <icsbridge/dav.hpp>
@@ -116,6 +117,9 @@ class Service {
     std::unique_ptr<Server> server_;
     /// The subscribers' connections as the push service last saw them; never in /healthz or /metrics.
     PushStatus connection_status_;
+    /// Writes the push states off the push thread (one replica only; null in cluster mode). Before push_ and
+    /// connections_: it writes what they saved last after they are gone.
+    std::unique_ptr<push::StateSaver> saver_;
     /// The push targets, on a thread of their own; told of every changed publication.
     std::unique_ptr<push::PushService> push_;
     /// [connect]: the subscribers' own calendars (after push_, which they are pushed by)
