@@ -42,6 +42,7 @@ class RefreshLoop {
 
     /** @brief What webhooks asked of this group; hook() adds to it, then wakes the wait. */
     HookSchedule& schedule() { return schedule_; }
+    HookSchedule const& schedule() const { return schedule_; }
 
     /** @brief The loop begins with a wait of `first` (the group's stagger, or what a reload left of it). */
     Action start(clock::duration first, clock::time_point now) { return nap(first, now); }

@@ -2,6 +2,7 @@
 // The refresh loops: one per group of feeds, all on one strand, with jitter, backoff, confirmation of
 // large drops; what they fetch goes to the Publisher, what fails to the feed's status.
 #include "pipeline/fetch_within.hpp"
+#include "refresh/hook_hand_over.hpp"
 #include "refresh/refresh_loop.hpp"
 #include "util/run_on.hpp"
 #include "util/use_tuple.hpp"
@@ -16,7 +17,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -66,38 +66,20 @@ struct Refreshers::Impl {
     std::set<net::steady_timer*> timers;
     net::steady_timer stop_timer{strand, std::chrono::steady_clock::time_point::max()};
     std::size_t running = 0; ///< loops not yet ended
-    /// Per group: its loop's policy (with what webhooks asked for), and the loop's wait to cut short.
-    struct Wake {
-        RefreshLoop loop;
-        net::steady_timer* sleeper = nullptr;
-        /// Hook work under way (events being read, a refresh hooks asked for): a reload hands it on too.
-        HookSchedule::Pending reading{};
-    };
-    /** @brief Clears a group's `reading` when the work ends, however it ends. */
-    struct Reading {
-        Wake& w;
-        Reading(Wake& wake, HookSchedule::Pending what)
-            : w(wake) {
-            w.reading = std::move(what);
-        }
-        ~Reading() { w.reading = {}; }
-        Reading(Reading const&) = delete;
-        Reading& operator=(Reading const&) = delete;
-    };
-    std::vector<Wake> wake = make_wakes();
+    std::vector<GroupWake> wake = make_wakes();
 
-    std::vector<Wake> make_wakes() {
+    std::vector<GroupWake> make_wakes() {
         HookSchedule::Limits const limits{
             opts.hook_delay,
             opts.hook_gap,
             opts.hook_refreshes,
             opts.hook_window};
-        std::vector<Wake> out;
+        std::vector<GroupWake> out;
         out.reserve(groups.size());
         for (auto const& g : groups) {
             RefreshLoop::Policy policy{g.refresh, opts.retry_initial, static_cast<bool>(opts.lease_wait), {}};
             policy.jitter = [this](std::chrono::seconds base) { return jittered(base); };
-            out.push_back(Wake{RefreshLoop(std::move(policy), limits), nullptr, {}});
+            out.push_back(GroupWake{RefreshLoop(std::move(policy), limits), nullptr, {}});
         }
         return out;
     }
@@ -146,7 +128,7 @@ struct Refreshers::Impl {
     /** @brief The events hooks named, each read and put in the group's answer; a refresh where that fails. */
     net::awaitable<void> apply_patches(std::size_t gi) {
         auto const ids = wake[gi].loop.schedule().take_patches();
-        Reading const reading(wake[gi], {ids, std::chrono::steady_clock::now(), std::nullopt});
+        HookWorkUnderWay const reading(wake[gi], {ids, std::chrono::steady_clock::now(), std::nullopt});
         auto const& g = groups[gi];
         // In a cluster the lease holder reads the event; the others hear of its publish.
         if (opts.lease_wait && (co_await opts.lease_wait(g)).count() > 0)
@@ -168,29 +150,6 @@ struct Refreshers::Impl {
             if (results->size() == g.feeds.size())
                 publish(g, *results, Origin::patched);
             wake[gi].reading.events.erase(id);
-        }
-    }
-
-    /** @brief Per source, the hook work pending or under way in its groups (for a reload's successor). */
-    std::map<std::string, HookSchedule::Pending> pending_hooks() {
-        std::map<std::string, HookSchedule::Pending> out;
-        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-            auto& to = out[groups[gi].feeds.front()->source];
-            to.add(wake[gi].loop.schedule().pending());
-            to.add(wake[gi].reading);
-        }
-        return out;
-    }
-
-    /** @brief Takes on the hook work a reload's replaced refreshers left (pending_hooks), due as it was. */
-    void resume_hooks(std::map<std::string, HookSchedule::Pending> const& pending) {
-        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-            auto it = pending.find(groups[gi].feeds.front()->source);
-            if (it == pending.end() || (!it->second.patch_at && !it->second.refresh_at))
-                continue;
-            wake[gi].loop.schedule().resume(it->second, static_cast<bool>(opts.patch));
-            if (wake[gi].sleeper)
-                wake[gi].sleeper->cancel();
         }
     }
 
@@ -283,7 +242,10 @@ struct Refreshers::Impl {
         bool const hooked = wake.at(gi).loop.schedule().refresh_started(now);
         if (hooked && opts.on_hook_work)
             opts.on_hook_work(g.feeds.front()->source, "refresh");
-        Reading const reading(wake.at(gi), {{}, std::nullopt, absorbs ? std::optional(now) : std::nullopt});
+        HookWorkUnderWay const reading(
+            wake.at(gi),
+            {{}, std::nullopt, absorbs ? std::optional(now) : std::nullopt}
+        );
 
         auto results = co_await fetch_group(g);
         if (!results)
@@ -419,9 +381,11 @@ void Refreshers::hand_over(Refreshers& next) {
     auto impl = impl_;
     auto to = next.impl_;
     net::post(impl->strand, [impl, to] {
-        auto pending = impl->pending_hooks();
+        auto pending = pending_hooks(impl->groups, impl->wake);
         impl->halt();
-        net::post(to->strand, [to, pending = std::move(pending)] { to->resume_hooks(pending); });
+        net::post(to->strand, [to, pending = std::move(pending)] {
+            resume_hooks(to->groups, to->wake, pending, static_cast<bool>(to->opts.patch));
+        });
     });
 }
 
