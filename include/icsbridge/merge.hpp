@@ -28,11 +28,13 @@ Result<Calendar> render_merged(FeedConfig const& feed, std::span<CalendarPart co
  * @brief Keeps every merged feed of a config built from its parts' snapshots: once at start(), then
  * whenever a part is published (a subscriber of the Publisher). A merged feed is published only once every
  * part has a snapshot, never a partial calendar; until then it answers like a feed never fetched (503).
- * A failing part publishes nothing, so its last good items stay in the merge.
+ * A failing part publishes nothing, so its last good items stay in the merge. The rebuilds run on the
+ * Publisher's line (Publisher::post_in_order): in `serve`, thousands of events are merged off the thread
+ * that runs the refreshers, webhooks and reloads, and a merge is published in the order its parts were.
  */
 class MergedFeeds {
   public:
-    /** @brief `cfg`, `table` and `publisher` must outlive this object. */
+    /** @brief `cfg` must outlive this object; `table` and `publisher`, the rebuilds too (the publisher's). */
     MergedFeeds(Config const& cfg, ServedFeeds& table, Publisher& publisher, Logger log);
     MergedFeeds(MergedFeeds const&) = delete;
     MergedFeeds& operator=(MergedFeeds const&) = delete;
@@ -46,23 +48,16 @@ class MergedFeeds {
     void published(Publication const& p);
 
   private:
+    /// What the rebuilds work on, on the Publisher's line (post_in_order): kept alive by the rebuilds
+    /// still to run after this object is gone (a reload), so that they never wait for each other.
+    struct Builds;
+
     void rebuild(FeedConfig const& merged);
 
     Config const& cfg_;
-    ServedFeeds& table_;
-    Publisher& publisher_;
-    Logger log_;
+    std::shared_ptr<Builds> builds_;
     std::map<std::string, std::vector<FeedConfig const*>, std::less<>> merges_of_; ///< part -> merges
-    /// What a merge was last built as. Its own copy, not the table's: a publication is served only once
-    /// the Publisher's threads have prepared it, so until then the table still holds the calendar before.
-    struct Built {
-        std::string from; ///< the parts' ETags
-        std::shared_ptr<std::string const> body;
-        std::size_t items = 0;
-    };
-    std::map<std::string, Built> built_;         ///< merge -> what it was last built as
-    std::map<std::string, std::string> waiting_; ///< merge -> the parts it waits for (logged once)
-    Publisher::Subscription subscription_;       ///< last: unsubscribed before the rest goes
+    Publisher::Subscription subscription_; ///< last: unsubscribed before the rest goes
 };
 
 } // namespace icsbridge

@@ -77,6 +77,14 @@ class Pipeline {
     Result<Calendar> render(FeedConfig const& feed, FeedItems const& items);
 
     /**
+     * @brief render() of each of `feeds` (in that order) from the one fetch they share. After
+     * render_on_workers(), on the thread where run() renders, each feed's cache lent for it as in run():
+     * thousands of events are not rendered on the fetch's thread. `feeds` and `items` must outlive it.
+     */
+    boost::asio::awaitable<std::vector<Result<Calendar>>>
+    render_shared(std::vector<FeedConfig const*> const& feeds, FeedItems const& items);
+
+    /**
      * @brief GroupPatch over this pipeline: the last answer of a question that can be patched (an organizer
      * or organization list, without ticket classes, of a source that takes webhooks) is kept by fetch().
      */
@@ -117,7 +125,8 @@ unsigned default_render_workers();
 /** @brief A GroupPatch over the real Pipeline (Pipeline::patch). */
 GroupPatch pipeline_patch(Pipeline& pipeline);
 
-/** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() + render()). */
+/** @brief A GroupFetch over the real Pipeline (single feeds: run(); shared questions: fetch() +
+ * render_shared()). */
 GroupFetch pipeline_fetch(Pipeline& pipeline);
 
 } // namespace icsbridge

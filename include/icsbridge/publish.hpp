@@ -162,6 +162,13 @@ class Publisher {
     /** @brief Stops the preparing threads (publications not yet in effect are dropped). Idempotent. */
     void stop_preparing();
 
+    /**
+     * @brief Runs `fn` on the preparing threads, after every `fn` given here before has ended (one line
+     * for all callers, across reloads); at once on the calling thread before prepare_on(). For heavy work
+     * that publishes in turn (a merged feed's render): its publications keep the order they were asked in.
+     */
+    void post_in_order(std::function<void()> fn);
+
     /** @brief The snapshot keeper (null when nothing is kept). */
     std::shared_ptr<SnapshotKeeper> const& keeper() const { return keeper_; }
     bool gzip() const { return gzip_; }

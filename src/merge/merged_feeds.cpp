@@ -21,14 +21,34 @@ Result<Calendar> render_merged(FeedConfig const& feed, std::span<CalendarPart co
     return merge_calendars(meta, parts, opts);
 }
 
+struct MergedFeeds::Builds {
+    ServedFeeds& table;
+    Publisher& publisher;
+    Logger log;
+    /// The merged feeds, copies: a reload's config may be gone before the rebuilds it asked for.
+    std::map<std::string, FeedConfig, std::less<>> feeds;
+    /// What a merge was last built as. Its own copy, not the table's: a publication is served only once
+    /// the Publisher's threads have prepared it, so until then the table still holds the calendar before.
+    struct Built {
+        std::string from; ///< the parts' ETags
+        std::shared_ptr<std::string const> body;
+        std::size_t items = 0;
+    };
+    std::map<std::string, Built> built;         ///< merge -> what it was last built as
+    std::map<std::string, std::string> waiting; ///< merge -> the parts it waits for (logged once)
+
+    void rebuild(FeedConfig const& merged);
+};
+
 MergedFeeds::MergedFeeds(Config const& cfg, ServedFeeds& table, Publisher& publisher, Logger log)
     : cfg_(cfg)
-    , table_(table)
-    , publisher_(publisher)
-    , log_(std::move(log)) {
-    for (auto const& f : cfg_.feeds)
+    , builds_(std::make_shared<Builds>(Builds{table, publisher, std::move(log), {}, {}, {}})) {
+    for (auto const& f : cfg_.feeds) {
         for (auto const& part : f.merge)
             merges_of_[part].push_back(&f);
+        if (f.is_merged())
+            builds_->feeds.emplace(f.name, f);
+    }
 }
 
 void MergedFeeds::start() {
@@ -37,7 +57,14 @@ void MergedFeeds::start() {
     for (auto const& f : cfg_.feeds)
         if (f.is_merged())
             rebuild(f);
-    subscription_ = publisher_.subscribe([this](Publication const& p) { published(p); });
+    subscription_ = builds_->publisher.subscribe([this](Publication const& p) { published(p); });
+}
+
+void MergedFeeds::rebuild(FeedConfig const& merged) {
+    // Read the parts and render on the line, in the order asked: the merge never goes back to older parts.
+    builds_->publisher.post_in_order([builds = builds_, feed = &builds_->feeds.at(merged.name)] {
+        builds->rebuild(*feed);
+    });
 }
 
 void MergedFeeds::published(Publication const& p) {
@@ -83,34 +110,34 @@ PartsNow parts_now(FeedConfig const& merged, std::vector<FeedStatus> const& stat
 
 } // namespace
 
-void MergedFeeds::rebuild(FeedConfig const& merged) {
-    auto const now = parts_now(merged, table_.status());
+void MergedFeeds::Builds::rebuild(FeedConfig const& merged) {
+    auto const now = parts_now(merged, table.status());
     // Never a partial calendar: a subscriber would see the missing part's events deleted, then back.
     if (!now.missing.empty() || !now.as_of) {
-        if (std::exchange(waiting_[merged.name], now.missing) != now.missing)
-            log_.info("feed " + merged.name + ": waiting for a first snapshot of " + now.missing);
+        if (std::exchange(waiting[merged.name], now.missing) != now.missing)
+            log.info("feed " + merged.name + ": waiting for a first snapshot of " + now.missing);
         return;
     }
-    waiting_.erase(merged.name);
-    if (auto const b = built_.find(merged.name); b != built_.end() && b->second.from == now.etags) {
+    waiting.erase(merged.name);
+    if (auto const b = built.find(merged.name); b != built.end() && b->second.from == now.etags) {
         // Same parts, same bytes: published again, only the merge's last success moves on. Our own last
         // build, not what the table serves: that may still be the calendar before it (being prepared), and
         // publishing it again after would take the merge back to its parts as they were.
-        publisher_
+        publisher
             .publish(merged.name, std::string(*b->second.body), b->second.items, Origin::merged, *now.as_of);
         return;
     }
     auto cal = render_merged(merged, now.parts);
     if (!cal) {
-        table_.record_failure(merged.name, cal.error(), *now.as_of);
-        log_.warn(
+        table.record_failure(merged.name, cal.error(), *now.as_of);
+        log.warn(
             "feed " + merged.name + ": merge failed, keeping the last good snapshot: " + cal.error().message
         );
         return;
     }
     auto body = std::make_shared<std::string const>(std::move(cal->ics));
-    built_[merged.name] = Built{now.etags, body, cal->items};
-    publisher_.publish(merged.name, std::string(*body), cal->items, Origin::merged, *now.as_of);
+    built[merged.name] = Built{now.etags, body, cal->items};
+    publisher.publish(merged.name, std::string(*body), cal->items, Origin::merged, *now.as_of);
 }
 
 } // namespace icsbridge

@@ -49,12 +49,9 @@ run_pipeline(Pipeline* pipeline, FeedGroup const* g, sys_seconds now) {
         co_return out;
     }
     auto items = co_await pipeline->fetch(g->query, now);
-    for (auto const* f : g->feeds) {
-        if (items)
-            out.push_back(pipeline->render(*f, *items));
-        else
-            out.emplace_back(items.error());
-    }
+    if (items)
+        co_return co_await pipeline->render_shared(g->feeds, *items);
+    out.assign(g->feeds.size(), items.error());
     co_return out;
 }
 

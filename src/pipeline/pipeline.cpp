@@ -129,6 +129,19 @@ struct Pipeline::Impl {
         Impl* impl, FeedConfig const* feed, FeedItems const* items, PrerenderPool* pool, RenderCache* cache
     );
 
+    /** Pipeline::render_shared's renders, each feed with its cache (null: none). */
+    static net::awaitable<std::vector<Result<Calendar>>> render_each(
+        Impl* impl,
+        std::vector<FeedConfig const*> const* feeds,
+        FeedItems const* items,
+        std::vector<RenderCache*> const* caches
+    ) {
+        std::vector<Result<Calendar>> out;
+        for (std::size_t i = 0; i < feeds->size(); ++i)
+            out.push_back(impl->render_with(*(*feeds)[i], *items, (*caches)[i]));
+        co_return out;
+    }
+
     static CalendarMeta meta_of(FeedConfig const& feed, Upstream const& u) {
         return CalendarMeta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
     }
@@ -248,6 +261,23 @@ net::awaitable<Result<Calendar>> Pipeline::Impl::assemble(
 ) {
     pool->finish_into(*cache);
     co_return impl->render_with(*feed, *items, cache);
+}
+
+net::awaitable<std::vector<Result<Calendar>>>
+Pipeline::render_shared(std::vector<FeedConfig const*> const& feeds, FeedItems const& items) {
+    std::vector<std::unique_ptr<CacheLease>> leases;
+    std::vector<RenderCache*> caches;
+    for (auto const* f : feeds) {
+        leases.push_back(std::make_unique<CacheLease>(impl_->slot_of(*f)));
+        caches.push_back(leases.back()->get());
+    }
+    if (!impl_->assembler)
+        co_return co_await Impl::render_each(impl_.get(), &feeds, &items, &caches);
+    // As run()'s render: off the thread that runs the refreshers, webhooks and reloads (in `serve`).
+    co_return co_await run_on(
+        impl_->assembler->get_executor(),
+        Impl::render_each(impl_.get(), &feeds, &items, &caches)
+    );
 }
 
 unsigned default_render_workers() {

@@ -6,6 +6,7 @@
 #include <icsbridge/publish.hpp>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include <algorithm>
@@ -50,6 +51,7 @@ class Publisher::Workers {
     explicit Workers(unsigned n)
         : pool_(n) {}
     void post(std::function<void()> fn) { boost::asio::post(pool_, std::move(fn)); }
+    void post_in_order(std::function<void()> fn) { boost::asio::post(line_, std::move(fn)); }
     void stop() {
         pool_.stop();
         pool_.join();
@@ -57,6 +59,7 @@ class Publisher::Workers {
 
   private:
     boost::asio::thread_pool pool_;
+    boost::asio::strand<boost::asio::thread_pool::executor_type> line_{boost::asio::make_strand(pool_)};
 };
 
 Publisher::Publisher(ServedFeeds& table, std::shared_ptr<SnapshotKeeper> keeper, Logger log, bool gzip)
@@ -82,6 +85,13 @@ void Publisher::prepare_on(unsigned workers, Post post) {
 void Publisher::stop_preparing() {
     if (workers_)
         workers_->stop();
+}
+
+void Publisher::post_in_order(std::function<void()> fn) {
+    if (workers_)
+        workers_->post_in_order(std::move(fn));
+    else
+        fn();
 }
 
 Publisher::Subscription Publisher::subscribe(Subscriber fn) {
