@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -168,6 +169,12 @@ class Publisher {
      * that publishes in turn (a merged feed's render): its publications keep the order they were asked in.
      */
     void post_in_order(std::function<void()> fn);
+
+    /**
+     * @brief The time of the feed's latest refresh published but not yet in effect (being prepared on the
+     * preparing threads), if any: a reload then counts it as the feed's last success.
+     */
+    std::optional<sys_seconds> refreshed_in_preparation(std::string const& feed);
 
     /** @brief The snapshot keeper (null when nothing is kept). */
     std::shared_ptr<SnapshotKeeper> const& keeper() const { return keeper_; }

@@ -53,12 +53,20 @@ std::shared_ptr<Generation> make_generation(
 }
 
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
-resume_kept(ReloadPlan const& plan, ServedFeeds const& store) {
+resume_kept(ReloadPlan const& plan, ServedFeeds const& store, Publisher& publisher) {
     std::set<std::string> kept(plan.kept.begin(), plan.kept.end());
     std::map<std::string, sys_seconds> last_success;
     for (auto const& s : store.status())
         if (s.last_success && s.snapshot && kept.count(s.name))
             last_success.emplace(s.name, *s.last_success);
+    // A refresh that ended but is not served yet (its ETag, gzip and CalDAV cut being made): the feed is
+    // unchanged, so it will be served; fetching again would read the whole list for the same answer.
+    for (auto const& name : plan.kept)
+        if (auto at = publisher.refreshed_in_preparation(name)) {
+            auto [it, fresh] = last_success.emplace(name, *at);
+            if (!fresh)
+                it->second = std::max(it->second, *at);
+        }
     return [last_success](FeedGroup const& g) -> std::optional<std::chrono::steady_clock::duration> {
         std::optional<sys_seconds> oldest;
         for (auto const* f : g.feeds) {

@@ -44,9 +44,10 @@ std::shared_ptr<Generation> make_generation(
 
 /**
  * @brief For a reload: groups made only of kept feeds wait out the rest of their interval (from each
- * feed's last success) before their first refresh; any other group refreshes at once.
+ * feed's last success) before their first refresh; any other group refreshes at once. A refresh the
+ * Publisher is still preparing counts as a success: the new refreshers do not fetch the feed again.
  */
 std::function<std::optional<std::chrono::steady_clock::duration>(FeedGroup const&)>
-resume_kept(ReloadPlan const& plan, ServedFeeds const& store);
+resume_kept(ReloadPlan const& plan, ServedFeeds const& store, Publisher& publisher);
 
 } // namespace icsbridge

@@ -41,7 +41,7 @@ void Service::reload() {
     // The table first: a new feed must exist before its first refresh publishes, and from the next request
     // on, tokens, removed feeds and pages follow the new config.
     auto opts = refresh_opts_;
-    opts.first_wait = resume_kept(plan, store_);
+    opts.first_wait = resume_kept(plan, store_, publisher_);
     store_.reconfigure(*cfg);
     live_.set(cfg);
     push_->configure(cfg);

@@ -94,6 +94,16 @@ void Publisher::post_in_order(std::function<void()> fn) {
         fn();
 }
 
+std::optional<sys_seconds> Publisher::refreshed_in_preparation(std::string const& feed) {
+    std::lock_guard lock(mtx_);
+    std::optional<sys_seconds> out;
+    if (auto it = waiting_.find(feed); it != waiting_.end())
+        for (auto const& job : it->second) // the one being prepared is moved from, its time is still there
+            if (job.origin == Origin::fetched || job.origin == Origin::merged)
+                out = out ? std::max(*out, job.at) : job.at;
+    return out;
+}
+
 Publisher::Subscription Publisher::subscribe(Subscriber fn) {
     std::lock_guard lock(mtx_);
     auto const id = next_id_++;
