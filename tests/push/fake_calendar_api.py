@@ -235,8 +235,10 @@ def arguments(argv):
 
 
 async def run(args, fake):
+    # A deep accept queue, as a real API's front ends have: a thousand clients reconnecting at once (their kept
+    # connections went idle) overflowed 128, and the kernel dropped their SYNs into 10-20 s connect timeouts.
     server = await asyncio.start_server(lambda r, w: connection(fake, r, w), "127.0.0.1", args.port,
-                                        backlog=128, limit=1 << 20)
+                                        backlog=4096, limit=1 << 20)
     port = server.sockets[0].getsockname()[1]
     fake.base_url = "http://127.0.0.1:%d" % port
     if args.port_file:
