@@ -9,13 +9,17 @@
 #include "util/ascii.hpp"
 
 #include <boost/asio/this_coro.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <boost/beast/http/write.hpp>
 
+#include <sstream>
 #include <string_view>
 #include <utility>
 
 namespace icsbridge::webpush {
 
 namespace net = boost::asio;
+namespace http = boost::beast::http;
 using namespace net_detail;
 
 /** @brief A push service's origin: its kept-alive connections and the limit on requests at once. */
@@ -31,6 +35,22 @@ namespace {
 
 bool has_line_break(std::string_view text) {
     return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
+/** @brief The request on the wire, in Beast's serialization: POST with the message's headers; no
+ * Accept-Encoding (the answer is not read beyond its status). */
+std::string wire_bytes(Target const& t, PushRequest const& req, std::string const& user_agent) {
+    Request out{http::verb::post, t.target, 11};
+    out.set(http::field::host, t.host_header);
+    out.set(http::field::user_agent, user_agent);
+    out.keep_alive(true);
+    for (auto const& [name, value] : req.headers)
+        out.set(name, value);
+    out.body() = req.body;
+    out.prepare_payload();
+    std::ostringstream bytes;
+    bytes << out;
+    return std::move(bytes).str();
 }
 
 std::optional<std::chrono::seconds> retry_after_of(Exchange const& ex) {
@@ -75,23 +95,11 @@ Result<PreparedPush> PushClient::prepare(PushRequest const& req) const {
     t.display = t.key;
     if (!t.tls && !allow_private_)
         return fail(errc::usage, opts_.service_name + ": " + t.key + " is not https; refused");
-    // HTTP/1.1 keeps the connection alive without a Connection header; no Accept-Encoding (the answer is
-    // not read beyond its status).
-    auto const length = std::to_string(req.body.size());
-    std::size_t size = 64 + t.target.size() + t.host_header.size() + opts_.user_agent.size() + length.size() +
-                       req.body.size();
-    for (auto const& [name, value] : req.headers) {
+    for (auto const& [name, value] : req.headers)
         if (has_line_break(name) || has_line_break(value))
             return fail(errc::usage, opts_.service_name + ": a push message's header holds a line break");
-        size += name.size() + value.size() + 4;
-    }
-    auto& b = out.bytes;
-    b.reserve(size);
-    b.append("POST ").append(t.target).append(" HTTP/1.1\r\nHost: ").append(t.host_header);
-    b.append("\r\nUser-Agent: ").append(opts_.user_agent).append("\r\n");
-    for (auto const& [name, value] : req.headers)
-        b.append(name).append(": ").append(value).append("\r\n");
-    b.append("Content-Length: ").append(length).append("\r\n\r\n").append(req.body);
+    // Formatted here, on an encryption thread: the sender's own thread only writes the bytes.
+    out.bytes = wire_bytes(t, req, opts_.user_agent);
     return out;
 }
 
