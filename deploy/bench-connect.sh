@@ -8,6 +8,10 @@
 #   requests       the fake's API requests until every calendar holds the change
 #   time           until the last calendar holds it
 #   busiest second the most API requests the fake saw in one second (the budget allows RATE/60)
+#   as sent        with BENCH_SENT=1: the most icsbridge sent in any one second (a sliding window), from
+#                  strace of its sendmsg() calls. The fake serves from one thread and stamps a request when
+#                  it reaches it; its listings are slower than the budget's pace, so the cheap writes queued
+#                  behind them are stamped in a burst: its busiest second measures the fake catching up.
 # plus the set-up (C flows, C×(E+1) writes at a high budget) and the serving process's peak RSS.
 # With BENCH_KEEP=DIR, the server's and the fake's logs are copied there, with the time the hook was sent
 # (hook-time, Unix seconds), to see where the time went (the fake's log has each request's time).
@@ -107,6 +111,11 @@ setup_requests=$(api_requests)
 bench_config "$rate"
 kill -HUP "$serve_pid"
 for _ in $(seq 1 100); do grep -q "reloaded:" "$work/serve.log" && break; sleep 0.1; done
+if [ -n "${BENCH_SENT:-}" ]; then
+    command -v strace >/dev/null || apt-get install -y -q strace >/dev/null || fail "BENCH_SENT needs strace"
+    strace -f -qq -ttt -s 24 -e trace=sendmsg -o "$work/sent.trace" -p "$serve_pid" &
+    strace_pid=$!
+fi
 sleep 6 # the connections take the new rate at their next sync (every 5 s)
 fake_admin reset_counts >/dev/null
 rename_event "$work/data" $((events / 2)) 1
@@ -122,13 +131,21 @@ done_updates=$(($(updated) - before))
 last=$(grep '^PUT .*/events/.* 200 ' "$work/fake-google.log" | tail -1 | awk '{print $4}')
 change_requests=$(api_requests)
 busiest=$(fake_requests_per_second)
+sent=
+if [ -n "${BENCH_SENT:-}" ]; then
+    kill "$strace_pid" && wait "$strace_pid" 2>/dev/null
+    # The requests' first lines (method, then the path in the next buffer) to the fake's API, in time order.
+    sent=" (as sent: $(grep -E 'iov_base="(GET|PUT|POST|PATCH|DELETE)"' "$work/sent.trace" | grep -F '" /calendar/v3/' |
+        awk '{print $2}' | sort -n | awk '{t[NR] = $1; while (t[NR] - t[lo + 1] >= 1) lo++; if (NR - lo > m) m = NR - lo}
+            END {print m + 0}'))"
+fi
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status")
 
 printf '| connections × events | set-up (flows; calendars filled) | set-up requests | change: requests | change: until all hold it | busiest second (budget %s) | peak RSS |\n' "$rate"
 printf '|---|---|---|---|---|---|---|\n'
 printf '| %s × %s | %.1f s; %.1f s | %s | %s | %.1f s | %s | %s MiB |\n' "$people" "$events" \
     "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t0" | bc)" "$setup_requests" "$change_requests" \
-    "$(echo "$last - $t3" | bc)" "$busiest" "$((rss / 1024))"
+    "$(echo "$last - $t3" | bc)" "$busiest$sent" "$((rss / 1024))"
 if [ -n "${BENCH_KEEP:-}" ]; then
     mkdir -p "$BENCH_KEEP" && cp "$work/serve.log" "$work/fake-google.log" "$BENCH_KEEP/" && echo "$t3" >"$BENCH_KEEP/hook-time"
 fi
