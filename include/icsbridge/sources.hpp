@@ -9,6 +9,7 @@
 #include <icsbridge/model.hpp>
 #include <icsbridge/net.hpp>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
 #include <cstddef>
@@ -97,11 +98,18 @@ class EventsSource {
     /** @brief The seed's category table (the API has no list endpoint documented). */
     std::vector<Category> categories() const;
 
+    /**
+     * @brief From now on the pages a list reads several at a time are parsed on `ex` (in `serve`, off the
+     * control thread, which then only receives them and keeps their events in page order).
+     */
+    void parse_pages_on(boost::asio::any_io_executor ex);
+
   private:
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;
     RateBudget* budget_;
+    std::optional<boost::asio::any_io_executor> parse_on_;
     /// Which of this source's endpoints take `page=N` (tried once per endpoint; see paging.hpp).
     std::unique_ptr<PageNumberMemory> page_numbers_;
 };

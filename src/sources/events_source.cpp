@@ -43,10 +43,11 @@ class EventsClient {
         HttpClient& http,
         Logger const& log,
         RateBudget* budget,
-        PageNumberMemory* page_numbers
+        PageNumberMemory* page_numbers,
+        std::optional<net::any_io_executor> parse_on = std::nullopt
     )
         : call_(src, http, log, Api::events, budget)
-        , pages_(call_, page_numbers) {}
+        , pages_(call_, page_numbers, std::move(parse_on)) {}
 
     net::awaitable<Result<std::vector<Event>>>
     fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn const& progress) {
@@ -334,7 +335,7 @@ EventsSource::~EventsSource() = default;
 
 net::awaitable<Result<std::vector<Event>>>
 EventsSource::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
-    EventsClient client(src_, http_, log_, budget_, page_numbers_.get());
+    EventsClient client(src_, http_, log_, budget_, page_numbers_.get(), parse_on_);
     co_return co_await client.fetch(question, now, progress);
 }
 
@@ -345,6 +346,10 @@ net::awaitable<Result<Event>> EventsSource::event(std::string id) {
 
 std::vector<Category> EventsSource::categories() const {
     return event_categories();
+}
+
+void EventsSource::parse_pages_on(net::any_io_executor ex) {
+    parse_on_ = std::move(ex);
 }
 
 ClientOptions client_options_for(SourceConfig const& src) {

@@ -8,6 +8,7 @@
 
 #include "sources/paging.hpp"
 #include "sources/upstream_call.hpp"
+#include "util/run_on.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -69,9 +70,16 @@ using OnReread = std::function<void()>;
 class PageFollower {
   public:
     /// `memory` (optional, outlives this): what each endpoint of the source did with page numbers.
-    explicit PageFollower(UpstreamCall const& call, PageNumberMemory* memory = nullptr)
+    /// `parse_on` (optional): where the pages of a numbered read are parsed, off the executor that awaits
+    /// them (in `serve`, the control thread); they are still handed over in page order.
+    explicit PageFollower(
+        UpstreamCall const& call,
+        PageNumberMemory* memory = nullptr,
+        std::optional<boost::asio::any_io_executor> parse_on = std::nullopt
+    )
         : call_(call)
-        , memory_(memory) {}
+        , memory_(memory)
+        , parse_on_(std::move(parse_on)) {}
 
     // Follows a paged list (page numbers or continuation tokens, UPSTREAM.md 1.8) with PageCursor's guards,
     // handing each parsed page to on_page, which returns a PageStep. Once page 1 has announced a page count,
@@ -151,7 +159,7 @@ class PageFollower {
                 wants_numbers(path, next, cursor, *first, numbers_tried)) {
                 numbers_tried = true;
                 auto r = co_await follow_numbered<
-                    Page>(path, base, cursor, *first, next.page.value_or(2), read, use);
+                    Page>(path, base, cursor, *first, next.page.value_or(2), read, use, parse);
                 if (!r)
                     co_return r.error();
                 if (*r == Numbered::complete)
@@ -226,24 +234,41 @@ class PageFollower {
 
     // One page request started now and awaited later (in page order). Its coroutine refers to the client
     // and to the path, so whoever starts one must see it finish (cancelling it first when giving up).
+    template <class Page>
     struct Pending {
         int page = 0; // the page asked for
         std::optional<Result<HttpResponse>> result;
+        std::optional<Result<Page>> parsed;    // a 2xx answer parsed on parse_on_ (when given)
         boost::asio::steady_timer ready;       // cancelled when the result is in
         boost::asio::cancellation_signal stop; // emitted when the list is abandoned
         explicit Pending(boost::asio::any_io_executor const& ex)
             : ready(ex, boost::asio::steady_timer::time_point::max()) {}
     };
 
-    std::shared_ptr<Pending>
-    start(boost::asio::any_io_executor const& ex, std::string const& path, Query q, int page) const {
-        auto p = std::make_shared<Pending>(ex);
+    template <class Page>
+    static boost::asio::awaitable<Result<Page>>
+    parse_page(Result<Page> (*parse)(std::string_view), std::string_view body) {
+        co_return parse(body);
+    }
+
+    template <class Page>
+    std::shared_ptr<Pending<Page>> start(
+        boost::asio::any_io_executor const& ex,
+        std::string const& path,
+        Query q,
+        int page,
+        Result<Page> (*parse)(std::string_view)
+    ) const {
+        auto p = std::make_shared<Pending<Page>>(ex);
         p->page = page;
         boost::asio::co_spawn(
             ex,
-            [this, &path, p, q = std::move(q)]() -> boost::asio::awaitable<void> {
+            [this, &path, p, q = std::move(q), parse]() -> boost::asio::awaitable<void> {
                 try {
-                    p->result.emplace(co_await call_.get(path, q));
+                    auto r = co_await call_.get(path, q);
+                    if (parse_on_ && r && r->status >= 200 && r->status < 300)
+                        p->parsed.emplace(co_await run_on(*parse_on_, parse_page(parse, r->body)));
+                    p->result.emplace(std::move(r)); // with its parse: finish() waits for both
                 } catch (std::exception const& e) {
                     p->result.emplace(fail(errc::upstream_io, std::string("page request failed: ") + e.what())
                     );
@@ -255,12 +280,14 @@ class PageFollower {
         return p;
     }
 
-    static boost::asio::awaitable<void> finish(Pending& p) {
+    template <class Page>
+    static boost::asio::awaitable<void> finish(Pending<Page>& p) {
         while (!p.result)
             co_await p.ready.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
     }
 
-    static void stop_all(std::deque<std::shared_ptr<Pending>>& in_flight) {
+    template <class Page>
+    static void stop_all(std::deque<std::shared_ptr<Pending<Page>>>& in_flight) {
         for (auto& p : in_flight)
             if (!p->result)
                 p->stop.emit(boost::asio::cancellation_type::terminal);
@@ -269,7 +296,8 @@ class PageFollower {
     // The list is abandoned (the refresh was cancelled: a reload, fetch_timeout, shutdown): cancel every
     // request still out and wait until each has ended, since they use the client the caller frees next.
     // The caller has reset its cancellation state first: a cancelled coroutine's next co_await throws.
-    static boost::asio::awaitable<void> abandon(std::deque<std::shared_ptr<Pending>>& in_flight) {
+    template <class Page>
+    static boost::asio::awaitable<void> abandon(std::deque<std::shared_ptr<Pending<Page>>>& in_flight) {
         stop_all(in_flight);
         for (auto& p : in_flight)
             co_await finish(*p);
@@ -279,14 +307,19 @@ class PageFollower {
     // The answer to page=N of a numbered read, in page order: what ends the numbered read (a refusal goes on
     // by token, a changed list is read again, the last page completes it), or nothing to go on.
     template <class Page, class Read, class Use>
-    Result<std::optional<Numbered>>
-    take_numbered(std::string const& path, Pending& p, Pagination const& first, Read& read, Use& use) const {
+    Result<std::optional<Numbered>> take_numbered(
+        std::string const& path, Pending<Page>& p, Pagination const& first, Read& read, Use& use
+    ) const {
         bool const tokens = !first.continuation.empty();
         auto const& answer = *p.result;
         auto verdict = NumberedVerdict::use;
         Result<std::optional<Page>> page = std::optional<Page>();
         if (tokens && answer && answer->status == 400)
             verdict = NumberedVerdict::refused;
+        else if (p.parsed && !*p.parsed)
+            page = call_.in_context(p.parsed->error(), path);
+        else if (p.parsed)
+            page = std::optional<Page>(std::move(**p.parsed));
         else
             page = read(answer);
         if (tokens && page && *page) {
@@ -326,19 +359,20 @@ class PageFollower {
         Pagination const& first,
         int from,
         Read& read,
-        Use& use
+        Use& use,
+        Result<Page> (*parse)(std::string_view)
     ) const {
         auto const ex = co_await boost::asio::this_coro::executor;
         bool const tokens = !first.continuation.empty();
         int next_page = from;
-        std::deque<std::shared_ptr<Pending>> in_flight;
+        std::deque<std::shared_ptr<Pending<Page>>> in_flight;
         auto top_up = [&] {
             int const ahead = numbered_window(known(path), tokens, call_.max_concurrency());
             while (static_cast<int>(in_flight.size()) < ahead && next_page <= cursor.page_count().value_or(0)
             ) {
                 Query q = base;
                 q.emplace_back("page", std::to_string(next_page));
-                in_flight.push_back(start(ex, path, std::move(q), next_page++));
+                in_flight.push_back(start<Page>(ex, path, std::move(q), next_page++, parse));
             }
         };
         Result<Numbered> outcome = Numbered::go_on;
@@ -376,6 +410,7 @@ class PageFollower {
 
     UpstreamCall const& call_;
     PageNumberMemory* memory_;
+    std::optional<boost::asio::any_io_executor> parse_on_;
 };
 
 } // namespace icsbridge

@@ -1,13 +1,15 @@
 // File: parallel_paging_test.cpp
 // Pages 2..N of a counted list are requested several at a time (within max_concurrency) and used in page
 // order: the same events in the same order as one page at a time, whatever order the answers come in.
-// A continuation list stays one page at a time.
+// A continuation list stays one page at a time. Pages parsed on other threads (`serve`) keep page order.
 #include "integration/source_harness.hpp"
 #include "support/upstream_json.hpp"
 
+#include <boost/asio/thread_pool.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,13 +51,20 @@ struct Run {
     std::size_t requests = 0;
 };
 
-Run fetch(ScriptedUpstream::Handler handler, int concurrency) {
+// `parse_on`: where the source parses the pages it reads several at a time (as `serve` has it).
+Run fetch(
+    ScriptedUpstream::Handler handler,
+    int concurrency,
+    std::optional<boost::asio::any_io_executor> parse_on = std::nullopt
+) {
     ScriptedUpstream up(std::move(handler));
     test::SourceFixture f(SourceType::events, token, "organizer");
     f.src.base_url = up.base_url();
     f.src.max_concurrency = concurrency;
     f.feed.keep_past = std::chrono::seconds(0); // one list
     auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
+        if (parse_on)
+            s.parse_pages_on(*parse_on);
         return s.fetch(f.ask(), now, {});
     });
     BOOST_REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message));
@@ -79,6 +88,36 @@ BOOST_AUTO_TEST_CASE(counted_pages_come_several_at_a_time_and_are_used_in_page_o
     BOOST_TEST_REQUIRE(one.ids.size() == std::size_t(page_count * 3));
     BOOST_TEST(one.ids.front() == "10");
     BOOST_TEST(one.ids.back() == std::to_string(page_count * 10 + 2));
+}
+
+BOOST_AUTO_TEST_CASE(pages_parsed_on_other_threads_are_still_used_in_page_order) {
+    // Two parsing threads, answers out of page order: each page's events still follow the page before.
+    boost::asio::thread_pool parsers(2);
+    auto const one = fetch(numbered_page, 1);
+    auto const four = fetch(numbered_page, 4, parsers.get_executor());
+    BOOST_TEST(four.in_flight > 1);
+    BOOST_TEST(four.requests == std::size_t(page_count));
+    BOOST_TEST(four.ids == one.ids, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_page_that_does_not_parse_off_thread_fails_the_refresh_in_context) {
+    ScriptedUpstream up([](ScriptedRequest const& r) -> ScriptedReply {
+        if (r.param("page") == "5")
+            return {200, R"({"events": "not a list"})"};
+        return numbered_page(r);
+    });
+    boost::asio::thread_pool parsers(1);
+    test::SourceFixture f(SourceType::events, token, "organizer");
+    f.src.base_url = up.base_url();
+    f.src.max_concurrency = 4;
+    f.feed.keep_past = std::chrono::seconds(0);
+    auto r = test::run_source<std::vector<Event>, EventsSource>(f.src, f.logs, [&](EventsSource& s) {
+        s.parse_pages_on(parsers.get_executor());
+        return s.fetch(f.ask(), now, {});
+    });
+    BOOST_TEST_REQUIRE(r.has_error());
+    BOOST_TEST((r.error().code == errc::upstream_malformed));
+    BOOST_TEST(r.error().message.find("malformed response from /v3/users/me/events/") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_page_in_a_window_fails_the_refresh) {
