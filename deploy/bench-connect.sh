@@ -15,6 +15,8 @@
 # plus the set-up (C flows, C×(E+1) writes at a high budget) and the serving process's peak RSS.
 # With BENCH_KEEP=DIR, the server's and the fake's logs are copied there, with the time the hook was sent
 # (hook-time, Unix seconds), to see where the time went (the fake's log has each request's time).
+# BENCH_BIN=FILE runs that icsbridge binary instead of BUILD_DIR's (A/B against an older build); the
+# environment passes through to it (e.g. GLIBC_TUNABLES).
 #   deploy/bench-connect.sh [BUILD_DIR] [C] [E] [RATE]
 set -u
 
@@ -23,7 +25,7 @@ build=${1:-$src/build}
 people=${2:-1000}
 events=${3:-100}
 rate=${4:-6000/m}
-bin=$build/icsbridge
+bin=${BENCH_BIN:-$build/icsbridge}
 fake=$build/icsbridge-fake-upstream
 python=/usr/bin/python3
 . "$src/tests/support/sh/run_fixtures.sh"
@@ -33,7 +35,8 @@ test_name=bench-connect
 fail_logs="serve.log fake-google.err"
 fail_skip="info GET \|info POST "
 
-cmake --build "$build" -j2 --target icsbridge icsbridge-fake-upstream >/dev/null || { echo "build failed" >&2; exit 1; }
+# With BENCH_BIN nothing is built: BUILD_DIR's fake must be there (a build in it may be under way).
+[ -n "${BENCH_BIN:-}" ] || cmake --build "$build" -j2 --target icsbridge icsbridge-fake-upstream >/dev/null || { echo "build failed" >&2; exit 1; }
 init_work
 events_dir "$events" "$work/data"
 start_fake_upstream "$fake" "$work" "$work/data" --page-size 200
