@@ -43,9 +43,10 @@ struct Run {
     Outcome outcome;
     std::shared_ptr<ShapedItems const> shaped;      ///< the items every writer of these feeds shares
     std::map<std::string, Resource const*> by_name; ///< our names -> their shared items
-    std::vector<Op> ops;
-    std::size_t next = 0;
-    std::optional<Error> stopped; ///< the first error that ends the run
+    std::vector<Op> ops;           ///< the plan's writes; each is moved out when a worker takes it
+    std::size_t next = 0;          ///< ops[next] is the next to take
+    std::size_t waiting_turns = 0; ///< workers waiting for a turn to take one
+    std::optional<Error> stopped;  ///< the first error that ends the run
     /// Since when writes that landed are not saved: a kill loses at most a second of them
     std::optional<steady_clock::time_point> unsaved_since;
 
@@ -141,13 +142,39 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
     co_return Result<void>{};
 }
 
+/**
+ * Whether another worker may wait for a turn: an op is left that no worker has taken or waits a turn for
+ * (a turn waited for with nothing left to write would be a shared budget's slot lost).
+ */
+bool op_unclaimed(Run const& run) {
+    return !run.stopped && run.next + run.waiting_turns < run.ops.size();
+}
+
 net::awaitable<void> worker(Run& run) {
-    while (!run.stopped && run.next < run.ops.size()) {
+    while (op_unclaimed(run)) {
         if (run.options.cancelled && run.options.cancelled()) {
             run.stopped = fail(errc::shutdown, run.dav.name() + ": stopped before every write was made");
             break;
         }
-        Op op = run.ops[run.next++];
+        // The turn first, then the op: a write waiting for the shared budget is this small frame, not its
+        // request with the body, and the op leaves the plan (its strings with it) only when it is sent.
+        ++run.waiting_turns;
+        auto turn = run.dav.hold_turn();
+        bool const held = co_await std::move(turn);
+        --run.waiting_turns;
+        if (!held) {
+            if (!run.stopped)
+                run.stopped = fail(
+                    errc::shutdown,
+                    run.dav.name() + ": stopped while waiting for the shared request budget"
+                );
+            break;
+        }
+        if (run.stopped || run.next >= run.ops.size()) {
+            run.dav.drop_turn();
+            break;
+        }
+        Op op = std::move(run.ops[run.next++]);
         auto done = co_await carry_out(run, std::move(op));
         if (!done && !run.stopped)
             run.stopped = done.error();

@@ -152,7 +152,7 @@ unsigned TargetClient::judged_status(Result<HttpResponse> const& answer) const {
     return answer->status;
 }
 
-net::awaitable<bool> TargetClient::wait_for_turn() {
+net::awaitable<bool> TargetClient::wait_for_turn(bool use_held) {
     net::steady_timer timer(co_await net::this_coro::executor);
     for (;;) {
         auto const now = steady_clock::now();
@@ -160,6 +160,10 @@ net::awaitable<bool> TargetClient::wait_for_turn() {
             timer.expires_at(paused_until_);
             co_await timer.async_wait(net::use_awaitable);
             continue;
+        }
+        if (use_held && held_ > 0) { // taken ahead by hold_turn(): its rate and gate were passed then
+            --held_;
+            co_return true;
         }
         auto const wait = rate_.try_take(now);
         if (wait <= steady_clock::duration::zero())
@@ -173,6 +177,14 @@ net::awaitable<bool> TargetClient::wait_for_turn() {
     co_return co_await std::move(passing);
 }
 
+net::awaitable<bool> TargetClient::hold_turn() {
+    auto waiting = wait_for_turn(false); // a turn of its own, not one another write holds
+    if (!co_await std::move(waiting))
+        co_return false;
+    ++held_;
+    co_return true;
+}
+
 net::awaitable<Result<HttpResponse>>
 TargetClient::send(std::string method, std::string url, std::string body, Headers headers) {
     thread_local std::minstd_rand rng{std::random_device{}()};
@@ -183,7 +195,7 @@ TargetClient::send(std::string method, std::string url, std::string body, Header
         co_return allowed.error();
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
-        auto waiting = wait_for_turn();
+        auto waiting = wait_for_turn(true);
         if (!co_await std::move(waiting))
             co_return fail(errc::shutdown, name_ + ": stopped while waiting for the shared request budget");
         auto authorizing = auth_.authorization();

@@ -101,6 +101,21 @@ class TargetClient {
         return guard_.check(url, from);
     }
 
+    /**
+     * @brief Waits for the turn of a request about to be made (the target's pause and `rate`, then the gate),
+     * ahead of making it: the next try of any send() uses it instead of waiting again. A reconcile takes a
+     * write's turn before the write, so the writes waiting for a shared budget are small frames, not whole
+     * requests with their bodies (issue 39). false: the gate is closed (nothing is held).
+     */
+    boost::asio::awaitable<bool> hold_turn();
+    /** @brief Gives up a turn held by hold_turn() that no request will use (nothing left to write). */
+    void drop_turn() {
+        if (held_ > 0)
+            --held_;
+    }
+    /** @brief Turns held by hold_turn() that no try has used yet. */
+    std::size_t turns_held() const { return held_; }
+
     /** @brief Every try passes `gate` from now on (none by default: configured targets pace alone). */
     void set_gate(Gate gate) { gate_ = std::move(gate); }
     /** @brief TLS contexts shared with other targets' clients; call before the first request. */
@@ -122,8 +137,11 @@ class TargetClient {
     Logger const& log() const { return log_; }
 
   private:
-    /** @brief The target's pause and `rate`, then the gate (if any); false: the gate is closed. */
-    boost::asio::awaitable<bool> wait_for_turn();
+    /**
+     * @brief The target's pause, then (`use_held`) a turn held by hold_turn() if there is one, else `rate`
+     * and the gate (if any); false: the gate is closed.
+     */
+    boost::asio::awaitable<bool> wait_for_turn(bool use_held);
     /** @brief The status push_retry_wait() judges: a "slow down" answer counts as 429. */
     unsigned judged_status(Result<HttpResponse> const& answer) const;
 
@@ -138,6 +156,7 @@ class TargetClient {
     std::chrono::steady_clock::time_point paused_until_{};
     std::size_t requests_ = 0;
     std::size_t conflicts_ = 0;
+    std::size_t held_ = 0; ///< turns taken by hold_turn() and not yet used
 };
 
 /**

@@ -1,7 +1,8 @@
 // File: target_gate_test.cpp
 // A push target's shared gate (issue 27) against a scripted server on loopback: every try passes the gate,
 // a retried request twice; a gate that answers false ends the request as errc::shutdown before anything is
-// sent; connections sharing one FairBudget each count their requests in it.
+// sent; connections sharing one FairBudget each count their requests in it; a turn held ahead of a request
+// (hold_turn) is used by the next try instead of a second pass of the gate.
 #include "integration/scripted_upstream.hpp"
 #include "push/fair_budget.hpp"
 #include "push/target_client.hpp"
@@ -78,6 +79,52 @@ BOOST_AUTO_TEST_CASE(a_closed_gate_ends_the_request_before_it_is_sent) {
     });
     BOOST_TEST(calls == 1);
     BOOST_TEST(up.requests().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_turn_held_ahead_is_used_by_the_next_try_and_only_once) {
+    ScriptedUpstream up([](ScriptedRequest const&) { return ScriptedReply{200, "ok"}; });
+    int calls = 0;
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        push::TargetClient client(ex, target("gated", up.base_url()), Logger{});
+        client.set_gate(counting_gate(calls, true));
+        // Run: two turns held (the second passes the gate itself, not taking the first's), then three sends.
+        for (int i = 0; i < 2; ++i) {
+            auto holding = client.hold_turn();
+            BOOST_TEST(co_await std::move(holding));
+        }
+        BOOST_TEST(calls == 2);
+        BOOST_TEST(client.turns_held() == 2u);
+        for (int i = 0; i < 3; ++i) {
+            auto sending = client.send("GET", up.base_url() + "/cal/");
+            auto answer = co_await std::move(sending);
+            BOOST_TEST(answer.has_value());
+        }
+        // Check: the first two sends used the held turns, the third passed the gate.
+        BOOST_TEST(calls == 3);
+        BOOST_TEST(client.turns_held() == 0u);
+        BOOST_TEST(client.requests() == 3u);
+        // A held turn given up is not used: the next send passes the gate again.
+        auto holding = client.hold_turn();
+        BOOST_TEST(co_await std::move(holding));
+        client.drop_turn();
+        auto sending = client.send("GET", up.base_url() + "/cal/");
+        auto answer = co_await std::move(sending);
+        BOOST_TEST(answer.has_value());
+        BOOST_TEST(calls == 5);
+    });
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_gate_holds_no_turn) {
+    ScriptedUpstream up([](ScriptedRequest const&) { return ScriptedReply{200, "ok"}; });
+    int calls = 0;
+    test::run_coro([&](net::any_io_executor ex) -> net::awaitable<void> {
+        push::TargetClient client(ex, target("gated", up.base_url()), Logger{});
+        client.set_gate(counting_gate(calls, false));
+        auto holding = client.hold_turn();
+        BOOST_TEST(!co_await std::move(holding));
+        BOOST_TEST(client.turns_held() == 0u);
+    });
+    BOOST_TEST(calls == 1);
 }
 
 BOOST_AUTO_TEST_CASE(connections_sharing_a_fair_budget_each_take_their_turns) {
