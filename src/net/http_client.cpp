@@ -111,8 +111,9 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         }
     }
 
-    /** The request line, headers and body every attempt of one request sends. */
-    Request make_request(Target const& t, HttpRequest const& req, http::verb verb) const {
+    /** The request line, headers and body every attempt of one request sends; the body is moved, not copied.
+     */
+    Request make_request(Target const& t, HttpRequest& req, http::verb verb) const {
         Request hreq{verb, t.target, 11};
         hreq.set(http::field::host, t.host_header);
         hreq.set(http::field::user_agent, user_agent);
@@ -121,7 +122,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         for (auto const& [name, value] : req.headers)
             hreq.set(name, value);
         if (verb != http::verb::get) {
-            hreq.body() = req.body;
+            hreq.body() = std::move(req.body);
             hreq.prepare_payload();
         }
         return hreq;
@@ -140,8 +141,8 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
         ~Slot() { release(); }
     };
 
-    /** What every attempt of one request sends, and to where. */
-    Result<std::pair<Target, Request>> prepare(HttpRequest const& req) const {
+    /** What every attempt of one request sends, and to where; `req`'s body moves into it. */
+    Result<std::pair<Target, Request>> prepare(HttpRequest& req) const {
         auto target = parse_target(svc(), req.url);
         if (!target)
             return target.error();
