@@ -19,12 +19,13 @@
 # BENCH_VIEWS= (empty) skips that part; BENCH_ONLY_VIEW=1 runs only it.
 #   deploy/bench-serve.sh [BUILD_DIR]      (default build-bench, RelWithDebInfo)
 # The access log is off on both sides (ICSBRIDGE_LOG=warn, access_log off), both use 2 threads/workers.
-# nginx's files are in the page cache of the file system under TMPDIR (ext4 here, with large folios), icsbridge's
-# bodies in memfds (4 KiB shmem pages), and wrk pays per page for what sendfile() hands it: nginx serving the
-# 9.8 MB feed from tmpfs cost wrk as much as icsbridge's sendfile() did (see sendfile_max_bytes in
-# src/server/session_io.cpp). A body in an ext4 O_TMPFILE instead of a memfd (an experiment, 2026-11-28, load
-# 10-15) cut icsbridge's CPU per request to nginx's: 108 against 127 us at 425 KB, 1,179 against 2,985 us
-# (the copy) at 9.8 MB.
+# nginx's files are in the page cache of the file system under TMPDIR (ext4 here, with large folios), and so
+# are icsbridge's bodies: unlinked O_TMPFILE files in its storage.dir under TMPDIR (src/store/sealed_file.cpp).
+# They were memfds (4 KiB shmem pages) until 2026-11-28, and wrk pays per page for what sendfile() hands it:
+# nginx serving the 9.8 MB feed from tmpfs cost wrk as much as icsbridge's sendfile() from a memfd did (see
+# sendfile_max_bytes in src/server/session_io.cpp). The O_TMPFILE experiment (2026-11-28, load 10-15) cut
+# icsbridge's CPU per request to nginx's: 108 against 127 us at 425 KB, 1,179 against 2,985 us (the copy) at
+# 9.8 MB.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)

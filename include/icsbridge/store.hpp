@@ -31,9 +31,10 @@ class SnapshotBackend;
 using sys_seconds = std::chrono::sys_seconds;
 
 /**
- * @brief Bytes in a sealed in-memory file (memfd), for sendfile(): the kernel then hands the pages to the
- * socket instead of copying them from our heap on every request. Sealed, so nothing can change them while
- * they are in flight; mapped read-only, so the same pages are what the process reads.
+ * @brief Snapshot bytes in a file only this process holds, for sendfile(): the kernel then hands the pages to
+ * the socket instead of copying them from our heap on every request. Either an unlinked O_TMPFILE in
+ * storage.dir's filesystem (SnapshotFiles; page cache, with large folios on ext4/xfs) or a sealed memfd.
+ * Never written after it is made; mapped read-only, so the same pages are what the process reads.
  */
 class SealedFile {
   public:
@@ -56,6 +57,28 @@ class SealedFile {
     std::size_t size_;
 };
 
+/**
+ * @brief Where large snapshot bodies are made: unlinked O_TMPFILE files in a directory the operator gave
+ * (storage.dir), opened once; where that directory has no O_TMPFILE (tmpfs without it, overlayfs, an old
+ * kernel), cannot be opened, or is full, a sealed memfd; failing that, the heap. Immutable: share it.
+ */
+class SnapshotFiles {
+  public:
+    /** @brief Memfds only. */
+    SnapshotFiles() = default;
+    /** @brief Files in `dir` (an O_PATH descriptor); memfds only when it cannot be opened. */
+    explicit SnapshotFiles(std::string const& dir);
+    ~SnapshotFiles();
+    SnapshotFiles(SnapshotFiles const&) = delete;
+    SnapshotFiles& operator=(SnapshotFiles const&) = delete;
+    /** @brief A copy of `bytes` in a new file (the directory's, else a memfd); null if neither can be made.
+     */
+    std::shared_ptr<SealedFile const> make(std::string_view bytes) const;
+
+  private:
+    int dir_ = -1;
+};
+
 /// A body this large or larger is kept in a SealedFile (sent with sendfile()); smaller ones stay on the heap
 /// and go out with the header in one write.
 inline constexpr std::size_t sendfile_min_bytes = std::size_t{32} * 1024;
@@ -69,13 +92,16 @@ class SnapshotBody {
   public:
     SnapshotBody() = default;
     /** @brief Takes `bytes`: moved into a sealed memfd when large enough (implicit: a body is its bytes). */
-    SnapshotBody(std::string bytes);
+    SnapshotBody(std::string bytes)
+        : SnapshotBody(std::move(bytes), nullptr) {}
+    /** @brief Takes `bytes`: moved into a file of `files` (null: a memfd) when large enough. */
+    SnapshotBody(std::string bytes, SnapshotFiles const* files);
     operator std::string_view() const noexcept { return view(); }
     std::string_view view() const noexcept { return file_ ? file_->bytes() : std::string_view(heap_); }
     char const* data() const noexcept { return view().data(); }
     std::size_t size() const noexcept { return view().size(); }
     bool empty() const noexcept { return view().empty(); }
-    /** @brief The memfd holding the bytes, or null (they are on the heap). */
+    /** @brief The file holding the bytes, or null (they are on the heap). */
     SealedFile const* file() const noexcept { return file_.get(); }
     friend bool operator==(SnapshotBody const& a, std::string_view b) noexcept { return a.view() == b; }
 
@@ -111,6 +137,7 @@ struct Snapshot {
  * @brief Builds a snapshot: hashes the body into the ETag, formats Last-Modified, gzips once if `gzip`.
  * @param changed_at the Last-Modified time (the content changed then)
  * @param etag the body's ETag when the caller already has it (make_etag(body)); empty: computed here
+ * @param files where a large body and gzip form are kept; null: memfds
  */
 std::shared_ptr<Snapshot const> make_snapshot(
     std::string body,
@@ -119,7 +146,8 @@ std::shared_ptr<Snapshot const> make_snapshot(
     sys_seconds fetched_at,
     bool gzip = true,
     std::string etag = {},
-    std::string definition = {}
+    std::string definition = {},
+    SnapshotFiles const* files = nullptr
 );
 
 /**
@@ -139,8 +167,9 @@ Result<void> save_snapshot(
  * @brief Reads DIR/NAME.snapshot; errc::io_error if absent or unreadable, errc::snapshot_corrupt
  * if corrupt (bad header, wrong length, or a body whose hash is not the stored ETag).
  */
-Result<std::shared_ptr<Snapshot const>>
-load_snapshot(std::string const& dir, std::string const& name, bool gzip = true);
+Result<std::shared_ptr<Snapshot const>> load_snapshot(
+    std::string const& dir, std::string const& name, bool gzip = true, SnapshotFiles const* files = nullptr
+);
 
 /**
  * @brief Why a kept body must not be served under `etag`, or empty when it may: it is not an iCalendar
@@ -185,8 +214,8 @@ class SnapshotBackend {
 /** @brief DIR/NAME.snapshot files (save_snapshot / load_snapshot). */
 class DiskSnapshots final : public SnapshotBackend {
   public:
-    explicit DiskSnapshots(std::string dir)
-        : dir_(std::move(dir)) {}
+    /** @param files where loaded bodies are kept (ServedFeeds::files()); null: opened here on `dir` */
+    explicit DiskSnapshots(std::string dir, std::shared_ptr<SnapshotFiles const> files = nullptr);
     Result<void> save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) override;
     Result<std::shared_ptr<Snapshot const>> load(std::string const& feed, bool gzip) override;
     std::string where() const override { return "storage.dir " + dir_; }
@@ -194,6 +223,7 @@ class DiskSnapshots final : public SnapshotBackend {
 
   private:
     std::string dir_;
+    std::shared_ptr<SnapshotFiles const> files_;
 };
 
 /** @brief What /healthz and /metrics report for one feed (a copy, taken under the store's lock). */
@@ -338,6 +368,8 @@ class ServedFeeds {
      */
     void merge_subscriber_fetch(std::string_view feed, std::string_view subscriber, sys_seconds at);
     bool gzip_enabled() const { return gzip_; }
+    /** @brief Where snapshot bodies are made: files in storage.dir (opened at construction), else memfds. */
+    std::shared_ptr<SnapshotFiles const> const& files() const { return files_; }
     /** @brief Configured feed names, in config order. */
     std::vector<std::string> names() const;
 
@@ -347,6 +379,7 @@ class ServedFeeds {
     std::shared_ptr<Entry> find_locked(std::string_view name) const;
 
     bool gzip_;
+    std::shared_ptr<SnapshotFiles const> files_;
     mutable std::mutex mtx_;
     std::vector<std::shared_ptr<Entry>> entries_; ///< guarded by mtx_
     std::optional<ReloadStatus> reload_;          ///< guarded by mtx_

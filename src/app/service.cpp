@@ -174,7 +174,7 @@ void Service::restore() {
     // A replica starts from its own disk copies in a cluster too: the node's first tick, before any refresh,
     // keeps per feed the newer of that copy and the database's row, so a calendar fetched alone while the
     // database was away is not replaced by an older row after a restart.
-    DiskSnapshots disk(cfg_->storage.dir);
+    DiskSnapshots disk(cfg_->storage.dir, store_.files());
     auto const restored = restore_snapshots(publisher_, store_, disk, log_);
     log_.info(
         "loaded " + std::to_string(restored) + " of " + std::to_string(cfg_->feeds.size()) +

@@ -52,7 +52,7 @@ void Service::reload() {
     cli::forget_removed(dav_.get(), node_.get(), plan.removed, plan.added);
     // A feed added back (removed by an earlier reload, or renamed back) serves its kept snapshot at once,
     // when it was made under the same definition; from the disk, which a cluster replica keeps too.
-    DiskSnapshots disk(cfg_->storage.dir);
+    DiskSnapshots disk(cfg_->storage.dir, store_.files());
     for (auto const& name : plan.added)
         (void)adopt_kept(publisher_, name, disk, publisher_.gzip(), Origin::restored, log_);
     current_->merged.reset(); // its subscription ends before the new generation's merged feeds start

@@ -213,8 +213,16 @@ Publisher::Prepared Publisher::prepare(Job job) {
     else if (j.built)
         out.snap = j.built;
     else
-        out.snap =
-            make_snapshot(std::move(j.body), j.items, j.at, j.at, gzip_, std::move(etag), j.definition);
+        out.snap = make_snapshot(
+            std::move(j.body),
+            j.items,
+            j.at,
+            j.at,
+            gzip_,
+            std::move(etag),
+            j.definition,
+            table_.files().get()
+        );
     if (!changed)
         return out;
     std::vector<std::shared_ptr<Preparer const>> preparers;

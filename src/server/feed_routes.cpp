@@ -118,7 +118,7 @@ ServerResponse handle_feed(Ctx const& c, std::string_view name) {
     bool const by_agent = google_view_for_agent(c, name, snap->body.size(), *view);
     if (!view->empty()) {
         // From here on a view is served exactly like the feed: it is a snapshot of its own.
-        auto built = c.views.get(name, snap, *view, c.store.gzip_enabled());
+        auto built = c.views.get(name, snap, *view, c.store.gzip_enabled(), c.store.files().get());
         // A view Google's fetcher did not ask for falls back to the feed itself.
         if (built)
             snap = std::move(*built);

@@ -6,6 +6,10 @@
 
 namespace icsbridge {
 
+DiskSnapshots::DiskSnapshots(std::string dir, std::shared_ptr<SnapshotFiles const> files)
+    : dir_(std::move(dir))
+    , files_(files ? std::move(files) : std::make_shared<SnapshotFiles const>(dir_)) {}
+
 Result<void> DiskSnapshots::save(std::string const& feed, Snapshot const& snap, sys_seconds fetched_at) {
     return save_snapshot(dir_, feed, snap, fetched_at);
 }
@@ -15,7 +19,7 @@ Result<std::shared_ptr<Snapshot const>> DiskSnapshots::load(std::string const& f
     std::error_code ec;
     if (!std::filesystem::exists(dir_ + "/" + feed + ".snapshot", ec))
         return std::shared_ptr<Snapshot const>();
-    return load_snapshot(dir_, feed, gzip);
+    return load_snapshot(dir_, feed, gzip, files_.get());
 }
 
 } // namespace icsbridge

@@ -1,5 +1,6 @@
 // File: sealed_file.cpp
-// SealedFile: snapshot bytes in a sealed, read-only mapped memfd, so the server can sendfile() them; and
+// SealedFile: snapshot bytes in a read-only mapped file only we hold (an unlinked O_TMPFILE in storage.dir,
+// else a sealed memfd), so the server can sendfile() them; SnapshotFiles, which makes them; and
 // SnapshotBody, which keeps a large calendar there instead of on the heap.
 #include <icsbridge/files.hpp>
 #include <icsbridge/store.hpp>
@@ -56,6 +57,22 @@ struct MapOwner {
     }
 };
 
+/** @brief The file's bytes mapped read-only (the pages the socket sends), owning `fd`; null on failure. */
+std::shared_ptr<SealedFile const> map_file(FdOwner& fd, std::size_t size) {
+    MapOwner map{nullptr, size};
+    if (size != 0) {
+        map.map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.fd, 0);
+        if (map.map == MAP_FAILED) {
+            map.map = nullptr;
+            return nullptr;
+        }
+    }
+    auto file = std::make_shared<SealedFile const>(fd.fd, map.map, size);
+    fd.fd = -1; // the SealedFile owns them now
+    map.map = nullptr;
+    return file;
+}
+
 } // namespace
 
 std::shared_ptr<SealedFile const> SealedFile::make(std::string_view bytes) {
@@ -65,19 +82,32 @@ std::shared_ptr<SealedFile const> SealedFile::make(std::string_view bytes) {
     if (fd.fd < 0 || !leaves_spare(fd.fd) || !write_all(fd.fd, bytes) ||
         ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         return nullptr;
-    MapOwner map{nullptr, bytes.size()};
-    if (!bytes.empty()) {
-        // Sealed against writes, so only a read-only shared mapping is allowed: the pages the socket sends.
-        map.map = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_SHARED, fd.fd, 0);
-        if (map.map == MAP_FAILED) {
-            map.map = nullptr;
-            return nullptr;
-        }
+    // Sealed against writes, so only a read-only shared mapping is allowed.
+    return map_file(fd, bytes.size());
+}
+
+SnapshotFiles::SnapshotFiles(std::string const& dir)
+    : dir_(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+
+SnapshotFiles::~SnapshotFiles() {
+    if (dir_ >= 0)
+        ::close(dir_);
+}
+
+std::shared_ptr<SealedFile const> SnapshotFiles::make(std::string_view bytes) const {
+    // An unlinked file on the storage disk: its page cache comes in large folios (ext4, xfs) where a memfd's
+    // shmem is 4 KiB pages, which sendfile() pays for per page. O_EXCL: it can never be linked into the
+    // directory, so no one but this process ever reaches it, and it is gone with its last descriptor. The
+    // kernel may write its pages back to the disk's free space; nothing names them.
+    if (dir_ >= 0) {
+        FdOwner fd{::openat(dir_, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)};
+        if (fd.fd >= 0 && leaves_spare(fd.fd) && write_all(fd.fd, bytes))
+            if (auto file = map_file(fd, bytes.size()))
+                return file;
     }
-    auto file = std::make_shared<SealedFile const>(fd.fd, map.map, bytes.size());
-    fd.fd = -1; // the SealedFile owns them now
-    map.map = nullptr;
-    return file;
+    // No O_TMPFILE there (tmpfs without it, overlayfs, an old kernel: EOPNOTSUPP, EISDIR), no room, no
+    // descriptor to spare: a memfd, else the caller keeps the heap.
+    return SealedFile::make(bytes);
 }
 
 SealedFile::~SealedFile() {
@@ -86,11 +116,11 @@ SealedFile::~SealedFile() {
     ::close(fd_);
 }
 
-SnapshotBody::SnapshotBody(std::string bytes) {
+SnapshotBody::SnapshotBody(std::string bytes, SnapshotFiles const* files) {
     if (bytes.size() >= sendfile_min_bytes)
-        file_ = SealedFile::make(bytes);
+        file_ = files != nullptr ? files->make(bytes) : SealedFile::make(bytes);
     if (!file_)
-        heap_ = std::move(bytes); // small, or no memfd: the heap holds it (and the server gather-writes it)
+        heap_ = std::move(bytes); // small, or no file: the heap holds it (and the server gather-writes it)
 }
 
 std::ostream& operator<<(std::ostream& out, SnapshotBody const& body) {

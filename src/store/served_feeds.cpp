@@ -25,20 +25,21 @@ std::shared_ptr<Snapshot const> build_snapshot(
     sys_seconds changed_at,
     sys_seconds fetched_at,
     bool gzip,
-    std::string definition
+    std::string definition,
+    SnapshotFiles const* files
 ) {
     auto s = std::make_shared<Snapshot>();
     s->definition = std::move(definition);
     if (gzip)
         s->gzip_body = gzip_compress(body);
-    s->body = std::move(body);
+    s->body = SnapshotBody(std::move(body), files);
     s->etag = std::move(etag);
     s->items = items;
     s->last_modified = changed_at;
     s->last_modified_http = format_http_date(changed_at);
     s->fetched_at = fetched_at;
     if (s->gzip_body.size() >= sendfile_min_bytes)
-        s->gzip_file = SealedFile::make(s->gzip_body);
+        s->gzip_file = files != nullptr ? files->make(s->gzip_body) : SealedFile::make(s->gzip_body);
     return s;
 }
 
@@ -51,7 +52,8 @@ std::shared_ptr<Snapshot const> make_snapshot(
     sys_seconds fetched_at,
     bool gzip,
     std::string etag,
-    std::string definition
+    std::string definition,
+    SnapshotFiles const* files
 ) {
     if (etag.empty())
         etag = make_etag(body);
@@ -62,7 +64,8 @@ std::shared_ptr<Snapshot const> make_snapshot(
         changed_at,
         fetched_at,
         gzip,
-        std::move(definition)
+        std::move(definition),
+        files
     );
 }
 
@@ -133,7 +136,8 @@ make_settings(Config const& cfg, FeedConfig const& f, FeedSettings const* before
 } // namespace
 
 ServedFeeds::ServedFeeds(Config const& cfg)
-    : gzip_(cfg.server.gzip) {
+    : gzip_(cfg.server.gzip)
+    , files_(std::make_shared<SnapshotFiles const>(cfg.storage.dir)) {
     reconfigure(cfg);
 }
 

@@ -47,7 +47,7 @@ Result<void> save_snapshot(
 }
 
 Result<std::shared_ptr<Snapshot const>>
-load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
+load_snapshot(std::string const& dir, std::string const& name, bool gzip, SnapshotFiles const* files) {
     auto path = snapshot_path(dir, name);
     auto data = read_file(path);
     if (!data)
@@ -84,7 +84,8 @@ load_snapshot(std::string const& dir, std::string const& name, bool gzip) {
         sys_seconds{std::chrono::seconds{*fa}},
         gzip,
         std::move(*etag),
-        std::move(*definition)
+        std::move(*definition),
+        files
     );
 }
 

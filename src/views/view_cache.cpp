@@ -99,7 +99,11 @@ void ViewCache::insert(Entry e) {
 }
 
 Result<std::shared_ptr<Snapshot const>> ViewCache::get(
-    std::string_view feed, std::shared_ptr<Snapshot const> const& snap, views::ViewParams const& p, bool gzip
+    std::string_view feed,
+    std::shared_ptr<Snapshot const> const& snap,
+    views::ViewParams const& p,
+    bool gzip,
+    SnapshotFiles const* files
 ) {
     std::string key = std::string(feed) + '\n' + snap->etag + '\n' + p.key();
     if (auto v = lookup(key))
@@ -121,7 +125,8 @@ Result<std::shared_ptr<Snapshot const>> ViewCache::get(
     sys_seconds changed = snap->last_modified;
     if (p.uses_today && p.from)
         changed = std::max(changed, sys_seconds(*p.from));
-    auto view = make_snapshot(std::move(text.body), text.items, changed, snap->fetched_at, gzip);
+    auto view =
+        make_snapshot(std::move(text.body), text.items, changed, snap->fetched_at, gzip, {}, {}, files);
     std::size_t const bytes = view->body.size() + view->gzip_body.size() + key.size() + sizeof(Entry);
     insert(Entry{std::string(feed), std::move(key), view, bytes});
     return view;

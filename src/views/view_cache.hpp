@@ -41,13 +41,15 @@ class ViewCache {
      * @brief The view `p` of feed `feed` whose current snapshot is `snap`, built on first use.
      * The view is a Snapshot of its own: strong ETag of its bytes, gzip once, Last-Modified of the
      * feed's snapshot (or today's midnight for a `days` view, which moves with the date).
+     * @param files where a large view is kept (ServedFeeds::files()); null: a memfd
      * @return errc::render_failed when the snapshot cannot be indexed (then no view is served)
      */
     Result<std::shared_ptr<Snapshot const>>
     get(std::string_view feed,
         std::shared_ptr<Snapshot const> const& snap,
         views::ViewParams const& p,
-        bool gzip);
+        bool gzip,
+        SnapshotFiles const* files = nullptr);
 
     ViewCacheStats stats() const;
     ViewCacheLimits const& limits() const noexcept { return limits_; }

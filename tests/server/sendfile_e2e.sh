@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # File: sendfile_e2e.sh
-# Large bodies sent with sendfile() from the snapshot's sealed memfd (issue 39, plain bodies without a copy),
-# and over 8 MiB written from its mapping, against the real binary over real sockets: the bytes are the
+# Large bodies sent with sendfile() from the snapshot's file (issue 39, plain bodies without a copy): an
+# unlinked O_TMPFILE in storage.dir, or a sealed memfd where storage.dir's filesystem has none; over 8 MiB
+# written from its mapping, against the real binary over real sockets: the bytes are the
 # snapshot's, identity and gzip, for a feed and a view, with HEAD and pipelined requests; a slow reader gets it
 # all while others are served; a reader that stops is cut off after idle_timeout (in sendfile() and in a write);
 # clients that hang up mid-body leave the server serving and no descriptor behind. Under an open-file limit
@@ -43,7 +44,7 @@ snapshot small 20 # 4 KB: on the heap, one gather write with the head
 # 7.5 MB, more than loopback's socket buffers take (tcp_wmem's 4 MB and the reader's): the server waits for the
 # reader in the middle of sendfile()
 snapshot large 45000 same
-# 10 MB, over sendfile_max_bytes (8 MiB): written from the memfd's mapping, and waited for there alike
+# 10 MB, over sendfile_max_bytes (8 MiB): written from the file's mapping, and waited for there alike
 snapshot huge 60000 same
 
 {
@@ -73,14 +74,27 @@ stop() {
     wait "$serve_pid" || fail "serve exited with $? after SIGTERM"
     serve_pid=
 }
-# sealed_files: how many sealed snapshot files (memfd) serve holds open.
+# sealed_files [tmpfile|memfd]: how many snapshot files serve holds open (both kinds, or one: an unlinked
+# O_TMPFILE in storage.dir reads "DIR/#INODE (deleted)").
 sealed_files() {
-    local n=0 fd
+    local n=0 m=0 fd state
+    state=$(cd "$work/state" && pwd -P)
     for fd in /proc/"$serve_pid"/fd/*; do
-        case $(readlink "$fd" 2>/dev/null) in /memfd:icsbridge-snapshot*) n=$((n + 1)) ;; esac
+        case $(readlink "$fd" 2>/dev/null) in
+        /memfd:icsbridge-snapshot*) m=$((m + 1)) ;;
+        "$state"/\#*" (deleted)") n=$((n + 1)) ;;
+        esac
     done
-    echo "$n"
+    case ${1:-} in tmpfile) echo "$n" ;; memfd) echo "$m" ;; *) echo $((n + m)) ;; esac
 }
+# Whether storage.dir's filesystem makes O_TMPFILE files (ext4, xfs, tmpfs do; overlayfs does not): then the
+# snapshot files are those, else memfds.
+if "$python" -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O_RDWR | os.O_EXCL, 0o600))' \
+    "$work/state" 2>/dev/null; then
+    file_kind=tmpfile
+else
+    file_kind=memfd
+fi
 
 # same_bytes: every way of asking for the two feeds and a view gives the snapshot's bytes.
 same_bytes() {
@@ -140,8 +154,9 @@ PY
 # 1. Sealed files hold the large feeds' bodies (identity and gzip), not the small one's.
 start
 [ "$(sealed_files)" = 6 ] || fail "serve holds $(sealed_files) sealed files, not big's, large's and huge's 2 each"
+[ "$(sealed_files "$file_kind")" = 6 ] || fail "of serve's 6 snapshot files $(sealed_files "$file_kind") are ${file_kind}s"
 same_bytes "sealed files"
-[ "$(sealed_files)" -ge 7 ] || fail "the large view is not in a sealed file"
+[ "$(sealed_files "$file_kind")" -ge 7 ] || fail "the large view is not in a sealed file ($file_kind)"
 pipelined "sealed files"
 
 # 2. A slow reader takes 8 s, at a steady pace: the server waits in sendfile() for longer than idle_timeout

@@ -225,7 +225,10 @@ BOOST_AUTO_TEST_CASE(a_large_body_lives_in_its_sealed_file_and_on_the_heap_when_
     BOOST_TEST(::pwrite(large->body.file()->fd(), "x", 1, 0) == -1); // sealed
     BOOST_TEST(make_snapshot(test::calendar_body(3), 3, t0, t0)->body.file() == nullptr);
     // Descriptors short: with the spare ones (64) not free, or none at all (EMFILE), the bytes stay on the
-    // heap, whole. The limit is the process's: restored before any check can end the test.
+    // heap, whole, whether a memfd or a file in storage.dir was asked for (and nothing is left in the
+    // directory). The limit is the process's: restored before any check can end the test.
+    test::TempDir dir;
+    SnapshotFiles const files(dir.path());
     rlimit const saved = [] {
         rlimit r{};
         ::getrlimit(RLIMIT_NOFILE, &r);
@@ -240,6 +243,7 @@ BOOST_AUTO_TEST_CASE(a_large_body_lives_in_its_sealed_file_and_on_the_heap_when_
         lowered.rlim_cur = limit;
         ::setrlimit(RLIMIT_NOFILE, &lowered);
         heap.push_back(make_snapshot(text, 2000, t0, t0));
+        heap.push_back(make_snapshot(text, 2000, t0, t0, true, {}, {}, &files));
         ::setrlimit(RLIMIT_NOFILE, &saved);
     }
     for (auto const& snap : heap) {
@@ -248,6 +252,8 @@ BOOST_AUTO_TEST_CASE(a_large_body_lives_in_its_sealed_file_and_on_the_heap_when_
         BOOST_TEST(snap->body == text);
         BOOST_TEST(test::gunzipped(snap->gzip_body) == text);
     }
+    BOOST_TEST(heap.size() == 4u);
+    BOOST_TEST(std::filesystem::is_empty(dir.path()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
