@@ -197,6 +197,9 @@ net::awaitable<void> carry_out_all(Run& run, int concurrency) {
     auto group = net::experimental::make_parallel_group(std::move(workers));
     auto all = group.async_wait(net::experimental::wait_for_all(), net::use_awaitable);
     co_await std::move(all);
+    // A turn whose write ended before it was sent (its URL refused, no credentials) is not the next run's.
+    while (run.dav.turns_held() > 0)
+        run.dav.drop_turn();
 }
 
 /** The calendar and our listing in it; a calendar gone since the last run is looked for again, once. */
