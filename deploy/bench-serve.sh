@@ -25,7 +25,10 @@
 # nginx serving the 9.8 MB feed from tmpfs cost wrk as much as icsbridge's sendfile() from a memfd did (see
 # sendfile_max_bytes in src/server/session_io.cpp). The O_TMPFILE experiment (2026-11-28, load 10-15) cut
 # icsbridge's CPU per request to nginx's: 108 against 127 us at 425 KB, 1,179 against 2,985 us (the copy) at
-# 9.8 MB.
+# 9.8 MB. As landed (713b3f4, BENCH_FEEDS=small BENCH_ENCODINGS=plain BENCH_RUNS=5 BENCH_DURATION=5s, the
+# memfd build as BENCH_BIN_B, load 5.5-8.3): ratio 0.987 and 1.065 in two runs; 99.1 and 94.9 us/req against
+# nginx's 100.5 and 99.7 and the memfd build's 111.7 and 106.4. sendfile_max_bytes (8 MiB) was not
+# re-measured with the tmpfile: the 9.8 MB feed is still written from the mapping.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
