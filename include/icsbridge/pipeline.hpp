@@ -52,9 +52,9 @@ class Pipeline {
 
     /**
      * @brief From now on run() builds each page's events on `workers` threads of its own while the next pages
-     * travel, and renders the calendar after the last page on another thread, which also parses the pages
-     * an events list reads several at a time (EventsSource::parse_pages_on): the fetch's thread receives
-     * them and keeps their events in page order (0, the default: all of it on the fetch's thread). The run
+     * travel, and renders the calendar after the last page on another thread; a third parses the pages an
+     * events list reads several at a time (EventsSource::parse_pages_on): the fetch's thread receives them
+     * and keeps their events in page order (0, the default: all of it on the fetch's thread). The run
      * has the feed's render cache to itself meanwhile; a render of the same feed during it (a webhook's
      * patch in `serve`) renders without the cache, to the same bytes.
      */

@@ -33,7 +33,7 @@ std::shared_ptr<Generation> make_generation(
         },
         previous ? previous->pipeline.get() : nullptr
     );
-    // A long list's pages render on workers, and its calendar and most pages' JSON on another thread: the
+    // A long list's pages render on workers, its calendar and most pages' JSON on two other threads: the
     // strand, which also runs the webhooks' patches and every publication, mostly only receives.
     gen->pipeline->render_on_workers(default_render_workers());
     // The fetch function owns what it reads: a refresh still running after a reload keeps its config and

@@ -48,9 +48,11 @@ struct Pipeline::Impl {
     std::map<std::string, Upstream, std::less<>> upstreams;
     /// One per feed, made up front: the map itself never changes.
     std::map<std::string, CacheSlot, std::less<>> caches;
-    unsigned render_workers = 0; ///< see Pipeline::render_on_workers
-    /// With render_workers: where run() renders at last, and where a list's pages are parsed.
-    std::unique_ptr<net::thread_pool> assembler;
+    unsigned render_workers = 0;                 ///< see Pipeline::render_on_workers
+    std::unique_ptr<net::thread_pool> assembler; ///< with render_workers: where run() renders at last
+    /// With render_workers: where a list's pages are parsed; not the assembler, whose render of a long
+    /// feed would hold up another feed's pages (a webhook's refresh of a small feed) meanwhile.
+    std::unique_ptr<net::thread_pool> parser;
     /// The last answer of a question a webhook can patch, and the source it came from.
     struct Answer {
         std::string source;
@@ -290,9 +292,10 @@ void Pipeline::render_on_workers(unsigned workers) {
     if (workers == 0 || impl_->assembler)
         return;
     impl_->assembler = std::make_unique<net::thread_pool>(1);
+    impl_->parser = std::make_unique<net::thread_pool>(1);
     for (auto& [name, u] : impl_->upstreams)
         if (u.events)
-            u.events->parse_pages_on(impl_->assembler->get_executor());
+            u.events->parse_pages_on(impl_->parser->get_executor());
 }
 
 namespace {
