@@ -160,14 +160,19 @@ void Publisher::submit(Job job) {
 
 void Publisher::queue_for(Job job) {
     auto const feed = job.feed;
+    auto const bytes = job.built ? job.built->body.size() : job.body.size();
+    bool follows = false;
     {
         std::lock_guard lock(mtx_);
         auto& waiting = waiting_[feed];
         waiting.push_back(std::move(job));
-        if (waiting.size() > 1)
-            return; // the feed's publication before it is being prepared: this one follows it
+        // The feed's publication before it is being prepared: this one follows it.
+        follows = waiting.size() > 1;
     }
-    workers_->post([this, feed] { prepare_next(feed); });
+    // From here refreshed_in_preparation() sees it (a reload's test waits for this line).
+    log_.debug("feed " + feed + ": a publication of " + std::to_string(bytes) + " bytes is being prepared");
+    if (!follows)
+        workers_->post([this, feed] { prepare_next(feed); });
 }
 
 void Publisher::prepare_next(std::string const& feed) {

@@ -3,7 +3,9 @@
 # A reload (SIGHUP) while a feed's first refresh is being prepared for publication (its ETag, gzip and
 # CalDAV cut made on the Publisher's threads): the feed has no last success yet, but the new generation
 # counts the refresh being prepared as one and does not read the list again. Each round starts `serve` on an
-# empty state, sends SIGHUP as soon as the log (ICSBRIDGE_LOG=debug) says the big feed is rendered, and
+# empty state, sends SIGHUP as soon as the log (ICSBRIDGE_LOG=debug) says the big feed's publication is being
+# prepared (not at its render: a reload between the render and the hand-over to the Publisher still reads the
+# list again, as one during the list's reading does), and
 # counts the upstream's list reads (first pages) in the 3 s after the publication. A round where the reload
 # came after the publication took effect proves nothing and is not counted.
 #   reload_preparing_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
@@ -40,7 +42,7 @@ while [ "$rounds" -lt 2 ]; do
     [ "$tries" -le 6 ] || fail "only $rounds of 2 reloads came during the preparation in $((tries - 1)) tries"
     rm -rf "$work/state"
     curl -s -X POST "$upstream/__control/clear_requests" >/dev/null
-    # serve, SIGHUP at the render's log line, then: did the reload come before the publication took effect?
+    # serve, SIGHUP at the preparation's log line, then: did the reload come before the publication took effect?
     order=$(ICSBRIDGE_LOG=debug /usr/bin/python3 - "$bin" "$work" <<'PY'
 import re, signal, subprocess, sys, time
 bin, work = sys.argv[1:3]
@@ -55,7 +57,7 @@ def until(what, cond, limit=120.0):
             sys.exit("gave up waiting for " + what)
         time.sleep(0.001)
 try:
-    until("the big feed's render", lambda: "big: rendered" in log())
+    until("the big feed's preparation", lambda: "feed big: a publication of" in log())
     serve.send_signal(signal.SIGHUP)
     until("the reload", lambda: "reloaded:" in log())
     until("the big feed's publication", lambda: re.search(r"feed big: \d+ items", log()))
