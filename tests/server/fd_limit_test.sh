@@ -45,8 +45,13 @@ fi
 
 # 2. A hard limit of 48 with max_connections at its default 1024: 60 idle clients, then one more request.
 #    Regression: accept() failed with EMFILE in a loop and that client hung until its own timeout.
-start -n 48
-grep -q "max_connections 1024 does not fit the open-file limit 48" "$work/serve.log" ||
+#    A sanitizer build gets 56: at this limit serve keeps half the descriptors for connections and uses
+#    nearly all the rest itself, and UBSan's vptr check opens a pipe to read memory safely; without two
+#    descriptors free it reports a false "invalid vptr" (seen on the first EOF once all 60 clients leave).
+limit=48
+grep -q '^ICSBRIDGE_SANITIZE:STRING=.' "${4:-}/CMakeCache.txt" 2>/dev/null && limit=56
+start -n "$limit"
+grep -q "max_connections 1024 does not fit the open-file limit $limit" "$work/serve.log" ||
     fail "no warning that max_connections was lowered"
 "$python" - "$port" <<'PY' || fail "a client beyond the open-file limit was not answered 503 promptly"
 import socket, sys, time
