@@ -8,7 +8,7 @@ set -u
 bin=$1
 src=$3
 . "$src/tests/support/sh/serve_fixtures.sh"
-fail_logs="nginx/error.log serve.log"
+fail_logs="nginx/error.log nginx/site-error.log serve.log"
 nginx_test_init
 token=nginx-test-feed-token-5b1d
 hook_secret=nginx-test-hook-secret-77c2
@@ -24,8 +24,6 @@ webhook_secret = "$hook_secret"
 $(offline_feed team organizer)
 token = "$token"
 TOML
-ICSBRIDGE_LOG=info "$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" &
-pids+=($!)
 
 # nginx with the shipped site file, only ports, paths and the certificate swapped for test ones.
 test_cert "$work" || fail "openssl could not make a test certificate"
@@ -36,12 +34,24 @@ test_nginx "$work" "$src/deploy/nginx.conf" "$http_port" "$https_port" \
 grep -q "proxy_pass http://127.0.0.1:$ib_port;" "$work/nginx/site.conf" || fail "deploy/nginx.conf no longer proxies to 127.0.0.1:8080"
 nginx -t -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/t.out" || { cat "$work/nginx/t.out" >&2; fail "nginx rejects deploy/nginx.conf"; }
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
-pids+=($!)
+nginx_pid=$!
+pids+=($nginx_pid)
 
 url="https://calendar.example.org:$https_port/feeds/team.ics?token=$token"
 c=(curl -s --cacert "$work/cert.pem" --resolve "calendar.example.org:$https_port:127.0.0.1"
     --resolve "calendar.example.org:$http_port:127.0.0.1")
-for _ in $(seq 1 100); do "${c[@]}" -o /dev/null "$url" && break; sleep 0.1; done
+for _ in $(seq 1 100); do "${c[@]}" -o /dev/null "https://calendar.example.org:$https_port/healthz" && break; sleep 0.1; done
+
+# 0. icsbridge not running yet (a restart, a crash): nginx answers 502, and its error line, which quotes the
+# request line, must not reach a log with the token or the hook secret in it (checked in 8).
+"${c[@]}" -o /dev/null -w '%{http_code}' "$url" >"$work/s"
+[ "$(cat "$work/s")" = 502 ] || fail "a feed with icsbridge down gave $(cat "$work/s"), not 502"
+"${c[@]}" -o /dev/null -w '%{http_code}' --data '{}' "https://calendar.example.org:$https_port/hooks/eb/$hook_secret" >"$work/s"
+[ "$(cat "$work/s")" = 502 ] || fail "a hook with icsbridge down gave $(cat "$work/s"), not 502"
+
+ICSBRIDGE_LOG=info "$bin" serve --config "$work/serve.toml" 2>"$work/serve.log" &
+pids+=($!)
+wait_listening "$work/serve.log" "$!" >/dev/null || fail "icsbridge serve did not start"
 
 # 1. A feed through TLS: the same bytes icsbridge serves.
 "${c[@]}" -D "$work/h1" -o "$work/b1" "$url" || fail "no answer over TLS"
@@ -103,10 +113,13 @@ grep -q '<href>/dav/users/subscriber/feeds/team/</href>' "$work/dav" || fail "th
 [ "$(cat "$work/s")" = 207 ] || fail "a 1.5 MiB multiget through nginx gave $(cat "$work/s"), not 207"
 login=$(printf 'subscriber:%s' "$token" | base64 -w0)
 # 8. The token and the hook secret are in no nginx log line (icsbridge's own log redacts them too).
-kill -HUP "${pids[1]}" 2>/dev/null; sleep 0.3
+kill -HUP "$nginx_pid" 2>/dev/null; sleep 0.3
 [ -s "$work/nginx/access.log" ] || fail "nginx wrote no access log"
-if grep -q "$token\|$login" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the feed token reached a log"; fi
-if grep -q "$hook_secret" "$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log"; then fail "the hook secret reached a log"; fi
+grep -q '"GET /feeds/team.ics" 502' "$work/nginx/access.log" || fail "the access log lacks the 502 of icsbridge down"
+logs=("$work/nginx/access.log" "$work/nginx/error.log" "$work/serve.log")
+[ -e "$work/nginx/site-error.log" ] && logs+=("$work/nginx/site-error.log")
+if grep -q "$token\|$login" "${logs[@]}"; then fail "the feed token reached a log"; fi
+if grep -q "$hook_secret" "${logs[@]}"; then fail "the hook secret reached a log"; fi
 grep -q '"POST /hooks/eb/\*\*\*" 202' "$work/nginx/access.log" || fail "the access log lacks the redacted hook line"
 grep -q '"GET /feeds/team.ics" 200' "$work/nginx/access.log" || fail "the access log lacks the request line"
 echo "nginx_test: ok"

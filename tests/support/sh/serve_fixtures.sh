@@ -83,6 +83,7 @@ test_nginx() {
         -e "s|/etc/letsencrypt/live/calendar.example.org/fullchain.pem|$work/cert.pem|" \
         -e "s|/etc/letsencrypt/live/calendar.example.org/privkey.pem|$work/key.pem|" \
         -e "s|/var/log/nginx/icsbridge.access.log|$work/nginx/access.log|" \
+        -e "s|/var/log/nginx/icsbridge.error.log|$work/nginx/site-error.log|" \
         "${seds[@]}" "$site" >"$work/nginx/site.conf"
     {
         printf 'daemon off;\npid %s/nginx/nginx.pid;\nerror_log %s/nginx/error.log;\n' "$work" "$work"
