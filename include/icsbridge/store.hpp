@@ -40,22 +40,38 @@ class SealedFile {
   public:
     /** @brief A copy of `bytes` in a new sealed memfd; null if none can be made or descriptors run short. */
     static std::shared_ptr<SealedFile const> make(std::string_view bytes);
-    SealedFile(int fd, void const* map, std::size_t size) noexcept
+    /** @brief Owns `fd` and its read-only mapping `map`; `shmem`: the file's pages are shmem's (a memfd, a
+     * file on tmpfs), not a disk filesystem's page cache. */
+    SealedFile(int fd, void const* map, std::size_t size, bool shmem = true) noexcept
         : fd_(fd)
         , map_(map)
-        , size_(size) {}
+        , size_(size)
+        , shmem_(shmem) {}
     ~SealedFile();
     SealedFile(SealedFile const&) = delete;
     SealedFile& operator=(SealedFile const&) = delete;
     int fd() const noexcept { return fd_; }
     /** @brief The file's bytes, as mapped. */
     std::string_view bytes() const noexcept { return {static_cast<char const*>(map_), size_}; }
+    /** @brief The largest body worth sending from this file with sendfile() rather than writing it from the
+     * mapping: unlimited for a disk filesystem's page cache, sendfile_max_shmem_bytes for shmem. */
+    std::size_t sendfile_max() const noexcept;
 
   private:
     int fd_;
     void const* map_;
     std::size_t size_;
+    bool shmem_;
 };
+
+/// Over this size a body in shmem (a memfd, tmpfs) is written from its mapping, not sent with sendfile().
+/// shmem's pages are 4 KiB (shmem_enabled is "never" on most machines), and a reader on the same host (a
+/// proxy in front, or wrk) pays per page for what sendfile() hands it: with a 9.8 MB feed, wrk spent 11.1 ms
+/// a request against 7.3 ms on a copy, more than the 1.1 ms our copy costs. Requests/s with sendfile()
+/// against a copy: 1.28x at 425 KB, 1.1x at 1 MB, 1.1-1.3x at 4.4 MB, 1.0x at 6.9 MB, 0.8x at 9.8 MB (pairs
+/// as in deploy/bench-serve.sh, 2 cores at load 11). ext4's and xfs's page cache comes in large folios and
+/// has no such limit: the 9.8 MB feed from an O_TMPFILE cost half the CPU a request with sendfile().
+inline constexpr std::size_t sendfile_max_shmem_bytes = std::size_t{8} * 1024 * 1024;
 
 /**
  * @brief Where large snapshot bodies are made: unlinked O_TMPFILE files in a directory the operator gave
@@ -77,6 +93,7 @@ class SnapshotFiles {
 
   private:
     int dir_ = -1;
+    bool dir_shmem_ = false; ///< the directory is on tmpfs: its files' pages are shmem, as a memfd's
 };
 
 /// A body this large or larger is kept in a SealedFile (sent with sendfile()); smaller ones stay on the heap

@@ -51,7 +51,7 @@ ClusterNode::ClusterNode(
     , rows_(std::make_shared<PgSnapshots>(
           server_, node_, [this](std::string const& f) { return epoch_of(f); }, log_
       ))
-    , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_))
+    , snapshots_(std::make_shared<ClusterSnapshots>(rows_, std::move(dir), log_, store.files()))
     , budget_(std::make_shared<PgBudget>(server_, db))
     , lease_db_(server_)
     , leases_(lease_db_, node_, cfg.lease)

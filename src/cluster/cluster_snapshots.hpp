@@ -15,10 +15,19 @@ namespace icsbridge::cluster {
 
 class ClusterSnapshots final : public SnapshotBackend {
   public:
-    ClusterSnapshots(std::shared_ptr<PgSnapshots> rows, std::string dir, Logger log)
+    /** @param files where loaded bodies are kept, the row's and the cache's (ServedFeeds::files()); null:
+     * the cache's directory is opened here, and rows go into memfds */
+    ClusterSnapshots(
+        std::shared_ptr<PgSnapshots> rows,
+        std::string dir,
+        Logger log,
+        std::shared_ptr<SnapshotFiles const> files = nullptr
+    )
         : rows_(std::move(rows))
-        , disk_(std::move(dir))
-        , log_(std::move(log)) {}
+        , disk_(std::move(dir), files)
+        , log_(std::move(log)) {
+        rows_->keep_bodies_in(std::move(files));
+    }
 
     /**
      * @brief The disk cache first (it never fails for the database's sake), then the fenced row; the CalDAV

@@ -276,7 +276,8 @@ PgSnapshots::checked(PGresult const* res, std::string const& feed, bool gzip) co
         sys_seconds{std::chrono::seconds{*fa}},
         gzip,
         std::string(row.bytes(1)),
-        std::string(row.bytes(6))
+        std::string(row.bytes(6)),
+        files_.get()
     );
 }
 

@@ -62,6 +62,11 @@ class PgSnapshots final : public SnapshotBackend {
      */
     void keep_history(dav::HistoryOf of) { history_of_ = std::move(of); }
 
+    /** @brief Where a loaded row's large body and gzip form are kept (ServedFeeds::files(): storage.dir's
+     * O_TMPFILEs, sent with sendfile() cheaper than a memfd); null, as before any call: memfds. Set before
+     * the first load. */
+    void keep_bodies_in(std::shared_ptr<SnapshotFiles const> files) { files_ = std::move(files); }
+
     /**
      * @brief store() with the epoch of epoch_of; a write the fence refuses is errc::io_error. A lease
      * holder (epoch above 0) whose write is refused because the row fails its check replaces that row
@@ -148,6 +153,7 @@ class PgSnapshots final : public SnapshotBackend {
     Logger log_;
     std::function<void(std::string const&)> on_refused_;
     dav::HistoryOf history_of_;
+    std::shared_ptr<SnapshotFiles const> files_;
     /** @brief The connection (PgConnection::connects()) the schema was last checked on; 0: none yet. */
     std::uint64_t migrated_on_ = 0;
 };

@@ -1,8 +1,8 @@
 // File: session_io.cpp
 // Moving a session's bytes: the watchdog, reading a request header, writing a response with a deadline
-// that follows progress, sendfile() for large bodies (up to 8 MiB), and the lingering close. Responses are
-// serialized here into one reused buffer and sent with the body (a view into the immutable snapshot) as one
-// gather-write: Beast's fields and serializer cost more than the rest together.
+// that follows progress, sendfile() for large bodies (from shmem, up to 8 MiB), and the lingering close.
+// Responses are serialized here into one reused buffer and sent with the body (a view into the immutable
+// snapshot) as one gather-write: Beast's fields and serializer cost more than the rest together.
 #include "server/session_io.hpp"
 
 #include "net/http_date.hpp"
@@ -81,14 +81,6 @@ void serialize_head(
         out += "Connection: keep-alive\r\n";
     out += "\r\n";
 }
-
-/// A body larger than this is copied into the socket from the memfd's mapping instead of sent with
-/// sendfile(). A memfd is made of 4 KiB shmem pages, and a reader on the same host (a proxy in front, or wrk)
-/// pays per page for what sendfile() hands it: with a 9.8 MB feed, wrk spent 11.1 ms a request against
-/// 7.3 ms on a copy (and 11.0 ms on nginx sending the same file from tmpfs, 7.8 ms from ext4), more than the
-/// 1.1 ms our copy costs. Requests/s with sendfile() against a copy: 1.28x at 425 KB, 1.1x at 1 MB, 1.1-1.3x
-/// at 4.4 MB, 1.0x at 6.9 MB, 0.8x at 9.8 MB (pairs as in deploy/bench-serve.sh, 2 cores at load 11).
-constexpr std::size_t sendfile_max_bytes = std::size_t{8} * 1024 * 1024;
 
 /**
  * @brief Sends `size` bytes of `fd` from its start with sendfile(): the kernel hands the file's pages to
@@ -207,9 +199,9 @@ send(SessionState& st, unsigned version, ServerResponse const& res, std::string_
     // A large body goes out with sendfile() from the snapshot's sealed memfd: copying it into the socket was
     // the largest single cost of such a request. The head is held back (MSG_MORE) to share a segment.
     SealedFile const* file = nullptr;
-    if (!body.empty() && res.snapshot && body.size() <= sendfile_max_bytes)
+    if (!body.empty() && res.snapshot)
         file = res.gzip ? res.snapshot->gzip_file.get() : res.snapshot->body.file();
-    if (file != nullptr) {
+    if (file != nullptr && body.size() <= file->sendfile_max()) {
         beast::error_code ec;
         auto sent = st.socket.send(net::buffer(st.head), MSG_MORE, ec); // non-blocking
         if (ec && ec != net::error::would_block)

@@ -6,10 +6,13 @@
 #include <icsbridge/store.hpp>
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <limits>
 #include <ostream>
 
 namespace icsbridge {
@@ -58,7 +61,7 @@ struct MapOwner {
 };
 
 /** @brief The file's bytes mapped read-only (the pages the socket sends), owning `fd`; null on failure. */
-std::shared_ptr<SealedFile const> map_file(FdOwner& fd, std::size_t size) {
+std::shared_ptr<SealedFile const> map_file(FdOwner& fd, std::size_t size, bool shmem) {
     MapOwner map{nullptr, size};
     if (size != 0) {
         map.map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.fd, 0);
@@ -67,7 +70,7 @@ std::shared_ptr<SealedFile const> map_file(FdOwner& fd, std::size_t size) {
             return nullptr;
         }
     }
-    auto file = std::make_shared<SealedFile const>(fd.fd, map.map, size);
+    auto file = std::make_shared<SealedFile const>(fd.fd, map.map, size, shmem);
     fd.fd = -1; // the SealedFile owns them now
     map.map = nullptr;
     return file;
@@ -83,11 +86,14 @@ std::shared_ptr<SealedFile const> SealedFile::make(std::string_view bytes) {
         ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         return nullptr;
     // Sealed against writes, so only a read-only shared mapping is allowed.
-    return map_file(fd, bytes.size());
+    return map_file(fd, bytes.size(), true);
 }
 
 SnapshotFiles::SnapshotFiles(std::string const& dir)
-    : dir_(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+    : dir_(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {
+    struct statfs fs {};
+    dir_shmem_ = dir_ >= 0 && ::fstatfs(dir_, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+}
 
 SnapshotFiles::~SnapshotFiles() {
     if (dir_ >= 0)
@@ -102,12 +108,16 @@ std::shared_ptr<SealedFile const> SnapshotFiles::make(std::string_view bytes) co
     if (dir_ >= 0) {
         FdOwner fd{::openat(dir_, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)};
         if (fd.fd >= 0 && leaves_spare(fd.fd) && write_all(fd.fd, bytes))
-            if (auto file = map_file(fd, bytes.size()))
+            if (auto file = map_file(fd, bytes.size(), dir_shmem_))
                 return file;
     }
     // No O_TMPFILE there (tmpfs without it, overlayfs, an old kernel: EOPNOTSUPP, EISDIR), no room, no
     // descriptor to spare: a memfd, else the caller keeps the heap.
     return SealedFile::make(bytes);
+}
+
+std::size_t SealedFile::sendfile_max() const noexcept {
+    return shmem_ ? sendfile_max_shmem_bytes : std::numeric_limits<std::size_t>::max();
 }
 
 SealedFile::~SealedFile() {

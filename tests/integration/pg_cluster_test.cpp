@@ -10,6 +10,7 @@
 #include "cluster/schema.hpp"
 #include "support/fixtures.hpp"
 #include "support/postgres_server.hpp"
+#include "support/server_fixtures.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -17,6 +18,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
@@ -261,6 +263,29 @@ BOOST_AUTO_TEST_CASE(a_replica_falls_back_on_its_cache) {
     BOOST_REQUIRE(*cached);
     BOOST_TEST(label_of((*cached)->body) == "peer body");
     BOOST_TEST(logs.joined().find("does not match its ETag") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_row_is_kept_in_a_nameless_file_in_storage_dir) {
+    // Setup: a peer's large row, read by a replica whose served table keeps bodies in storage.dir.
+    auto const url = shared_postgres().fresh_database("files");
+    test::TempDir dir;
+    auto const files = std::make_shared<SnapshotFiles const>(dir.path());
+    auto rows = std::make_shared<PgSnapshots>(url, "node-a");
+    ClusterSnapshots replica(rows, dir.path(), null_logger(), files);
+    auto const text = test::calendar_body(2000);
+    BOOST_REQUIRE(rows->store("big", *make_snapshot(text, 2000, at(100), at(100), false), at(100), 1).value()
+    );
+    // Run
+    auto const loaded = replica.load("big", true);
+    // Check: an unlinked O_TMPFILE (sent with sendfile() at any size), not a memfd; the same bytes.
+    BOOST_REQUIRE(loaded && *loaded);
+    auto const& body = (*loaded)->body;
+    BOOST_REQUIRE(body.file() != nullptr);
+    auto const target =
+        std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(body.file()->fd())).string();
+    BOOST_TEST(target.starts_with(std::filesystem::canonical(dir.path()).string() + "/#"));
+    BOOST_TEST(body == text);
+    BOOST_TEST(test::gunzipped((*loaded)->gzip_body) == text);
 }
 
 BOOST_AUTO_TEST_CASE(a_save_notifies_peers) {

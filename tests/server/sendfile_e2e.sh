@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # File: sendfile_e2e.sh
 # Large bodies sent with sendfile() from the snapshot's file (issue 39, plain bodies without a copy): an
-# unlinked O_TMPFILE in storage.dir, or a sealed memfd where storage.dir's filesystem has none; over 8 MiB
-# written from its mapping, against the real binary over real sockets: the bytes are the
+# unlinked O_TMPFILE in storage.dir, or a sealed memfd where storage.dir's filesystem has none (a memfd's or
+# tmpfs's body over 8 MiB written from its mapping), against the real binary over real sockets: the bytes are the
 # snapshot's, identity and gzip, for a feed and a view, with HEAD and pipelined requests; a slow reader gets it
 # all while others are served; a reader that stops is cut off after idle_timeout (in sendfile() and in a write);
 # clients that hang up mid-body leave the server serving and no descriptor behind. Under an open-file limit
@@ -44,7 +44,8 @@ snapshot small 20 # 4 KB: on the heap, one gather write with the head
 # 7.5 MB, more than loopback's socket buffers take (tcp_wmem's 4 MB and the reader's): the server waits for the
 # reader in the middle of sendfile()
 snapshot large 45000 same
-# 10 MB, over sendfile_max_bytes (8 MiB): written from the file's mapping, and waited for there alike
+# 10 MB, over sendfile_max_shmem_bytes (8 MiB): from a memfd written from the file's mapping, and waited for
+# there alike; from a tmpfile on a disk sent with sendfile() as the others
 snapshot huge 60000 same
 
 {
@@ -110,7 +111,7 @@ same_bytes() {
     [ "$(stat -c %s "$work/view.ics")" -gt 32768 ] || fail "the view is too small to be sent from a sealed file"
     gzip -dc "$work/view.gz" | cmp -s - "$work/view.ics" || fail "the view's gzip and identity forms differ ($1)"
     grep -c '^BEGIN:VEVENT' "$work/view.ics" | grep -qx "$big_events" || fail "the view lost events ($1)"
-    for f in large huge; do # sendfile() and, over 8 MiB, a copy from the mapping
+    for f in large huge; do # sendfile() and, over 8 MiB from shmem, a copy from the mapping
         curl -sf -o "$work/got.ics" "$base/feeds/$f.ics" || fail "GET $f.ics failed"
         cmp -s "$work/got.ics" "$work/$f.ics" || fail "$f.ics: not the snapshot's bytes ($1)"
     done
