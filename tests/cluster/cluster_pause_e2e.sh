@@ -2,7 +2,7 @@
 # File: cluster_pause_e2e.sh
 # A database that stops answering never holds a replica (issue 24): with every PostgreSQL process paused
 # (SIGSTOP, postmaster and backends) for 8 s, a real `icsbridge serve` replica keeps serving its feed (p99
-# under 100 ms over a bounded loop), /healthz answers, a webhook is accepted, and a SIGHUP reload applies
+# under 0.5 s over a bounded loop, where a wait for the database would take 2 s), /healthz answers, a webhook is accepted, and a SIGHUP reload applies
 # at once (the thread that refreshes and reloads never waits for a statement); once the database resumes,
 # the upstream change made during the pause is served and written to the database: nothing is lost.
 #   cluster_pause_e2e.sh ICSBRIDGE FAKE_UPSTREAM SOURCE_DIR
@@ -63,7 +63,9 @@ grep -q 'reloaded: ' "$work/r1.log" || fail "a SIGHUP during the pause was not a
 times=$(for _ in $(seq 1 100); do curl -s -m 2 -o /dev/null -w '%{time_total}\n' "$r1/feeds/pub.ics"; done)
 p99=$(echo "$times" | sort -n | tail -2 | head -1)
 echo "during the pause: feed p99 ${p99}s over 100 requests"
-python3 -c "import sys; sys.exit(0 if float('$p99') < 0.1 else 1)" || fail "feed p99 ${p99}s during the pause"
+# A request that waited for the database would take until curl's 2 s limit (the pause lasts 8 s); 0.5 s keeps
+# that apart from a loaded machine's scheduling (a p99 of 0.29 s was seen at load 8.7 on 2 cores).
+python3 -c "import sys; sys.exit(0 if float('$p99') < 0.5 else 1)" || fail "feed p99 ${p99}s during the pause"
 code=$(curl -s -m 1 -o /dev/null -w '%{http_code}' "$r1/healthz")
 [ "$code" = 200 ] || fail "/healthz during the pause answered $code"
 still=$(python3 -c "import time; print(time.time() - $paused_at < 8)")
