@@ -6,6 +6,7 @@
 #include "pipeline/prerender_pool.hpp"
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
+#include "util/background.hpp"
 #include "util/run_on.hpp"
 #include <icsbridge/pipeline.hpp>
 
@@ -291,8 +292,10 @@ void Pipeline::render_on_workers(unsigned workers) {
     impl_->render_workers = workers;
     if (workers == 0 || impl_->assembler)
         return;
-    impl_->assembler = std::make_unique<net::thread_pool>(1);
-    impl_->parser = std::make_unique<net::thread_pool>(1);
+    // Both below the control thread's priority: on two cores, a page burst's parses and the render after it
+    // then give the CPU to a webhook's patch or a reload the moment it comes.
+    impl_->assembler = background_pool();
+    impl_->parser = background_pool();
     for (auto& [name, u] : impl_->upstreams)
         if (u.events)
             u.events->parse_pages_on(impl_->parser->get_executor());

@@ -2,6 +2,8 @@
 // Chunks of events -> prebuild_events() on a few threads -> adopt_blocks() in the order they came.
 #include "pipeline/prerender_pool.hpp"
 
+#include "util/background.hpp"
+
 #include <span>
 
 namespace icsbridge {
@@ -76,13 +78,24 @@ bool PrerenderPool::build_next(std::unique_lock<std::mutex>& lock) {
 }
 
 void PrerenderPool::work() {
+    // Below the thread that adds the pages (serve's control thread): it wins the CPU when it has a webhook's
+    // patch or a reload to run.
+    lower_this_thread();
     std::unique_lock lock(mutex_);
+    started_.push_back(this_thread_id());
+    started_cv_.notify_all();
     for (;;) {
         queued_.wait(lock, [&] { return stopping_ || next_ < chunks_.size(); });
         if (stopping_)
             return;
         build_next(lock);
     }
+}
+
+std::vector<long> PrerenderPool::worker_thread_ids() {
+    std::unique_lock lock(mutex_);
+    started_cv_.wait(lock, [&] { return started_.size() == workers_.size(); });
+    return started_;
 }
 
 void PrerenderPool::finish_into(RenderCache& cache) {

@@ -38,6 +38,12 @@ class PrerenderPool {
      */
     void finish_into(RenderCache& cache);
 
+    /**
+     * @brief The workers' thread ids (Linux's, as in /proc/self/task), once each has started and lowered
+     * its priority (lower_this_thread): they build at a lower priority than the thread that feeds them.
+     */
+    std::vector<long> worker_thread_ids();
+
   private:
     struct Chunk {
         std::shared_ptr<std::vector<Event> const> events;
@@ -59,6 +65,8 @@ class PrerenderPool {
     std::deque<Chunk> chunks_;       ///< a deque: a worker's chunk stays put while others are added
     std::size_t next_ = 0;           ///< the first chunk no thread has taken
     std::size_t built_count_ = 0;
+    std::vector<long> started_;          ///< the thread ids of the workers that have started
+    std::condition_variable started_cv_; ///< a worker started
     bool stopping_ = false;
     std::vector<std::thread> workers_;
 };
