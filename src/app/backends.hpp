@@ -18,7 +18,7 @@
 namespace icsbridge::cli {
 
 struct Backends {
-    PersistenceFor<push::TargetState> push_state; ///< each push target's and connection's state
+    PersistenceFor<push::KeptState> push_state; ///< each push target's and connection's state
     PersistenceFor<std::optional<oauth::StoredToken>, oauth::StoredToken>
         tokens;           ///< each OAuth target's stored sign-in
     SignInStore sign_ins; ///< where `connect` stores a new sign-in (strictly)

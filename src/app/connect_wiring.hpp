@@ -30,7 +30,7 @@ std::unique_ptr<connect::Connections> make_connections(
     std::shared_ptr<Config const> cfg,
     push::PushService& push,
     PushStatus& status,
-    PersistenceFor<push::TargetState> keeping,
+    PersistenceFor<push::KeptState> keeping,
     std::unique_ptr<connect::ConnectionStore> store,
     Logger const& log
 );

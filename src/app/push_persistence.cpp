@@ -18,19 +18,19 @@ namespace icsbridge::cli {
 
 namespace net = boost::asio;
 
-PersistenceFor<push::TargetState>
+PersistenceFor<push::KeptState>
 push_persistence(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log) {
     if (!rows)
         return [dir](std::string const& target) { return push::state_file(dir, target); };
     return [dir, rows, log](std::string const& target) {
-        return row_then_file<Persistence<push::TargetState>>(
+        return row_then_file<Persistence<push::KeptState>>(
             push::state_file(dir, target),
             rows,
             target,
             log,
             PersistenceWords{"push " + target, "going on from the file", "the state is on disk only: "},
-            [](std::string const& json) { return push::state_from_json(json); },
-            [](push::TargetState const& s) { return push::to_json(s); }
+            [](std::string const& json) { return push::kept(push::state_from_json(json)); },
+            [](push::KeptState const& s) { return push::to_json(*s); }
         );
     };
 }

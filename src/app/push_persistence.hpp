@@ -26,7 +26,7 @@ namespace icsbridge::cli {
  * row first (the file when there is none or the database is away, logged), saved to both (a row that
  * cannot be written is a warning). The one database connection of `rows` serves every target.
  */
-PersistenceFor<push::TargetState>
+PersistenceFor<push::KeptState>
 push_persistence(std::string const& dir, std::shared_ptr<cluster::PushStateRows> rows, Logger const& log);
 
 /** @brief The lease push:NAME serve's replicas take before they push NAME (service.cpp, push_turn). */

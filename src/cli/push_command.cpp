@@ -162,7 +162,7 @@ void print_outcome(TargetConfig const& t, push::Outcome const& o, bool dry_run) 
 
 /** How the command pushes: the state's keeping of every target, and the leases held (cluster mode). */
 struct Pushing {
-    PersistenceFor<push::TargetState> keeping;
+    PersistenceFor<push::KeptState> keeping;
     push::Authorizers authorizers; ///< the OAuth targets' (one token store for them all)
     PushLeases* leases = nullptr;
     bool dry_run = false;

@@ -123,10 +123,10 @@ net::awaitable<ServerResponse> ConnectRoutes::disconnect(Call const& c, std::str
 namespace {
 
 /** Why a calendar the person asked to delete stays; "" when it may go. */
-std::string kept_because(Result<push::TargetState> const& state, bool shared) {
-    if (!state || state->collection.empty())
+std::string kept_because(Result<push::KeptState> const& state, bool shared) {
+    if (!state || (*state)->collection.empty())
         return "no calendar was made for this connection yet";
-    if (!state->created)
+    if (!(*state)->created)
         return "it was there before this connection, which deletes only a calendar it created";
     if (shared)
         return "another connection writes into it too";
@@ -148,12 +148,12 @@ ConnectRoutes::undo_at_provider(Connection const& c, bool delete_calendar, std::
     if (delete_calendar) {
         auto state = connections_.state_of(c).load();
         bool const shared =
-            state && !state->collection.empty() && connections_.shares_calendar(c, state->collection);
+            state && !(*state)->collection.empty() && connections_.shares_calendar(c, (*state)->collection);
         if (auto const why = kept_because(state, shared); !why.empty()) {
             calendar = named + " was not deleted: " + why + ". ";
         } else {
             auto api = push::calendar_api(ex, *target, log_, connections_.authorizer(ex, c));
-            auto deleting = api->delete_calendar(*state);
+            auto deleting = api->delete_calendar(**state);
             if (auto deleted = co_await std::move(deleting); !deleted)
                 co_return fail(errc::usage, "The provider refused: " + deleted.error().message + ".");
             calendar = named + " was deleted from your " + label + ". ";

@@ -84,7 +84,7 @@ Connections::Connections(
     std::unique_ptr<ConnectionStore> store,
     push::PushService& push,
     PushStatus& status,
-    PersistenceFor<push::TargetState> keeping,
+    PersistenceFor<push::KeptState> keeping,
     Logger log,
     std::chrono::seconds poll
 )
@@ -192,7 +192,7 @@ bool Connections::shares_calendar(Connection const& c, std::string const& collec
     for (auto const& [id, other] : known_) {
         if (id == c.id || other.provider != c.provider)
             continue;
-        if (auto s = keeping_(target_name(id)).load(); s && s->collection == collection)
+        if (auto s = keeping_(target_name(id)).load(); s && (*s)->collection == collection)
             return true;
     }
     return false;

@@ -68,7 +68,7 @@ class Connections {
         std::unique_ptr<ConnectionStore> store,
         push::PushService& push,
         PushStatus& status,
-        PersistenceFor<push::TargetState> keeping,
+        PersistenceFor<push::KeptState> keeping,
         Logger log,
         std::chrono::seconds poll
     );
@@ -97,7 +97,7 @@ class Connections {
     /** @brief The push target of `c` under the config in force; nullopt when its provider is not offered. */
     std::optional<TargetConfig> target_of(Connection const& c) const;
     /** @brief Where `c`'s push state is kept (the calendar it created is named there). */
-    Persistence<push::TargetState> state_of(Connection const& c) const { return keeping_(target_name(c.id)); }
+    Persistence<push::KeptState> state_of(Connection const& c) const { return keeping_(target_name(c.id)); }
     /**
      * @brief Whether another connection of `c`'s provider writes into `collection` (one that connected before
      * calendars were told apart, and found this one by its name). The own thread's.
@@ -130,7 +130,7 @@ class Connections {
     std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
     push::PushService& push_;
     PushStatus& status_;
-    PersistenceFor<push::TargetState> keeping_;
+    PersistenceFor<push::KeptState> keeping_;
     Logger log_;
     std::chrono::seconds poll_;
     std::optional<std::uint64_t> generation_;        ///< own thread's: the store's when last listed

@@ -60,7 +60,7 @@ void give_back_free_pages() {
 PushService::PushService(
     ServedFeeds const& store,
     PushStatus& status,
-    PersistenceFor<TargetState> keeping,
+    PersistenceFor<KeptState> keeping,
     Logger log,
     LeaseWait lease_wait,
     Authorizers authorizers,

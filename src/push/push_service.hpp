@@ -49,7 +49,7 @@ class PushService {
     PushService(
         ServedFeeds const& store,
         PushStatus& status,
-        PersistenceFor<TargetState> keeping,
+        PersistenceFor<KeptState> keeping,
         Logger log,
         LeaseWait lease_wait = {},
         Authorizers authorizers = {},
@@ -83,7 +83,7 @@ class PushService {
 
     ServedFeeds const& store_;
     PushStatus& status_;
-    PersistenceFor<TargetState> keeping_;
+    PersistenceFor<KeptState> keeping_;
     Logger log_;
     LeaseWait lease_wait_;
     Authorizers authorizers_;

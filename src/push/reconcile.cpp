@@ -18,18 +18,18 @@ namespace icsbridge::push {
 namespace net = boost::asio;
 using std::chrono::steady_clock;
 
-Persistence<TargetState> state_file(std::string const& storage_dir, std::string const& target) {
+Persistence<KeptState> state_file(std::string const& storage_dir, std::string const& target) {
     auto const path = state_path(storage_dir, target);
-    return Persistence<TargetState>{
-        [path] { return load_state(path); },
-        [path](TargetState const& s) { return save_state(path, s); }};
+    return Persistence<KeptState>{
+        [path] { return kept(load_state(path)); },
+        [path](KeptState const& s) { return save_state(path, *s); }};
 }
 
 namespace {
 
 /** One reconcile's working set. */
 struct Run {
-    Run(CalendarApi& a, Persistence<TargetState> const& k, ReconcileOptions const& o)
+    Run(CalendarApi& a, Persistence<KeptState> const& k, ReconcileOptions const& o)
         : api(a)
         , dav(a.client())
         , keeping(k)
@@ -37,7 +37,7 @@ struct Run {
 
     CalendarApi& api;
     TargetClient& dav;
-    Persistence<TargetState> const& keeping;
+    Persistence<KeptState> const& keeping;
     ReconcileOptions const& options;
     TargetState state;
     Outcome outcome;
@@ -51,7 +51,8 @@ struct Run {
     std::optional<steady_clock::time_point> unsaved_since;
 
     void save_now() {
-        if (auto s = keeping.save(state); !s)
+        // The one copy a save makes: whoever keeps it (the loop's cache, the saver) shares this object.
+        if (auto s = keeping.save(std::make_shared<TargetState const>(state)); !s)
             dav.log().error("push " + dav.name() + ": " + s.error().message);
         unsaved_since.reset();
     }
@@ -247,13 +248,13 @@ net::awaitable<Result<void>> read_calendar(Run& run) {
 net::awaitable<Result<Outcome>> reconcile(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    Persistence<TargetState> const& keeping,
+    Persistence<KeptState> const& keeping,
     ReconcileOptions const& options
 ) {
     auto& dav = api.client();
     Run run(api, keeping, options);
     if (auto loaded = keeping.load(); loaded)
-        run.state = std::move(*loaded);
+        run.state = **loaded; // the run's own, to change; the kept one stays as it was saved
     else
         dav.log().warn(
             "push " + dav.name() + ": " + loaded.error().message +

@@ -21,7 +21,7 @@
 namespace icsbridge::push {
 
 /** @brief The state file of `target` under `storage_dir`. */
-Persistence<TargetState> state_file(std::string const& storage_dir, std::string const& target);
+Persistence<KeptState> state_file(std::string const& storage_dir, std::string const& target);
 
 /** @brief What one reconcile did (or, in a dry run, would do). */
 struct Outcome {
@@ -61,7 +61,7 @@ struct ReconcileOptions {
 boost::asio::awaitable<Result<Outcome>> reconcile(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    Persistence<TargetState> const& keeping,
+    Persistence<KeptState> const& keeping,
     ReconcileOptions const& options
 );
 

@@ -9,7 +9,7 @@ namespace net = boost::asio;
 net::awaitable<Report> run_target(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    Persistence<TargetState> const& keeping,
+    Persistence<KeptState> const& keeping,
     RunOptions const& options
 ) {
     ReconcileOptions reconciling;
@@ -23,9 +23,9 @@ net::awaitable<Report> run_target(
         reconciling.claim = [claims = options.claims, writer = options.writer](std::string const& calendar) {
             return claims->claim(writer, calendar);
         };
-    Persistence<TargetState> kept = keeping;
+    Persistence<KeptState> kept = keeping;
     if (options.dry_run)
-        kept.save = [](TargetState const&) { return Result<void>{}; };
+        kept.save = [](KeptState const&) { return Result<void>{}; };
     auto& dav = api.client();
     auto const requests_before = dav.requests();
     auto const conflicts_before = dav.conflicts();

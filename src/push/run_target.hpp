@@ -48,7 +48,7 @@ struct Report {
 boost::asio::awaitable<Report> run_target(
     CalendarApi& api,
     std::vector<FeedCalendar> const& feeds,
-    Persistence<TargetState> const& keeping,
+    Persistence<KeptState> const& keeping,
     RunOptions const& options
 );
 

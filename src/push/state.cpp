@@ -26,7 +26,8 @@ check_kept_urls(TargetState const& s, std::function<Result<void>(std::string_vie
             ok.error().code,
             ok.error().message +
                 " (the target's kept push state points there, written by an earlier version: it is not used; "
-                "delete it, storage.dir/push/TARGET.json or its row of icsbridge_push_state, and the calendar "
+                "delete it, storage.dir/push/TARGET.json or its row of icsbridge_push_state, and the "
+                "calendar "
                 "is found again)"
         );
     return Result<void>{};
@@ -122,6 +123,12 @@ Result<TargetState> state_from_json(std::string_view text) {
     if (!r.ok())
         return fail(errc::io_error, "the push state is malformed: " + r.error());
     return s;
+}
+
+Result<KeptState> kept(Result<TargetState> s) {
+    if (!s)
+        return s.error();
+    return std::make_shared<TargetState const>(std::move(*s));
 }
 
 Result<TargetState> load_state(std::string const& path) {

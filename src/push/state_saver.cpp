@@ -13,8 +13,8 @@ namespace icsbridge::push {
 
 struct StateSaver::Queue {
     struct Job {
-        Persistence<TargetState> to;
-        std::shared_ptr<TargetState const> state;
+        Persistence<KeptState> to;
+        KeptState state; ///< the caller's own object: queued, not copied
     };
 
     explicit Queue(Logger l)
@@ -25,15 +25,15 @@ struct StateSaver::Queue {
     std::condition_variable work;    ///< something queued, or stopping
     std::condition_variable written; ///< a batch was written
     std::map<std::string, Job> queued;
-    std::map<std::string, std::shared_ptr<TargetState const>> writing;
+    std::map<std::string, KeptState> writing;
     bool stopping = false; ///< the thread ends once nothing is queued
     bool closed = false;   ///< the thread has ended: saves are written by their callers
 
-    Result<void> save(std::string const& target, Persistence<TargetState> const& to, TargetState const& s) {
+    Result<void> save(std::string const& target, Persistence<KeptState> const& to, KeptState const& s) {
         {
             std::lock_guard lock(mtx);
             if (!closed) {
-                queued.insert_or_assign(target, Job{to, std::make_shared<TargetState const>(s)});
+                queued.insert_or_assign(target, Job{to, s});
                 work.notify_one();
                 return {};
             }
@@ -41,19 +41,19 @@ struct StateSaver::Queue {
         return to.save(s);
     }
 
-    Result<TargetState> load(std::string const& target, Persistence<TargetState> const& from) {
+    Result<KeptState> load(std::string const& target, Persistence<KeptState> const& from) {
         {
             std::lock_guard lock(mtx);
             if (auto it = queued.find(target); it != queued.end())
-                return *it->second.state;
+                return it->second.state;
             if (auto it = writing.find(target); it != writing.end())
-                return *it->second;
+                return it->second;
         }
         return from.load();
     }
 
     void write(std::string const& target, Job const& job) {
-        if (auto s = job.to.save(*job.state); !s)
+        if (auto s = job.to.save(job.state); !s)
             log.error("push " + target + ": " + s.error().message);
     }
 
@@ -69,8 +69,9 @@ struct StateSaver::Queue {
                 for (auto const& [target, job] : batch)
                     writing[target] = job.state;
             }
-            for (auto const& [target, job] : batch) {
+            for (auto& [target, job] : batch) {
                 write(target, job);
+                job.state.reset(); // written: no longer held here, before flush() may see it done
                 std::lock_guard lock(mtx);
                 writing.erase(target);
             }
@@ -100,12 +101,12 @@ StateSaver::~StateSaver() {
         queue_->write(target, job);
 }
 
-PersistenceFor<TargetState> StateSaver::keeping(PersistenceFor<TargetState> inner) const {
+PersistenceFor<KeptState> StateSaver::keeping(PersistenceFor<KeptState> inner) const {
     return [q = queue_, inner = std::move(inner)](std::string const& target) {
         auto to = inner(target);
-        return Persistence<TargetState>{
+        return Persistence<KeptState>{
             [q, target, to] { return q->load(target, to); },
-            [q, target, to](TargetState const& s) { return q->save(target, to, s); }};
+            [q, target, to](KeptState const& s) { return q->save(target, to, s); }};
     };
 }
 

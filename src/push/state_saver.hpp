@@ -35,7 +35,7 @@ class StateSaver {
     StateSaver& operator=(StateSaver const&) = delete;
 
     /** @brief `inner`'s persistence of each target, its saves queued here (the saver may go first). */
-    PersistenceFor<TargetState> keeping(PersistenceFor<TargetState> inner) const;
+    PersistenceFor<KeptState> keeping(PersistenceFor<KeptState> inner) const;
 
     /** @brief Waits until nothing is queued or being written (tests). */
     void flush() const;

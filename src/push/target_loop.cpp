@@ -45,17 +45,18 @@ TargetLoop::TargetLoop(
     if (deps_.lookups)
         api_->client().share_lookups(deps_.lookups);
     auto const file = deps_.keeping(target_.name);
-    // The state stays in memory between reconciles; the file is read once and written as writes land.
-    keeping_.load = [this, file]() -> Result<TargetState> {
+    // The state stays in memory between reconciles; the file is read once and written as writes land. The
+    // cache is the saved object itself, not a copy of it: one state per save, whoever holds it.
+    keeping_.load = [this, file]() -> Result<KeptState> {
         if (!cached_) {
             auto s = file.load();
             if (!s)
                 return s;
             cached_ = std::move(*s);
         }
-        return *cached_;
+        return cached_;
     };
-    keeping_.save = [this, file](TargetState const& s) {
+    keeping_.save = [this, file](KeptState const& s) {
         cached_ = s;
         return file.save(s);
     };

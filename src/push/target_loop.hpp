@@ -27,7 +27,7 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     struct Deps {
         ServedFeeds const& store;
         PushStatus& status; ///< the targets' registry, or the connections' (never shown per connection)
-        PersistenceFor<TargetState> keeping;
+        PersistenceFor<KeptState> keeping;
         Logger log;
         LeaseWait lease_wait;
         Gate gate; ///< a budget shared with other loops (the connections'); empty: the target's own only
@@ -70,8 +70,8 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     Deps deps_;
     std::unique_ptr<CalendarApi> api_;
     boost::asio::steady_timer timer_;
-    Persistence<TargetState> keeping_;
-    std::optional<TargetState> cached_;
+    Persistence<KeptState> keeping_;
+    KeptState cached_; ///< the state last loaded or saved, shared with the saver; null: read it first
     LoopPolicy policy_;
     bool warned_todos_ = false;
 };
