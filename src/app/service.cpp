@@ -211,8 +211,10 @@ std::unique_ptr<push::PushService> Service::make_push() {
     // The connections' state too (wire_connections, after this). In a cluster another replica may take a
     // target's lease and write its row in between: saved as it goes.
     if (!cfg_->cluster) {
+        // Without rows, a save is just its state file's write (make_backends): written in batches.
         saver_ = std::make_unique<push::StateSaver>(log_);
-        backends_.push_state = saver_->keeping(std::move(backends_.push_state));
+        backends_.push_state =
+            saver_->keeping(std::move(backends_.push_state), push::state_files(cfg_->storage.dir));
     }
     auto authorizers = cli::oauth_authorizers(backends_.tokens, cfg_->path, log_);
     return std::make_unique<push::PushService>(

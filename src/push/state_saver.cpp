@@ -1,21 +1,49 @@
 // File: state_saver.cpp
 // StateSaver: one map of the queued states (target -> newest), one of those being written, and the thread
-// that takes all queued states at once and writes them in turn.
+// that takes all queued states at once and writes them as batches of files with one wait for the disk each.
 #include "push/state_saver.hpp"
 
+#include <icsbridge/files.hpp>
+
+#include <algorithm>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace icsbridge::push {
+
+StateFiles state_files(std::string storage_dir) {
+    return
+        [dir = std::move(storage_dir)](std::string const& target, TargetState const& s) -> Result<FileWrite> {
+            auto path = state_path(dir, target);
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+            if (ec)
+                return fail(errc::io_error, "cannot create the directory of " + path + ": " + ec.message());
+            return FileWrite{std::move(path), to_json(s), 0600}; // owner-only: it names the calendar's URL
+        };
+}
+
+namespace {
+
+/// The most state files written with one wait for the disk. Each stays open until its batch is synced, and
+/// its JSON is held until then: a thousand connections' batch would hold a thousand files and their text.
+constexpr std::size_t files_per_sync = 32;
+
+} // namespace
 
 struct StateSaver::Queue {
     struct Job {
         Persistence<KeptState> to;
-        KeptState state; ///< the caller's own object: queued, not copied
+        KeptState state;                         ///< the caller's own object: queued, not copied
+        std::shared_ptr<StateFiles const> files; ///< null: saved by `to`
     };
+    using Batch = std::vector<std::pair<std::string, Job>>;
 
     explicit Queue(Logger l)
         : log(std::move(l)) {}
@@ -29,16 +57,16 @@ struct StateSaver::Queue {
     bool stopping = false; ///< the thread ends once nothing is queued
     bool closed = false;   ///< the thread has ended: saves are written by their callers
 
-    Result<void> save(std::string const& target, Persistence<KeptState> const& to, KeptState const& s) {
+    Result<void> save(std::string const& target, Job job) {
         {
             std::lock_guard lock(mtx);
             if (!closed) {
-                queued.insert_or_assign(target, Job{to, s});
+                queued.insert_or_assign(target, std::move(job));
                 work.notify_one();
                 return {};
             }
         }
-        return to.save(s);
+        return job.to.save(job.state);
     }
 
     Result<KeptState> load(std::string const& target, Persistence<KeptState> const& from) {
@@ -52,29 +80,62 @@ struct StateSaver::Queue {
         return from.load();
     }
 
-    void write(std::string const& target, Job const& job) {
-        if (auto s = job.to.save(job.state); !s)
-            log.error("push " + target + ": " + s.error().message);
+    void failed(std::string const& target, Error const& e) { log.error("push " + target + ": " + e.message); }
+
+    /** One part of a batch: its files written together; a save that is not a file's, on its own. */
+    void write_part(std::span<Batch::value_type const> part) {
+        std::vector<FileWrite> files;
+        std::vector<std::string const*> whose;
+        for (auto const& [target, job] : part) {
+            if (!job.files) {
+                if (auto s = job.to.save(job.state); !s)
+                    failed(target, s.error());
+                continue;
+            }
+            auto f = (*job.files)(target, *job.state);
+            if (!f) {
+                failed(target, f.error());
+                continue;
+            }
+            files.push_back(std::move(*f));
+            whose.push_back(&target);
+        }
+        auto const results = write_files_atomically(files);
+        for (std::size_t i = 0; i < results.size(); ++i)
+            if (!results[i])
+                failed(*whose[i], results[i].error());
+    }
+
+    /** Writes `batch` part by part, each part let go of (here and in `writing`) once it is on the disk. */
+    void write_batch(Batch& batch) {
+        std::span<Batch::value_type> rest(batch);
+        while (!rest.empty()) {
+            auto const part = rest.first(std::min(rest.size(), files_per_sync));
+            write_part(part);
+            std::lock_guard lock(mtx);
+            for (auto& [target, job] : part) {
+                job.state.reset(); // before flush() may see it done
+                writing.erase(target);
+            }
+            rest = rest.subspan(part.size());
+        }
     }
 
     void run() {
         for (;;) {
-            std::map<std::string, Job> batch;
+            Batch batch;
             {
                 std::unique_lock lock(mtx);
                 work.wait(lock, [this] { return stopping || !queued.empty(); });
                 if (queued.empty())
                     return;
-                batch.swap(queued);
-                for (auto const& [target, job] : batch)
+                for (auto& [target, job] : queued) {
                     writing[target] = job.state;
+                    batch.emplace_back(target, std::move(job));
+                }
+                queued.clear();
             }
-            for (auto& [target, job] : batch) {
-                write(target, job);
-                job.state.reset(); // written: no longer held here, before flush() may see it done
-                std::lock_guard lock(mtx);
-                writing.erase(target);
-            }
+            write_batch(batch);
             written.notify_all();
         }
     }
@@ -91,22 +152,26 @@ StateSaver::~StateSaver() {
     }
     queue_->work.notify_one();
     thread_.join();
-    std::map<std::string, Queue::Job> left; // queued while the thread was ending
+    Queue::Batch left; // queued while the thread was ending
     {
         std::lock_guard lock(queue_->mtx);
         queue_->closed = true;
-        left.swap(queue_->queued);
+        for (auto& [target, job] : queue_->queued)
+            left.emplace_back(target, std::move(job));
+        queue_->queued.clear();
     }
-    for (auto const& [target, job] : left)
-        queue_->write(target, job);
+    queue_->write_batch(left);
 }
 
-PersistenceFor<KeptState> StateSaver::keeping(PersistenceFor<KeptState> inner) const {
-    return [q = queue_, inner = std::move(inner)](std::string const& target) {
+PersistenceFor<KeptState> StateSaver::keeping(PersistenceFor<KeptState> inner, StateFiles files) const {
+    auto shared = files ? std::make_shared<StateFiles const>(std::move(files)) : nullptr;
+    return [q = queue_, inner = std::move(inner), shared](std::string const& target) {
         auto to = inner(target);
         return Persistence<KeptState>{
             [q, target, to] { return q->load(target, to); },
-            [q, target, to](KeptState const& s) { return q->save(target, to, s); }};
+            [q, target, to, shared](KeptState const& s) {
+                return q->save(target, Queue::Job{to, s, shared});
+            }};
     };
 }
 

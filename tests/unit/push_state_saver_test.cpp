@@ -1,16 +1,22 @@
 // File: push_state_saver_test.cpp
 // StateSaver (issue 39): push states written off the push thread. A save returns before it is written, a
-// load sees it at once, a target saved again while waiting is written once with the newest state, and what
-// is queued at the end is written by the destructor (into real state files).
+// load sees it at once (the very object saved), a target saved again while waiting is written once with the
+// newest state, what is queued at the end is written by the destructor (into real state files), and state
+// files are written in batches (write_files_atomically) that leave each with its newest state.
 #include "push/reconcile.hpp"
 #include "push/state_saver.hpp"
 #include "support/fixtures.hpp"
+#include <icsbridge/files.hpp>
 
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
+
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 using namespace icsbridge;
@@ -155,7 +161,7 @@ BOOST_AUTO_TEST_CASE(what_is_queued_at_the_end_reaches_the_state_files) {
     PersistenceFor<KeptState> keeping;
     {
         StateSaver saver(null_logger());
-        keeping = saver.keeping(files);
+        keeping = saver.keeping(files, state_files(dir.path())); // in batches of files
         for (int i = 0; i < 50; ++i)
             BOOST_TEST(keeping("connection-" + std::to_string(i))
                            .save(kept_with("t" + std::to_string(i)))
@@ -169,6 +175,125 @@ BOOST_AUTO_TEST_CASE(what_is_queued_at_the_end_reaches_the_state_files) {
     // The saver gone, a save is written by its caller before it returns.
     BOOST_TEST(keeping("late").save(kept_with("late")).has_value());
     BOOST_TEST(load_state(state_path(dir.path(), "late"))->sync_token == "late");
+}
+
+/** Target "a"'s state files, whose batch write can be held while its bytes are made (on the saver's thread).
+ */
+struct HeldFiles {
+    explicit HeldFiles(std::string d)
+        : dir(std::move(d)) {}
+    std::string dir;
+    std::mutex mtx;
+    std::condition_variable changed;
+    bool hold_a = false;
+    bool a_waiting = false;
+
+    StateFiles files() {
+        return [this, to = state_files(dir)](std::string const& target, TargetState const& s) {
+            std::unique_lock lock(mtx);
+            if (target == "a" && hold_a) {
+                a_waiting = true;
+                changed.notify_all();
+                changed.wait(lock, [this] { return !hold_a; });
+            }
+            return to(target, s);
+        };
+    }
+    void wait_for_a() {
+        std::unique_lock lock(mtx);
+        changed.wait(lock, [this] { return a_waiting; });
+    }
+    void let_go() {
+        {
+            std::lock_guard lock(mtx);
+            hold_a = false;
+        }
+        changed.notify_all();
+    }
+};
+
+PersistenceFor<KeptState> state_files_in(test::TempDir const& dir) {
+    return [&dir](std::string const& target) { return state_file(dir.path(), target); };
+}
+
+std::set<std::string> names_in(std::string const& dir) {
+    std::set<std::string> names;
+    for (auto const& e : std::filesystem::directory_iterator(dir))
+        names.insert(e.path().filename().string());
+    return names;
+}
+
+BOOST_AUTO_TEST_CASE(a_state_saved_while_a_batch_is_written_is_written_after_it) {
+    // Setup: a's first state held on its way into a batch of files
+    test::TempDir dir;
+    HeldFiles files(dir.path());
+    StateSaver saver(null_logger());
+    auto const keeping = saver.keeping(state_files_in(dir), files.files());
+    auto a = keeping("a");
+    auto b = keeping("b");
+    files.hold_a = true;
+    BOOST_TEST(a.save(kept_with("a1")).has_value());
+    files.wait_for_a();
+    // Run: saved while that batch is being written
+    auto const newest = kept_with("a2");
+    BOOST_TEST(a.save(newest).has_value());
+    BOOST_TEST(b.save(kept_with("b1")).has_value());
+    BOOST_TEST(a.load().value().get() == newest.get());
+    files.let_go();
+    saver.flush();
+    // Check: every file holds its newest state, and no temp file is left
+    BOOST_TEST(load_state(state_path(dir.path(), "a")).value().sync_token == "a2");
+    BOOST_TEST((load_state(state_path(dir.path(), "b")).value() == state_with("b1")));
+    BOOST_TEST(a.load().value()->sync_token == "a2"); // from the file now: the saver let go of it
+    BOOST_TEST(newest.use_count() == 1);
+    BOOST_TEST((names_in(dir.path() + "/push") == std::set<std::string>{"a.json", "b.json"}));
+}
+
+BOOST_AUTO_TEST_CASE(batches_of_many_state_files_leave_each_with_its_newest_state) {
+    // Setup
+    test::TempDir dir;
+    StateSaver saver(null_logger());
+    auto const keeping = saver.keeping(state_files_in(dir), state_files(dir.path()));
+    // Run: more targets than one batch writes at a time, each saved three times
+    std::set<std::string> expected;
+    for (int round = 0; round < 3; ++round)
+        for (int i = 0; i < 100; ++i) {
+            auto const target = "connection-" + std::to_string(i);
+            BOOST_TEST(keeping(target).save(kept_with(target + "/" + std::to_string(round))).has_value());
+            expected.insert(target + ".json");
+        }
+    saver.flush();
+    // Check
+    for (int i = 0; i < 100; ++i) {
+        auto const target = "connection-" + std::to_string(i);
+        BOOST_TEST(load_state(state_path(dir.path(), target)).value().sync_token == target + "/2");
+    }
+    BOOST_TEST((names_in(dir.path() + "/push") == expected));
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_of_files_replaces_every_file_and_a_failed_one_alone) {
+    // Setup: one file there before, one into a directory that does not exist
+    test::TempDir dir;
+    BOOST_TEST_REQUIRE(write_file_atomically(dir.file("a.json"), "old").has_value());
+    std::vector<FileWrite> const batch{
+        {dir.file("a.json"), "new a", 0600},
+        {dir.file("missing/b.json"), "b", 0600},
+        {dir.file("c.json"), "c", 0600},
+    };
+    // Run
+    auto const results = write_files_atomically(batch);
+    // Check
+    BOOST_TEST_REQUIRE(results.size() == 3u);
+    BOOST_TEST(results[0].has_value());
+    BOOST_TEST(!results[1].has_value());
+    BOOST_TEST(results[2].has_value());
+    BOOST_TEST(read_file(dir.file("a.json")).value() == "new a");
+    BOOST_TEST(read_file(dir.file("c.json")).value() == "c");
+    struct stat st {};
+    BOOST_TEST_REQUIRE(::stat(dir.file("c.json").c_str(), &st) == 0);
+    BOOST_TEST((st.st_mode & 0777) == 0600u);
+    BOOST_TEST((names_in(dir.path()) == std::set<std::string>{"a.json", "c.json"})); // no temp file left
+    BOOST_TEST(write_files_atomically({}).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
