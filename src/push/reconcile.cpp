@@ -10,6 +10,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <deque>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -43,8 +45,9 @@ struct Run {
     Outcome outcome;
     std::shared_ptr<ShapedItems const> shaped;      ///< the items every writer of these feeds shares
     std::map<std::string, Resource const*> by_name; ///< our names -> their shared items
-    std::vector<Op> ops;           ///< the plan's writes; each is moved out when a worker takes it
-    std::size_t next = 0;          ///< ops[next] is the next to take
+    /// The plan's writes not taken yet: a worker takes the first, and its memory goes with it (a deque
+    /// frees as it is emptied; a vector would keep every op's place until the run ends)
+    std::deque<Op> ops;
     std::size_t waiting_turns = 0; ///< workers waiting for a turn to take one
     std::optional<Error> stopped;  ///< the first error that ends the run
     /// Since when writes that landed are not saved: a kill loses at most a second of them
@@ -148,7 +151,7 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
  * (a turn waited for with nothing left to write would be a shared budget's slot lost).
  */
 bool op_unclaimed(Run const& run) {
-    return !run.stopped && run.next + run.waiting_turns < run.ops.size();
+    return !run.stopped && run.waiting_turns < run.ops.size();
 }
 
 net::awaitable<void> worker(Run& run) {
@@ -171,12 +174,15 @@ net::awaitable<void> worker(Run& run) {
                 );
             break;
         }
-        if (run.stopped || run.next >= run.ops.size()) {
+        if (run.stopped || run.ops.empty()) {
             run.dav.drop_turn();
             break;
         }
-        Op op = std::move(run.ops[run.next++]);
+        Op op = std::move(run.ops.front());
+        run.ops.pop_front();
+        auto const name = op.name;
         auto done = co_await carry_out(run, std::move(op));
+        run.by_name.erase(name); // one op per name: it is no longer needed once that op is done
         if (!done && !run.stopped)
             run.stopped = done.error();
         if (run.options.on_write)
@@ -296,7 +302,8 @@ net::awaitable<Result<Outcome>> reconcile(
     }
     for (auto const& uid : p.forget)
         run.state.items.erase(uid);
-    run.ops = std::move(p.ops);
+    run.ops.assign(std::make_move_iterator(p.ops.begin()), std::make_move_iterator(p.ops.end()));
+    p = {}; // the plan lives in this frame until the run ends: let go of what it held now
     run.outcome.writes_planned = run.ops.size();
     co_await carry_out_all(run, dav.max_concurrency());
     run.save_now();
