@@ -126,11 +126,18 @@ struct HttpRequest {
     std::vector<std::pair<std::string, std::string>> headers; ///< extra headers (Authorization, ...)
     std::string method = "GET";                               ///< any method Beast knows by name
     std::string body; ///< sent with Content-Length when the method is not GET
+    /// Keep a 2xx gzip body as received (HttpResponse::content_encoding says so) for HttpClient::decode_body
+    /// on another thread: inflate is most of a large page's CPU, and the thread awaiting the answer also
+    /// answers webhooks. Other statuses are decoded as usual.
+    bool keep_gzip = false;
 };
 
 struct HttpResponse {
     unsigned status = 0;
-    std::string body; ///< decoded (gunzipped) body
+    std::string body; ///< decoded (gunzipped) body, unless content_encoding says otherwise
+    /// empty: `body` is decoded; "gzip": kept as received (HttpRequest::keep_gzip), see
+    /// HttpClient::decode_body
+    std::string content_encoding;
     std::vector<std::pair<std::string, std::string>> headers;
     int attempts = 1; ///< how many tries it took
 
@@ -156,6 +163,13 @@ class HttpClient {
     boost::asio::awaitable<Result<HttpResponse>> get(HttpRequest req);
     /** @brief Any method, as `req.method` says; the same retries, deadlines and errors as get(). */
     boost::asio::awaitable<Result<HttpResponse>> request(HttpRequest req);
+
+    /**
+     * @brief The body of `resp` decoded: a body kept as received (HttpRequest::keep_gzip) is gunzipped
+     * within max_body, with get()'s errors (upstream_too_large, upstream_io for a corrupt body) naming the
+     * redacted `url` it was the answer to. Reads only the options: safe on any thread while the client lives.
+     */
+    Result<std::string> decode_body(HttpResponse const& resp, std::string const& url) const;
 
     ClientOptions const& options() const;
     /** @brief Takes its TLS context from `contexts` (shared with other clients); call before any request. */

@@ -259,17 +259,29 @@ Error exchange_error(ClientOptions const& opts, Target const& t, Phase phase, be
 }
 
 Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exchange& ex) {
-    auto const& svc = opts.service_name;
     auto const& coding = ex.content_encoding;
     if (coding.empty() || ascii_iequals(coding, "identity"))
-        return std::move(ex.body);
-    if (!ascii_iequals(coding, "gzip") && !ascii_iequals(coding, "x-gzip"))
+        return std::move(ex.body); // most answers: no copy
+    return decode_body(opts, t, coding, ex.body);
+}
+
+bool is_gzip(std::string_view coding) {
+    return ascii_iequals(coding, "gzip") || ascii_iequals(coding, "x-gzip");
+}
+
+Result<std::string>
+decode_body(ClientOptions const& opts, Target const& t, std::string_view coding, std::string_view body) {
+    auto const& svc = opts.service_name;
+    if (coding.empty() || ascii_iequals(coding, "identity"))
+        return std::string(body);
+    if (!is_gzip(coding))
         return client_error(
             svc,
             errc::upstream_io,
-            "unsupported Content-Encoding \"" + coding + "\" in the response to " + t.method + " " + t.display
+            "unsupported Content-Encoding \"" + std::string(coding) + "\" in the response to " + t.method +
+                " " + t.display
         );
-    auto g = gunzip(ex.body, opts.max_body);
+    auto g = gunzip(body, opts.max_body);
     if (g.status == GunzipStatus::too_large)
         return too_large(opts, t, " once decompressed");
     if (g.status == GunzipStatus::corrupt)

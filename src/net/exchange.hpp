@@ -65,4 +65,11 @@ Error exchange_error(ClientOptions const& opts, Target const& t, Phase phase, bo
  */
 Result<std::string> decode_body(ClientOptions const& opts, Target const& t, Exchange& ex);
 
+/** @brief decode_body() of a `body` in `coding`, wherever it was received (a copy when not encoded). */
+Result<std::string>
+decode_body(ClientOptions const& opts, Target const& t, std::string_view coding, std::string_view body);
+
+/** @brief True for the codings decode_body() gunzips: gzip and x-gzip, in any case. */
+bool is_gzip(std::string_view coding);
+
 } // namespace icsbridge::net_detail

@@ -64,10 +64,11 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
 
     /**
      * One attempt: a pooled connection if one is alive (falling back once to a fresh connection when
-     * the server had closed it without a word), else a new one.
+     * the server had closed it without a word), else a new one. `keep_gzip`: a 2xx gzip body stays as
+     * received (HttpRequest::keep_gzip).
      */
     net::awaitable<Result<HttpResponse>>
-    attempt(Target const& t, Request const& req, std::shared_ptr<AttemptState> st) {
+    attempt(Target const& t, Request const& req, bool keep_gzip, std::shared_ptr<AttemptState> st) {
         for (;;) {
             std::shared_ptr<Connection> conn;
             if (auto pooled = pool.take_idle(t.key))
@@ -93,16 +94,22 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 co_return exchange_error(opts, t, st->phase, ex.ec);
             }
 
-            st->phase = Phase::decoding;
-            auto body = decode_body(opts, t, ex);
-            if (!body) {
-                conn->close();
-                co_return body.error();
-            }
             HttpResponse res;
             res.status = ex.status;
+            if (keep_gzip && ex.status >= 200 && ex.status < 300 && is_gzip(ex.content_encoding)) {
+                // The raw body is within max_body already; decode_body() checks the decoded size.
+                res.content_encoding = "gzip";
+                res.body = std::move(ex.body);
+            } else {
+                st->phase = Phase::decoding;
+                auto body = net_detail::decode_body(opts, t, ex);
+                if (!body) {
+                    conn->close();
+                    co_return body.error();
+                }
+                res.body = std::move(*body);
+            }
             res.headers = std::move(ex.headers);
-            res.body = std::move(*body);
 
             // Reuse only a connection that finished cleanly and that both sides want to keep.
             st->conn.reset();
@@ -156,12 +163,13 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     }
 
     /** One attempt under the whole-attempt deadline, counted and logged. */
-    net::awaitable<Result<HttpResponse>> timed_attempt(Target const& t, Request const& hreq, int attempt_no) {
+    net::awaitable<Result<HttpResponse>>
+    timed_attempt(Target const& t, Request const& hreq, bool keep_gzip, int attempt_no) {
         auto st = std::make_shared<AttemptState>();
         auto attempt_started = steady_clock::now();
         // Named, not a temporary inside the co_await: g++ 12 destroys such a closure twice.
         std::function<void()> on_timeout = [st] { st->abort(); };
-        auto r = co_await race_deadline(attempt(t, hreq, st), opts.request_timeout, on_timeout);
+        auto r = co_await race_deadline(attempt(t, hreq, keep_gzip, st), opts.request_timeout, on_timeout);
         co_await throw_if_cancelled();
         if (!r) {
             st->abort();
@@ -218,6 +226,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
     net::awaitable<Result<HttpResponse>> do_get(HttpRequest req) {
         co_await net::this_coro::reset_cancellation_state(net::enable_total_cancellation());
         try {
+            bool const keep_gzip = req.keep_gzip;
             auto prepared = prepare(req);
             if (!prepared)
                 co_return prepared.error();
@@ -231,7 +240,7 @@ struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
                 ++attempt_no;
                 co_await slots.acquire();
                 slot.held = true;
-                result = co_await timed_attempt(t, hreq, attempt_no);
+                result = co_await timed_attempt(t, hreq, keep_gzip, attempt_no);
                 auto verdict = retry_verdict(t, result, attempt_no, started);
                 if (!verdict.retry())
                     break;
@@ -291,6 +300,14 @@ boost::asio::awaitable<Result<HttpResponse>> HttpClient::request(HttpRequest req
     // The local copy keeps Impl alive for the whole call, even if the client is destroyed meanwhile.
     auto impl = impl_;
     co_return co_await run_on(impl->strand, impl->do_get(std::move(req)));
+}
+
+Result<std::string> HttpClient::decode_body(HttpResponse const& resp, std::string const& url) const {
+    auto const& opts = impl_->opts;
+    auto target = parse_target(opts.service_name, url);
+    if (!target)
+        return target.error();
+    return net_detail::decode_body(opts, *target, resp.content_encoding, resp.body);
 }
 
 std::string HttpResponse::header(std::string_view name) const {

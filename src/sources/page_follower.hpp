@@ -245,10 +245,20 @@ class PageFollower {
             : ready(ex, boost::asio::steady_timer::time_point::max()) {}
     };
 
+    // On parse_on_: a page kept gzipped (Gzip::keep) is inflated here too, not on the thread awaiting it.
     template <class Page>
-    static boost::asio::awaitable<Result<Page>>
-    parse_page(Result<Page> (*parse)(std::string_view), std::string_view body) {
-        co_return parse(body);
+    boost::asio::awaitable<Result<Page>> parse_page(
+        Result<Page> (*parse)(std::string_view),
+        HttpResponse const& r,
+        std::string const& path,
+        Query const& q
+    ) const {
+        if (r.content_encoding.empty())
+            co_return parse(r.body);
+        auto body = call_.decoded(r, path, q);
+        if (!body)
+            co_return body.error();
+        co_return parse(*body);
     }
 
     template <class Page>
@@ -265,9 +275,10 @@ class PageFollower {
             ex,
             [this, &path, p, q = std::move(q), parse]() -> boost::asio::awaitable<void> {
                 try {
-                    auto r = co_await call_.get(path, q);
+                    // Only a page parsed elsewhere is kept gzipped: its decode goes there with the parse.
+                    auto r = co_await call_.get(path, q, parse_on_ ? Gzip::keep : Gzip::decode);
                     if (parse_on_ && r && r->status >= 200 && r->status < 300)
-                        p->parsed.emplace(co_await run_on(*parse_on_, parse_page(parse, r->body)));
+                        p->parsed.emplace(co_await run_on(*parse_on_, parse_page(parse, *r, path, q)));
                     p->result.emplace(std::move(r)); // with its parse: finish() waits for both
                 } catch (std::exception const& e) {
                     p->result.emplace(fail(errc::upstream_io, std::string("page request failed: ") + e.what())

@@ -54,9 +54,11 @@ std::string UpstreamCall::url(std::string const& path, Query const& query) const
     return std::string(u.buffer());
 }
 
-net::awaitable<Result<HttpResponse>> UpstreamCall::get(std::string const& path, Query const& query) const {
+net::awaitable<Result<HttpResponse>>
+UpstreamCall::get(std::string const& path, Query const& query, Gzip gzip) const {
     HttpRequest req;
     req.url = url(path, query);
+    req.keep_gzip = gzip == Gzip::keep;
     if (api_ == Api::events) {
         req.headers.emplace_back("Authorization", "Bearer " + src_.secret);
         req.headers.emplace_back("Content-Type", "application/json");
@@ -106,6 +108,14 @@ Result<std::string> UpstreamCall::body(HttpResponse const& resp, std::string con
     if (resp.status < 200 || resp.status >= 300)
         return in_context(upstream_error(resp.status, resp.body, api_, path), path);
     return resp.body;
+}
+
+Result<std::string>
+UpstreamCall::decoded(HttpResponse const& resp, std::string const& path, Query const& query) const {
+    auto body = http_.decode_body(resp, url(path, query));
+    if (!body)
+        return in_context(body.error(), path);
+    return body;
 }
 
 net::awaitable<Result<std::string>>

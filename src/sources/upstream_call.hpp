@@ -23,6 +23,9 @@ namespace icsbridge {
  */
 using Query = std::vector<std::pair<std::string, std::string>>;
 
+/** @brief What the client does with a 2xx gzip answer: decode it, or keep it for UpstreamCall::decoded. */
+enum class Gzip { decode, keep };
+
 /** @brief One source's way of calling its upstream. Cheap to construct; holds references only. */
 class UpstreamCall {
   public:
@@ -35,9 +38,17 @@ class UpstreamCall {
      * @brief GET base_url + path + query. The events API gets `Authorization: Bearer` (and the
      * `Content-Type: application/json` the seed asks for); the job board gets `api_key` as the first
      * parameter.
+     * `gzip`: Gzip::keep leaves a 2xx gzip body as received, for decoded() on the thread that parses it.
      * @return the response for any status (see `body`); transport errors as the client reports them.
      */
-    boost::asio::awaitable<Result<HttpResponse>> get(std::string const& path, Query const& query) const;
+    boost::asio::awaitable<Result<HttpResponse>>
+    get(std::string const& path, Query const& query, Gzip gzip = Gzip::decode) const;
+
+    /**
+     * @brief The body of a 2xx answer that get(path, query, Gzip::keep) returned, decoded (any thread);
+     * a corrupt or oversized body fails as the client would have, naming the redacted URL.
+     */
+    Result<std::string> decoded(HttpResponse const& resp, std::string const& path, Query const& query) const;
 
     /** @brief The body of a 2xx response, or the mapped upstream error. */
     Result<std::string> body(HttpResponse const& resp, std::string const& path) const;

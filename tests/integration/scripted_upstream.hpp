@@ -51,6 +51,8 @@ struct ScriptedReply {
     unsigned status = 200;
     std::string body;
     std::chrono::milliseconds delay{0}; ///< wait before answering (to overlap requests)
+    std::vector<std::pair<std::string, std::string>>
+        headers{}; ///< more header fields (Content-Encoding, ...)
 };
 
 /** @brief Serves `handler(request)` on 127.0.0.1 from its own thread until destroyed. */
@@ -109,6 +111,8 @@ class ScriptedUpstream {
                 }
                 http::response<http::string_body> res{static_cast<http::status>(reply.status), 11};
                 res.set(http::field::content_type, "application/json");
+                for (auto const& [name, value] : reply.headers)
+                    res.set(name, value);
                 res.body() = reply.body;
                 res.keep_alive(req.keep_alive());
                 res.prepare_payload();
