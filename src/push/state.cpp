@@ -27,8 +27,7 @@ check_kept_urls(TargetState const& s, std::function<Result<void>(std::string_vie
             ok.error().message +
                 " (the target's kept push state points there, written by an earlier version: it is not used; "
                 "delete it, storage.dir/push/TARGET.json or its row of icsbridge_push_state, and the "
-                "calendar "
-                "is found again)"
+                "calendar is found again)"
         );
     return Result<void>{};
 }
@@ -144,12 +143,19 @@ Result<TargetState> load_state(std::string const& path) {
     return s;
 }
 
-Result<void> save_state(std::string const& path, TargetState const& s) {
+Result<FileWrite> state_write(std::string const& path, TargetState const& s) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     if (ec)
         return fail(errc::io_error, "cannot create the directory of " + path + ": " + ec.message());
-    return write_file_atomically(path, to_json(s), 0600);
+    return FileWrite{path, to_json(s), 0600};
+}
+
+Result<void> save_state(std::string const& path, TargetState const& s) {
+    auto w = state_write(path, s);
+    if (!w)
+        return w.error();
+    return write_file_atomically(w->path, w->data, w->mode);
 }
 
 } // namespace icsbridge::push

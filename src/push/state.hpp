@@ -5,6 +5,7 @@
 
 #include "push/plan.hpp"
 #include <icsbridge/error.hpp>
+#include <icsbridge/files.hpp>
 
 #include <functional>
 #include <map>
@@ -59,5 +60,7 @@ Result<TargetState> state_from_json(std::string_view text);
 Result<TargetState> load_state(std::string const& path);
 /** @brief Writes the state atomically (0600: it names the calendar's URL), creating the directory. */
 Result<void> save_state(std::string const& path, TargetState const& s);
+/** @brief What save_state() writes, for a batch (write_files_atomically): the directory is made here. */
+Result<FileWrite> state_write(std::string const& path, TargetState const& s);
 
 } // namespace icsbridge::push

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <span>
@@ -18,15 +17,9 @@
 namespace icsbridge::push {
 
 StateFiles state_files(std::string storage_dir) {
-    return
-        [dir = std::move(storage_dir)](std::string const& target, TargetState const& s) -> Result<FileWrite> {
-            auto path = state_path(dir, target);
-            std::error_code ec;
-            std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-            if (ec)
-                return fail(errc::io_error, "cannot create the directory of " + path + ": " + ec.message());
-            return FileWrite{std::move(path), to_json(s), 0600}; // owner-only: it names the calendar's URL
-        };
+    return [dir = std::move(storage_dir)](std::string const& target, TargetState const& s) {
+        return state_write(state_path(dir, target), s);
+    };
 }
 
 namespace {

@@ -16,6 +16,17 @@
 namespace icsbridge::push {
 
 /**
+ * @brief The file a target's state is saved to and its bytes, where a save is just that file's atomic write
+ * (the state files under storage.dir; not cluster mode's row). errc::io_error when its directory cannot be
+ * made.
+ */
+using StateFiles = std::function<Result<FileWrite>(std::string const& target, TargetState const& s)>;
+
+/** @brief The state files under `storage_dir`, as state_write() makes them (what reconcile.hpp's state_file()
+ * saves). */
+StateFiles state_files(std::string storage_dir);
+
+/**
  * @brief Saves push states behind the caller's back: a save is queued and returns at
  * once; the saver's thread writes each target's newest queued state with the inner save, or as a file of
  * a batch (each file written atomically: a kill leaves the old state or the new one). A target saved again
@@ -29,15 +40,6 @@ namespace icsbridge::push {
  * are found again in the listing), so the work is redone, never duplicated, and no calendar or item is
  * lost. Not for cluster mode, where another replica may take the lease and write the row in between.
  */
-/**
- * @brief The file a target's state is saved to and its bytes, where a save is just that file's atomic write
- * (the state files under storage.dir; not cluster mode's row). errc::io_error when its directory cannot be
- * made.
- */
-using StateFiles = std::function<Result<FileWrite>(std::string const& target, TargetState const& s)>;
-
-/** @brief The state files under `storage_dir`, as reconcile.hpp's state_file() writes them. */
-StateFiles state_files(std::string storage_dir);
 
 class StateSaver {
   public:
