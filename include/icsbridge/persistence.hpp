@@ -16,6 +16,9 @@ template <class Loaded, class Saved = Loaded>
 struct Persistence {
     std::function<Result<Loaded>()> load;
     std::function<Result<void>(Saved const&)> save;
+    /// True while a save now would only wait behind others (a writer that has fallen behind the disk); empty:
+    /// never. A caller that saves again soon anyway may skip one then, and not make what the save holds.
+    std::function<bool()> busy = {};
 };
 
 /** @brief The Persistence of each target, by its name. */

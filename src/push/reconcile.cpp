@@ -11,9 +11,10 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <deque>
-#include <iterator>
-#include <map>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 namespace icsbridge::push {
 
@@ -43,26 +44,38 @@ struct Run {
     ReconcileOptions const& options;
     TargetState state;
     Outcome outcome;
-    std::shared_ptr<ShapedItems const> shaped;      ///< the items every writer of these feeds shares
-    std::map<std::string, Resource const*> by_name; ///< our names -> their shared items
-    /// The plan's writes not taken yet: a worker takes the first, and its memory goes with it (a deque
-    /// frees as it is emptied; a vector would keep every op's place until the run ends)
-    std::deque<Op> ops;
+    std::shared_ptr<ShapedItems const> shaped; ///< the items every writer of these feeds shares
+    /// The plan's writes not taken yet, each with its shared item (null for a delete): a worker takes the
+    /// first, and its memory goes with it (a deque frees as it is emptied; a vector would keep every op's
+    /// place until the run ends). The item rides with its op: a map of names to items beside the ops was a
+    /// third of what a thousand connections' plans held (issue 39).
+    std::deque<std::pair<Op, Resource const*>> ops;
     std::size_t waiting_turns = 0; ///< workers waiting for a turn to take one
     std::optional<Error> stopped;  ///< the first error that ends the run
-    /// Since when writes that landed are not saved: a kill loses at most a second of them
+    /// Since when writes that landed are not saved: a kill loses at most a second of them (more while the
+    /// saver is behind the disk, when a state waiting in its queue would be lost to a kill all the same)
     std::optional<steady_clock::time_point> unsaved_since;
 
     void save_now() {
-        // The one copy a save makes: whoever keeps it (the loop's cache, the saver) shares this object.
-        if (auto s = keeping.save(std::make_shared<TargetState const>(state)); !s)
-            dav.log().error("push " + dav.name() + ": " + s.error().message);
+        // The one copy a save makes, held by the saver until it is written.
+        save(std::make_shared<TargetState const>(state));
+    }
+    /** The last save: the state itself, not a copy (the run is over). */
+    void save_last() {
+        save(std::make_shared<TargetState const>(std::move(state)));
+        state = TargetState{};
+    }
+    void save(KeptState const& s) {
+        if (auto saved = keeping.save(s); !saved)
+            dav.log().error("push " + dav.name() + ": " + saved.error().message);
         unsaved_since.reset();
     }
     void save_soon() {
         // Not at the first write: a reconcile of one or two writes (a webhook's change) saves once, at its
-        // end, and a thousand connections' reconciles do not wait on twice the disk syncs.
-        if (unsaved_since && steady_clock::now() - *unsaved_since > std::chrono::seconds(1))
+        // end, and a thousand connections' reconciles do not wait on twice the disk syncs. Not while the
+        // saver is behind either: the copy would only wait in its queue (the next write tries again).
+        if (unsaved_since && steady_clock::now() - *unsaved_since > std::chrono::seconds(1) &&
+            !(keeping.busy && keeping.busy()))
             save_now();
     }
     void unsaved() {
@@ -93,7 +106,7 @@ struct Run {
  * count as conflicts resolved only once the item is as the feed wants it (written, or gone as asked): a 412
  * after which nothing lands resolved nothing.
  */
-net::awaitable<Result<void>> carry_out(Run& run, Op op) {
+net::awaitable<Result<void>> carry_out(Run& run, Op op, Resource const* item) {
     using Kind = WriteAnswer::Kind;
     std::size_t conflicts = 0;
     auto const resolved = [&] {
@@ -101,9 +114,7 @@ net::awaitable<Result<void>> carry_out(Run& run, Op op) {
         return Result<void>{};
     };
     for (int round = 0; round < 4; ++round) {
-        auto const it = run.by_name.find(op.name);
-        Resource const* resource =
-            op.kind == OpKind::remove || it == run.by_name.end() ? nullptr : it->second;
+        Resource const* resource = op.kind == OpKind::remove ? nullptr : item;
         auto writing = run.api.write(run.state, op, resource);
         auto a = co_await std::move(writing);
         if (!a)
@@ -178,11 +189,9 @@ net::awaitable<void> worker(Run& run) {
             run.dav.drop_turn();
             break;
         }
-        Op op = std::move(run.ops.front());
+        auto [op, item] = std::move(run.ops.front());
         run.ops.pop_front();
-        auto const name = op.name;
-        auto done = co_await carry_out(run, std::move(op));
-        run.by_name.erase(name); // one op per name: it is no longer needed once that op is done
+        auto done = co_await carry_out(run, std::move(op), item);
         if (!done && !run.stopped)
             run.stopped = done.error();
         if (run.options.on_write)
@@ -290,9 +299,19 @@ net::awaitable<Result<Outcome>> reconcile(
     auto p = [&] { // this writer's names and hashes are needed for the plan only, not during the writes
         auto const desired =
             writer_items(*run.shaped, api, options.writer, run.state.items, run.state.listing);
+        auto planned = plan(desired, run.state.items, run.state.listing, options.writer);
+        if (options.dry_run)
+            return planned;
+        // Each op takes its shared item along, found by its name while this writer's names are here.
+        std::unordered_map<std::string_view, Resource const*> items;
         for (std::size_t i = 0; i < desired.size(); ++i)
-            run.by_name[desired[i].name] = &run.shaped->resources[i];
-        return plan(desired, run.state.items, run.state.listing, options.writer);
+            items.emplace(desired[i].name, &run.shaped->resources[i]);
+        for (auto& op : planned.ops) {
+            auto const it = items.find(op.name);
+            run.ops.emplace_back(std::move(op), it == items.end() ? nullptr : it->second);
+        }
+        planned.ops = {};
+        return planned;
     }();
     run.outcome.unchanged = p.unchanged;
     if (options.dry_run) {
@@ -302,14 +321,13 @@ net::awaitable<Result<Outcome>> reconcile(
     }
     for (auto const& uid : p.forget)
         run.state.items.erase(uid);
-    run.ops.assign(std::make_move_iterator(p.ops.begin()), std::make_move_iterator(p.ops.end()));
     p = {}; // the plan lives in this frame until the run ends: let go of what it held now
     run.outcome.writes_planned = run.ops.size();
     co_await carry_out_all(run, dav.max_concurrency());
-    run.save_now();
+    run.outcome.items = run.state.items.size();
+    run.save_last();
     run.outcome.requests = dav.requests() - requests_before;
     run.outcome.conflicts = dav.conflicts() - conflicts_before;
-    run.outcome.items = run.state.items.size();
     if (run.stopped)
         co_return *run.stopped;
     co_return std::move(run.outcome);

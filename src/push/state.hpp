@@ -32,9 +32,10 @@ struct TargetState {
 };
 
 /**
- * @brief A state as saved and loaded: immutable and never null. A save makes one, and the loop's cache
- * between runs, the saver's queue and its write all hold that same object (issue 39: at a thousand
- * connections, a copy each was a third of the peak heap); a run copies it once, into the state it changes.
+ * @brief A state as saved and loaded: immutable and never null. A save makes one, and the saver's queue and
+ * its write hold that same object until it is on the disk (issue 39: at a thousand connections, a copy
+ * each was a third of the peak heap); a run copies what it loads once, into the state it changes, and its
+ * last save is that state itself. Nothing keeps a state between runs.
  */
 using KeptState = std::shared_ptr<TargetState const>;
 

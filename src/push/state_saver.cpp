@@ -28,6 +28,13 @@ namespace {
 /// its JSON is held until then: a thousand connections' batch would hold a thousand files and their text.
 constexpr std::size_t files_per_sync = 32;
 
+/// How many states may wait to be written before the saver says it is busy. A run saves about once a second
+/// while it writes, and a save is a copy of its state: when the disk takes fewer states a second than the
+/// runs save (a thousand connections, ~150 synced files a second on a slow disk), every run's copy waited
+/// in the queue, a second state each beside the run's own (issue 39). Runs skip their saves while this many
+/// wait, and save at their next write or their end.
+constexpr std::size_t busy_at = 2 * files_per_sync;
+
 } // namespace
 
 struct StateSaver::Queue {
@@ -71,6 +78,11 @@ struct StateSaver::Queue {
                 return it->second;
         }
         return from.load();
+    }
+
+    bool busy() {
+        std::lock_guard lock(mtx);
+        return !closed && queued.size() + writing.size() >= busy_at;
     }
 
     void failed(std::string const& target, Error const& e) { log.error("push " + target + ": " + e.message); }
@@ -164,7 +176,8 @@ PersistenceFor<KeptState> StateSaver::keeping(PersistenceFor<KeptState> inner, S
             [q, target, to] { return q->load(target, to); },
             [q, target, to, shared](KeptState const& s) {
                 return q->save(target, Queue::Job{to, s, shared});
-            }};
+            },
+            [q] { return q->busy(); }};
     };
 }
 

@@ -71,7 +71,6 @@ class TargetLoop : public std::enable_shared_from_this<TargetLoop> {
     std::unique_ptr<CalendarApi> api_;
     boost::asio::steady_timer timer_;
     Persistence<KeptState> keeping_;
-    KeptState cached_; ///< the state last loaded or saved, shared with the saver; null: read it first
     LoopPolicy policy_;
     bool warned_todos_ = false;
 };

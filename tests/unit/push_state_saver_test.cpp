@@ -153,6 +153,41 @@ BOOST_AUTO_TEST_CASE(a_save_is_the_object_the_next_load_returns_and_the_inner_sa
     BOOST_TEST(second.use_count() == 2); // the caller's and the inner store's
 }
 
+BOOST_AUTO_TEST_CASE(the_saver_is_busy_while_many_states_wait_and_not_once_they_are_written) {
+    // Setup: a's write held, so that everything saved after it waits in the queue
+    Recorder inner;
+    StateSaver saver(null_logger());
+    auto const keeping = saver.keeping(inner.persistence());
+    auto a = keeping("a");
+    BOOST_REQUIRE(a.busy);
+    BOOST_TEST(!a.busy());
+    inner.hold_a = true;
+    BOOST_TEST(a.save(kept_with("a1")).has_value());
+    {
+        std::unique_lock lock(inner.mtx);
+        inner.changed.wait(lock, [&] { return inner.a_waiting; });
+    }
+    // Check: busy once 64 states wait (a's being written and 63 queued), whoever asks
+    for (int i = 0; i < 62; ++i)
+        BOOST_TEST(keeping("c" + std::to_string(i)).save(kept_with("t")).has_value());
+    BOOST_TEST(!a.busy());
+    BOOST_TEST(keeping("c62").save(kept_with("t")).has_value());
+    BOOST_TEST(a.busy());
+    BOOST_TEST(keeping("other").busy());
+    BOOST_TEST(keeping("c0").save(kept_with("t2")).has_value()); // a save is still taken when busy
+    // Check: written, the saver is not busy
+    {
+        std::lock_guard lock(inner.mtx);
+        inner.hold_a = false;
+    }
+    inner.changed.notify_all();
+    saver.flush();
+    BOOST_TEST(!a.busy());
+    std::lock_guard lock(inner.mtx);
+    BOOST_TEST(inner.writes.size() == 64U);
+    BOOST_TEST(inner.kept["c0"]->sync_token == "t2");
+}
+
 BOOST_AUTO_TEST_CASE(what_is_queued_at_the_end_reaches_the_state_files) {
     test::TempDir dir;
     PersistenceFor<KeptState> const files = [&dir](std::string const& target) {
