@@ -303,6 +303,7 @@ void Connections::offer() {
         cfg = cfg_;
     }
     std::vector<push::ConnectionTarget> targets;
+    targets.reserve(known_.size());
     for (auto& [id, c] : known_) {
         auto why = stop_reason(c, *cfg, key_);
         if (!why.empty()) {

@@ -154,8 +154,23 @@ void PushService::start(std::string const& name, std::shared_ptr<TargetLoop> loo
 }
 
 void PushService::set_connections(std::vector<ConnectionTarget> connections, Budget rate) {
-    net::post(ioc_, [this, connections = std::move(connections), rate] {
-        apply_connections(connections, rate);
+    // The newest list replaces one the push thread has not taken yet: each new connection sends the whole
+    // list, and a thousand flows at once queued hundreds of them, a thousand targets each (issue 39).
+    {
+        std::lock_guard lock(pending_mtx_);
+        bool const posted = pending_connections_.has_value();
+        pending_connections_.emplace(std::move(connections), rate);
+        if (posted)
+            return;
+    }
+    net::post(ioc_, [this] {
+        std::optional<std::pair<std::vector<ConnectionTarget>, Budget>> newest;
+        {
+            std::lock_guard lock(pending_mtx_);
+            newest.swap(pending_connections_);
+        }
+        if (newest)
+            apply_connections(newest->first, newest->second);
     });
 }
 

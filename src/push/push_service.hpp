@@ -21,9 +21,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace icsbridge::push {
 
@@ -93,6 +96,9 @@ class PushService {
     std::map<std::string, std::shared_ptr<TargetLoop>> loops_;            ///< the push thread's alone
     std::map<std::string, std::shared_ptr<TargetLoop>> connection_loops_; ///< the push thread's alone
     std::shared_ptr<Config const> cfg_;                                   ///< the push thread's alone
+    std::mutex pending_mtx_;
+    /// The newest connections set_connections() gave that the push thread has not taken (pending_mtx_)
+    std::optional<std::pair<std::vector<ConnectionTarget>, Budget>> pending_connections_;
     std::shared_ptr<FairBudget> shared_; ///< the connections' budget (its waiters hold it too)
     /// One TLS context per ca_file for every loop's client: a thousand connections load the trust store once
     std::shared_ptr<TlsContexts> tls_ = std::make_shared<TlsContexts>();
