@@ -258,6 +258,27 @@ net::awaitable<Result<void>> read_calendar(Run& run) {
     );
 }
 
+/**
+ * The plan; unless it is a dry run, its ops are moved into run.ops, each with its shared item (found by
+ * name while this writer's names are here: they are needed for the plan only, not during the writes).
+ */
+Plan plan_writes(Run& run) {
+    auto const desired =
+        writer_items(*run.shaped, run.api, run.options.writer, run.state.items, run.state.listing);
+    auto planned = plan(desired, run.state.items, run.state.listing, run.options.writer);
+    if (run.options.dry_run)
+        return planned;
+    std::unordered_map<std::string_view, Resource const*> items;
+    for (std::size_t i = 0; i < desired.size(); ++i)
+        items.emplace(desired[i].name, &run.shaped->resources[i]);
+    for (auto& op : planned.ops) {
+        auto const it = items.find(op.name);
+        run.ops.emplace_back(std::move(op), it == items.end() ? nullptr : it->second);
+    }
+    planned.ops = {};
+    return planned;
+}
+
 } // namespace
 
 net::awaitable<Result<Outcome>> reconcile(
@@ -296,23 +317,7 @@ net::awaitable<Result<Outcome>> reconcile(
         co_return fail(shared.error().code, dav.name() + ": " + shared.error().message);
     run.shaped = std::move(*shared);
     run.outcome.skipped_todos = run.shaped->skipped_todos;
-    auto p = [&] { // this writer's names and hashes are needed for the plan only, not during the writes
-        auto const desired =
-            writer_items(*run.shaped, api, options.writer, run.state.items, run.state.listing);
-        auto planned = plan(desired, run.state.items, run.state.listing, options.writer);
-        if (options.dry_run)
-            return planned;
-        // Each op takes its shared item along, found by its name while this writer's names are here.
-        std::unordered_map<std::string_view, Resource const*> items;
-        for (std::size_t i = 0; i < desired.size(); ++i)
-            items.emplace(desired[i].name, &run.shaped->resources[i]);
-        for (auto& op : planned.ops) {
-            auto const it = items.find(op.name);
-            run.ops.emplace_back(std::move(op), it == items.end() ? nullptr : it->second);
-        }
-        planned.ops = {};
-        return planned;
-    }();
+    auto p = plan_writes(run);
     run.outcome.unchanged = p.unchanged;
     if (options.dry_run) {
         run.outcome.planned = std::move(p.ops);
