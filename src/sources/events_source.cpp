@@ -1,6 +1,7 @@
 // File: events_source.cpp
 // The events API v3 client: picks the list endpoint for a feed's selection, follows every page with guards,
 // and completes events (expansions, ticket classes) with concurrent requests. Parsing: events_json.cpp.
+#include "sources/all_of.hpp"
 #include "sources/events_json.hpp"
 #include "sources/events_lists.hpp"
 #include "sources/json_read.hpp"

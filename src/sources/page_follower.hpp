@@ -2,26 +2,22 @@
 // Reading a paged list of the events API (page numbers or continuation tokens, UPSTREAM.md 1.8) over an
 // UpstreamCall, with PageCursor's guards: counted lists a window of requests ahead by page number, handed
 // over in page order (where the endpoint takes page numbers: paging.hpp decides), everything else one page
-// at a time. Also all_of(), for the concurrent detail requests. Private to src/sources/ (used by
-// events_source.cpp).
+// at a time. Private to src/sources/ (used by events_source.cpp).
 #pragma once
 
+#include "sources/page_parse_elsewhere.hpp"
 #include "sources/paging.hpp"
 #include "sources/upstream_call.hpp"
-#include "util/run_on.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <algorithm>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -32,27 +28,6 @@
 #include <vector>
 
 namespace icsbridge {
-
-// Runs all tasks at once and returns their results in task order; HttpClient bounds the requests in flight.
-template <class T>
-inline boost::asio::awaitable<std::vector<T>> all_of(std::vector<boost::asio::awaitable<T>> tasks) {
-    if (tasks.empty())
-        co_return std::vector<T>{};
-    auto ex = co_await boost::asio::this_coro::executor;
-    using Op =
-        decltype(boost::asio::co_spawn(ex, std::declval<boost::asio::awaitable<T>>(), boost::asio::deferred));
-    std::vector<Op> ops;
-    ops.reserve(tasks.size());
-    for (auto& t : tasks)
-        ops.push_back(boost::asio::co_spawn(ex, std::move(t), boost::asio::deferred));
-    auto [order, errors, results] =
-        co_await boost::asio::experimental::make_parallel_group(std::move(ops))
-            .async_wait(boost::asio::experimental::wait_for_all(), boost::asio::use_awaitable);
-    for (auto const& e : errors)
-        if (e)
-            std::rethrow_exception(e);
-    co_return std::move(results);
-}
 
 enum class Paging { sequential, parallel };
 
@@ -245,22 +220,6 @@ class PageFollower {
             : ready(ex, boost::asio::steady_timer::time_point::max()) {}
     };
 
-    // On parse_on_: a page kept gzipped (Gzip::keep) is inflated here too, not on the thread awaiting it.
-    template <class Page>
-    boost::asio::awaitable<Result<Page>> parse_page(
-        Result<Page> (*parse)(std::string_view),
-        HttpResponse const& r,
-        std::string const& path,
-        Query const& q
-    ) const {
-        if (r.content_encoding.empty())
-            co_return parse(r.body);
-        auto body = call_.decoded(r, path, q);
-        if (!body)
-            co_return body.error();
-        co_return parse(*body);
-    }
-
     template <class Page>
     std::shared_ptr<Pending<Page>> start(
         boost::asio::any_io_executor const& ex,
@@ -275,10 +234,8 @@ class PageFollower {
             ex,
             [this, &path, p, q = std::move(q), parse]() -> boost::asio::awaitable<void> {
                 try {
-                    // Only a page parsed elsewhere is kept gzipped: its decode goes there with the parse.
-                    auto r = co_await call_.get(path, q, parse_on_ ? Gzip::keep : Gzip::decode);
-                    if (parse_on_ && r && r->status >= 200 && r->status < 300)
-                        p->parsed.emplace(co_await run_on(*parse_on_, parse_page(parse, *r, path, q)));
+                    auto r = co_await call_.get(path, q, gzip_for(parse_on_));
+                    p->parsed = co_await parse_elsewhere(parse_on_, call_, parse, r, path, q);
                     p->result.emplace(std::move(r)); // with its parse: finish() waits for both
                 } catch (std::exception const& e) {
                     p->result.emplace(fail(errc::upstream_io, std::string("page request failed: ") + e.what())
