@@ -104,12 +104,20 @@ class EventsSource {
      */
     void parse_pages_on(boost::asio::any_io_executor ex);
 
+    /**
+     * @brief From now on what a list read is freed on `ex` when the list ends: the ids it saw, and the events
+     * of a list abandoned (a reload) or failed. In `serve`, not on the control thread, where freeing 40,000
+     * of them held up webhooks' patches.
+     */
+    void free_lists_on(boost::asio::any_io_executor ex);
+
   private:
     SourceConfig const& src_;
     HttpClient& http_;
     Logger log_;
     RateBudget* budget_;
     std::optional<boost::asio::any_io_executor> parse_on_;
+    std::optional<boost::asio::any_io_executor> free_on_;
     /// Which of this source's endpoints take `page=N` (tried once per endpoint; see paging.hpp).
     std::unique_ptr<PageNumberMemory> page_numbers_;
 };

@@ -7,6 +7,7 @@
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
 #include "util/background.hpp"
+#include "util/free_elsewhere.hpp"
 #include "util/run_on.hpp"
 #include <icsbridge/pipeline.hpp>
 
@@ -54,6 +55,10 @@ struct Pipeline::Impl {
     /// With render_workers: where a list's pages are parsed; not the assembler, whose render of a long
     /// feed would hold up another feed's pages (a webhook's refresh of a small feed) meanwhile.
     std::unique_ptr<net::thread_pool> parser;
+    /// With render_workers: where large values this pipeline lets go of are freed (a long list after its
+    /// run, a list abandoned, its render caches when it goes). Shared across a reload: the pipeline it
+    /// replaces goes on the control thread (`serve`) while its caches are freed here.
+    std::shared_ptr<net::thread_pool> freer;
     /// The last answer of a question a webhook can patch, and the source it came from.
     struct Answer {
         std::string source;
@@ -61,6 +66,17 @@ struct Pipeline::Impl {
     };
     /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
     std::map<std::string, Answer> answers;
+
+    std::optional<net::any_io_executor> freer_on() const {
+        if (!freer)
+            return std::nullopt;
+        return net::any_io_executor(freer->get_executor());
+    }
+
+    /** @brief `answer` for `key`, the one it replaces freed by the freer (a long list's copy). */
+    void keep_answer(std::string const& key, Answer answer) {
+        free_elsewhere(freer_on(), std::exchange(answers[key], std::move(answer)));
+    }
 
     /** @brief Whether a hook's one event can update this question's answer (see Pipeline::patch). */
     bool patchable(UpstreamQuery const& q) const {
@@ -77,7 +93,8 @@ struct Pipeline::Impl {
         Impl const* previous
     )
         : cfg(c)
-        , log(std::move(l)) {
+        , log(std::move(l))
+        , freer(previous ? previous->freer : nullptr) {
         for (auto const& [name, src] : cfg.sources) {
             Upstream u;
             u.config = &src;
@@ -113,6 +130,10 @@ struct Pipeline::Impl {
         for (auto const& feed : cfg.feeds)
             caches.try_emplace(feed.name);
     }
+
+    ~Impl() { free_elsewhere(freer_on(), std::move(caches)); }
+    Impl(Impl const&) = delete;
+    Impl& operator=(Impl const&) = delete;
 
     CacheSlot* slot_of(FeedConfig const& feed) {
         auto it = caches.find(feed.name);
@@ -185,7 +206,7 @@ Pipeline::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progr
             co_return events.error();
         items.events = std::move(*events);
         if (impl_->patchable(question))
-            impl_->answers[question.key()] = {question.source, std::make_shared<FeedItems const>(items)};
+            impl_->keep_answer(question.key(), {question.source, std::make_shared<FeedItems const>(items)});
     } else {
         auto posts = co_await u.jobs->fetch(question, std::move(progress));
         if (!posts)
@@ -296,9 +317,13 @@ void Pipeline::render_on_workers(unsigned workers) {
     // then give the CPU to a webhook's patch or a reload the moment it comes.
     impl_->assembler = background_pool();
     impl_->parser = background_pool();
+    if (!impl_->freer)
+        impl_->freer = background_pool();
     for (auto& [name, u] : impl_->upstreams)
-        if (u.events)
+        if (u.events) {
             u.events->parse_pages_on(impl_->parser->get_executor());
+            u.events->free_lists_on(impl_->freer->get_executor());
+        }
 }
 
 namespace {
@@ -328,7 +353,8 @@ net::awaitable<Result<Calendar>> Pipeline::run(FeedConfig const& feed, sys_secon
         auto meta = Impl::meta_of(feed, **up);
         auto opts = EventRenderOptions{feed.alarm, feed.cancelled};
         if (impl_->render_workers > 0)
-            pool = std::make_unique<PrerenderPool>(meta, opts, *cache, impl_->render_workers);
+            pool =
+                std::make_unique<PrerenderPool>(meta, opts, *cache, impl_->render_workers, impl_->freer_on());
         progress = [user = std::move(progress),
                     cache,
                     pool = pool.get(),
@@ -346,9 +372,12 @@ net::awaitable<Result<Calendar>> Pipeline::run(FeedConfig const& feed, sys_secon
         };
     }
     auto const question = query_of(feed);
-    auto items = co_await fetch(question, now, std::move(progress));
-    if (!items)
-        co_return items.error();
+    auto fetched = co_await fetch(question, now, std::move(progress));
+    if (!fetched)
+        co_return fetched.error();
+    // However the run ends, its list is freed by the freer (in `serve`, not on the control thread).
+    FreedElsewhere<FeedItems> items(impl_->freer_on());
+    *items = std::move(*fetched);
     if (!pool)
         co_return impl_->render_with(feed, *items, cache);
     // Waiting for the last chunks and assembling thousands of blocks take a while: not on the thread that
@@ -376,7 +405,7 @@ Pipeline::patch(FeedGroup const& g, std::string id, sys_seconds now) {
     if (ev && !never_published(*ev) && in_event_life(*ev, now, g.query.keep_past))
         items->events.push_back(std::move(*ev));
     items->asked_at = now;
-    impl_->answers[key] = {g.query.source, items};
+    impl_->keep_answer(key, {g.query.source, items});
     std::vector<Result<Calendar>> out;
     for (auto const* f : g.feeds)
         out.push_back(render(*f, *items));

@@ -3,6 +3,7 @@
 #include "pipeline/prerender_pool.hpp"
 
 #include "util/background.hpp"
+#include "util/free_elsewhere.hpp"
 
 #include <span>
 
@@ -17,11 +18,16 @@ constexpr std::size_t chunk_events = 64;
 } // namespace
 
 PrerenderPool::PrerenderPool(
-    CalendarMeta meta, EventRenderOptions opts, RenderCache const& cache, unsigned workers
+    CalendarMeta meta,
+    EventRenderOptions opts,
+    RenderCache const& cache,
+    unsigned workers,
+    std::optional<boost::asio::any_io_executor> free_on
 )
     : meta_(std::move(meta))
     , opts_(opts)
-    , cache_(cache) {
+    , cache_(cache)
+    , free_on_(std::move(free_on)) {
     // libical's process-wide set-up is lazy and unlocked: done here, before a worker could race to it.
     init_libical();
     workers_.reserve(workers);
@@ -31,6 +37,8 @@ PrerenderPool::PrerenderPool(
 
 PrerenderPool::~PrerenderPool() {
     stop();
+    // The workers are done with the cache: the events and blocks left need nothing else.
+    free_elsewhere(free_on_, std::move(chunks_));
 }
 
 void PrerenderPool::stop() {

@@ -6,11 +6,14 @@
 
 #include <icsbridge/ical.hpp>
 
+#include <boost/asio/any_io_executor.hpp>
+
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -21,9 +24,16 @@ class PrerenderPool {
     /**
      * @brief `workers` threads building blocks for `meta` and `opts`. They read `cache` (to skip the blocks
      * it has) until finish_into() returns or the pool is destroyed: nothing may change it meanwhile.
+     * `free_on` (optional): where the chunks left when the pool goes (a run abandoned) are freed.
      */
-    PrerenderPool(CalendarMeta meta, EventRenderOptions opts, RenderCache const& cache, unsigned workers);
-    /** @brief Drops the chunks no worker has started and joins the workers. */
+    PrerenderPool(
+        CalendarMeta meta,
+        EventRenderOptions opts,
+        RenderCache const& cache,
+        unsigned workers,
+        std::optional<boost::asio::any_io_executor> free_on = std::nullopt
+    );
+    /** @brief Joins the workers, then drops the chunks left (on `free_on`, when given). */
     ~PrerenderPool();
     PrerenderPool(PrerenderPool const&) = delete;
     PrerenderPool& operator=(PrerenderPool const&) = delete;
@@ -59,6 +69,7 @@ class PrerenderPool {
     CalendarMeta const meta_;
     EventRenderOptions const opts_;
     RenderCache const& cache_;
+    std::optional<boost::asio::any_io_executor> free_on_;
     std::mutex mutex_;
     std::condition_variable queued_; ///< a chunk was added, or the pool stops
     std::condition_variable built_;  ///< a chunk was built

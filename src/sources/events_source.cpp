@@ -7,6 +7,7 @@
 #include "sources/json_read.hpp"
 #include "sources/page_follower.hpp"
 #include "sources/upstream_call.hpp"
+#include "util/free_elsewhere.hpp"
 #include <icsbridge/sources.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -45,14 +46,18 @@ class EventsClient {
         Logger const& log,
         RateBudget* budget,
         PageNumberMemory* page_numbers,
-        std::optional<net::any_io_executor> parse_on = std::nullopt
+        std::optional<net::any_io_executor> parse_on = std::nullopt,
+        std::optional<net::any_io_executor> free_on = std::nullopt
     )
         : call_(src, http, log, Api::events, budget)
-        , pages_(call_, page_numbers, std::move(parse_on)) {}
+        , pages_(call_, page_numbers, std::move(parse_on))
+        , free_on_(std::move(free_on)) {}
 
     net::awaitable<Result<std::vector<Event>>>
     fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn const& progress) {
-        Listing listing;
+        // What a list read, whether the refresh ends or is abandoned, is freed on free_on_ (when given).
+        FreedElsewhere<Listing> held(free_on_);
+        Listing& listing = *held;
         if (question.select == "organizer" || question.select == "organization") {
             std::string path = "/v3/users/me/events/";
             if (question.select == "organization") {
@@ -151,11 +156,13 @@ class EventsClient {
     ) {
         // New to this list: the repeat guard is per list, since an upstream that ignores time_filter
         // answers the past list with the very events the current one listed.
-        std::unordered_set<std::string> listed;
+        FreedElsewhere<std::unordered_set<std::string>> listed_held(free_on_);
+        auto& listed = *listed_held;
         // What this list added to `out`, so that a list read again (it changed while read by number)
         // replaces it rather than keeping events it no longer lists.
         std::size_t const mark = out.events.size();
-        std::vector<std::string> claimed;
+        FreedElsewhere<std::vector<std::string>> claimed_held(free_on_);
+        auto& claimed = *claimed_held;
         auto const reread = [&] {
             out.events.resize(mark);
             out.incomplete.resize(mark);
@@ -321,6 +328,7 @@ class EventsClient {
 
     UpstreamCall call_;
     PageFollower pages_;
+    std::optional<net::any_io_executor> free_on_; ///< where a list's bookkeeping is freed (none: here)
 };
 
 } // namespace
@@ -336,7 +344,7 @@ EventsSource::~EventsSource() = default;
 
 net::awaitable<Result<std::vector<Event>>>
 EventsSource::fetch(UpstreamQuery const& question, sys_seconds now, ProgressFn progress) {
-    EventsClient client(src_, http_, log_, budget_, page_numbers_.get(), parse_on_);
+    EventsClient client(src_, http_, log_, budget_, page_numbers_.get(), parse_on_, free_on_);
     co_return co_await client.fetch(question, now, progress);
 }
 
@@ -351,6 +359,10 @@ std::vector<Category> EventsSource::categories() const {
 
 void EventsSource::parse_pages_on(net::any_io_executor ex) {
     parse_on_ = std::move(ex);
+}
+
+void EventsSource::free_lists_on(net::any_io_executor ex) {
+    free_on_ = std::move(ex);
 }
 
 ClientOptions client_options_for(SourceConfig const& src) {
