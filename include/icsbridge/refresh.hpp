@@ -97,6 +97,7 @@ class Refreshers {
     /**
      * @brief Thread-safe: a webhook of `source` named event `id`: the groups that can be patched read that
      * one event (RefreshOptions::patch), the others refresh (at most hook_refreshes per hook_window).
+     * hook_delay counts from this call.
      */
     void hook(std::string const& source, std::string const& id);
 

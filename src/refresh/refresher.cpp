@@ -112,14 +112,14 @@ struct Refreshers::Impl {
      * @brief A webhook for `source` (naming event `id`, or none): each of its groups reads that one event
      * after hook_delay when it can (patch), or else refreshes after hook_delay (so a burst is one refresh),
      * at least hook_gap after its last refresh began, and never more than hook_refreshes times in a
-     * hook_window for hooks.
+     * hook_window for hooks. `arrived`: when Refreshers::hook() was called, which hook_delay counts from.
      */
-    void hook(std::string const& source, std::string const& id) {
-        auto const now = std::chrono::steady_clock::now();
+    void
+    hook(std::string const& source, std::string const& id, std::chrono::steady_clock::time_point arrived) {
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {
             if (groups[gi].feeds.front()->source != source)
                 continue;
-            wake[gi].loop.schedule().hooked(id, static_cast<bool>(opts.patch), now);
+            wake[gi].loop.schedule().hooked(id, static_cast<bool>(opts.patch), arrived);
             if (wake[gi].sleeper)
                 wake[gi].sleeper->cancel();
         }
@@ -369,7 +369,10 @@ void Refreshers::poke(std::string const& source) {
 
 void Refreshers::hook(std::string const& source, std::string const& id) {
     auto impl = impl_;
-    net::post(impl->strand, [impl, source, id] { impl->hook(source, id); });
+    // hook_delay counts from now, not from when the strand gets to it: a strand busy as the hook comes (a
+    // reload's hand-over, a page burst) must not push the patch back by as long.
+    auto const arrived = std::chrono::steady_clock::now();
+    net::post(impl->strand, [impl, source, id, arrived] { impl->hook(source, id, arrived); });
 }
 
 void Refreshers::stop() {
