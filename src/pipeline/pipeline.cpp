@@ -3,6 +3,7 @@
 // cache is created up front, so concurrent runs of different feeds never mutate shared maps.
 #include "pipeline/cache_lease.hpp"
 #include "pipeline/item_filter.hpp"
+#include "pipeline/pipeline_impl.hpp"
 #include "pipeline/prerender_pool.hpp"
 #include "sources/paging.hpp"
 #include "sources/rate_budget.hpp"
@@ -35,149 +36,46 @@ std::string uid_domain_of(std::string const& base_url) {
 
 } // namespace
 
-struct Pipeline::Impl {
-    struct Upstream {
-        SourceConfig const* config = nullptr;
-        std::unique_ptr<HttpClient> http;
-        std::shared_ptr<RateBudget> budget; // shared by every feed of the source (and across a reload)
-        std::unique_ptr<EventsSource> events;
-        std::unique_ptr<JobsSource> jobs;
-        std::string uid_domain;
-    };
-
-    Config const& cfg;
-    Logger log;
-    std::map<std::string, Upstream, std::less<>> upstreams;
-    /// One per feed, made up front: the map itself never changes.
-    std::map<std::string, CacheSlot, std::less<>> caches;
-    unsigned render_workers = 0;                 ///< see Pipeline::render_on_workers
-    std::unique_ptr<net::thread_pool> assembler; ///< with render_workers: where run() renders at last
-    /// With render_workers: where a list's pages are parsed; not the assembler, whose render of a long
-    /// feed would hold up another feed's pages (a webhook's refresh of a small feed) meanwhile.
-    std::unique_ptr<net::thread_pool> parser;
-    /// With render_workers: where large values this pipeline lets go of are freed (a long list after its
-    /// run, a list abandoned, its render caches when it goes). Shared across a reload: the pipeline it
-    /// replaces goes on the control thread (`serve`) while its caches are freed here.
-    std::shared_ptr<net::thread_pool> freer;
-    /// The last answer of a question a webhook can patch, and the source it came from.
-    struct Answer {
-        std::string source;
-        std::shared_ptr<FeedItems const> items;
-    };
-    /// The last answer of each question a webhook can patch (UpstreamQuery::key()); on the pipeline's strand
-    std::map<std::string, Answer> answers;
-
-    std::optional<net::any_io_executor> freer_on() const {
-        if (!freer)
-            return std::nullopt;
-        return net::any_io_executor(freer->get_executor());
-    }
-
-    /** @brief `answer` for `key`, the one it replaces freed by the freer (a long list's copy). */
-    void keep_answer(std::string const& key, Answer answer) {
-        free_elsewhere(freer_on(), std::exchange(answers[key], std::move(answer)));
-    }
-
-    /** @brief Whether a hook's one event can update this question's answer (see Pipeline::patch). */
-    bool patchable(UpstreamQuery const& q) const {
-        auto src = cfg.sources.find(q.source);
-        return src != cfg.sources.end() && !src->second.webhook_secret.empty() && !q.ticket_classes &&
-               (q.select == "organizer" || q.select == "organization");
-    }
-
-    Impl(
-        Config const& c,
-        net::any_io_executor ex,
-        Logger l,
-        RequestObserver const& observe,
-        Impl const* previous
-    )
-        : cfg(c)
-        , log(std::move(l))
-        , freer(previous ? previous->freer : nullptr) {
-        for (auto const& [name, src] : cfg.sources) {
-            Upstream u;
-            u.config = &src;
-            auto opts = client_options_for(src);
-            if (observe)
-                opts.on_attempt = [observe,
-                                   source = name](unsigned status, std::chrono::duration<double> took) {
-                    observe(source, status, took);
-                };
-            u.http = std::make_unique<HttpClient>(ex, std::move(opts), log);
-            if (src.budget.calls > 0) {
-                if (previous)
-                    if (auto it = previous->upstreams.find(name); it != previous->upstreams.end() &&
-                                                                  it->second.budget &&
-                                                                  it->second.budget->spec() == src.budget)
-                        u.budget = it->second.budget;
-                if (!u.budget)
-                    u.budget = std::make_shared<RateBudget>(src.budget);
-            }
-            if (src.type == SourceType::events)
-                u.events = std::make_unique<EventsSource>(src, *u.http, log, u.budget.get());
-            else
-                u.jobs = std::make_unique<JobsSource>(src, *u.http, log, u.budget.get());
-            u.uid_domain = uid_domain_of(src.base_url);
-            upstreams.emplace(name, std::move(u));
+Pipeline::Impl::Impl(
+    Config const& c, net::any_io_executor ex, Logger l, RequestObserver const& observe, Impl const* previous
+)
+    : cfg(c)
+    , log(std::move(l))
+    , freer(previous ? previous->freer : nullptr) {
+    for (auto const& [name, src] : cfg.sources) {
+        Upstream u;
+        u.config = &src;
+        auto opts = client_options_for(src);
+        if (observe)
+            opts.on_attempt = [observe, source = name](unsigned status, std::chrono::duration<double> took) {
+                observe(source, status, took);
+            };
+        u.http = std::make_unique<HttpClient>(ex, std::move(opts), log);
+        if (src.budget.calls > 0) {
+            if (previous)
+                if (auto it = previous->upstreams.find(name); it != previous->upstreams.end() &&
+                                                              it->second.budget &&
+                                                              it->second.budget->spec() == src.budget)
+                    u.budget = it->second.budget;
+            if (!u.budget)
+                u.budget = std::make_shared<RateBudget>(src.budget);
         }
-        // A reload keeps the answers of sources it did not change: a hook right after it is a patch still.
-        if (previous)
-            for (auto const& [key, answer] : previous->answers)
-                if (auto const* before = previous->cfg.find_source(answer.source);
-                    before && cfg.find_source(answer.source) && *before == *cfg.find_source(answer.source))
-                    answers.emplace(key, answer);
-        for (auto const& feed : cfg.feeds)
-            caches.try_emplace(feed.name);
+        if (src.type == SourceType::events)
+            u.events = std::make_unique<EventsSource>(src, *u.http, log, u.budget.get());
+        else
+            u.jobs = std::make_unique<JobsSource>(src, *u.http, log, u.budget.get());
+        u.uid_domain = uid_domain_of(src.base_url);
+        upstreams.emplace(name, std::move(u));
     }
-
-    ~Impl() { free_elsewhere(freer_on(), std::move(caches)); }
-    Impl(Impl const&) = delete;
-    Impl& operator=(Impl const&) = delete;
-
-    CacheSlot* slot_of(FeedConfig const& feed) {
-        auto it = caches.find(feed.name);
-        return it == caches.end() ? nullptr : &it->second;
-    }
-
-    /** The feed's cache; null while a run has it (CacheLease) or for a feed the config does not have. */
-    RenderCache* cache_of(FeedConfig const& feed) {
-        CacheSlot* slot = slot_of(feed);
-        return slot == nullptr || slot->lent ? nullptr : &slot->cache;
-    }
-
-    /** Pipeline::render with `cache` (null: none). */
-    Result<Calendar> render_with(FeedConfig const& feed, FeedItems const& fetched, RenderCache* cache);
-
-    /** The end of a run with workers: the last page's blocks into `cache`, then the render. */
-    static net::awaitable<Result<Calendar>> assemble(
-        Impl* impl, FeedConfig const* feed, FeedItems const* items, PrerenderPool* pool, RenderCache* cache
-    );
-
-    /** Pipeline::render_shared's renders, each feed with its cache (null: none). */
-    static net::awaitable<std::vector<Result<Calendar>>> render_each(
-        Impl* impl,
-        std::vector<FeedConfig const*> const* feeds,
-        FeedItems const* items,
-        std::vector<RenderCache*> const* caches
-    ) {
-        std::vector<Result<Calendar>> out;
-        for (std::size_t i = 0; i < feeds->size(); ++i)
-            out.push_back(impl->render_with(*(*feeds)[i], *items, (*caches)[i]));
-        co_return out;
-    }
-
-    static CalendarMeta meta_of(FeedConfig const& feed, Upstream const& u) {
-        return CalendarMeta{feed.name, feed.title, feed.description, feed.refresh, u.uid_domain};
-    }
-
-    Result<Upstream*> upstream(std::string_view name) {
-        auto it = upstreams.find(name);
-        if (it == upstreams.end())
-            return fail(errc::feed_unknown, "unknown source '" + std::string(name) + "'");
-        return &it->second;
-    }
-};
+    // A reload keeps the answers of sources it did not change: a hook right after it is a patch still.
+    if (previous)
+        for (auto const& [key, answer] : previous->answers)
+            if (auto const* before = previous->cfg.find_source(answer.source);
+                before && cfg.find_source(answer.source) && *before == *cfg.find_source(answer.source))
+                answers.emplace(key, answer);
+    for (auto const& feed : cfg.feeds)
+        caches.try_emplace(feed.name);
+}
 
 Pipeline::Pipeline(
     Config const& cfg,
