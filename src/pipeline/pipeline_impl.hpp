@@ -90,7 +90,8 @@ struct Pipeline::Impl {
         Impl const* previous
     );
 
-    ~Impl() { free_elsewhere(freer_on(), std::move(caches)); }
+    // A reload that changed a source lets go of its last answer here, which may be a long list's copy.
+    ~Impl() { free_elsewhere(freer_on(), std::make_pair(std::move(caches), std::move(answers))); }
     Impl(Impl const&) = delete;
     Impl& operator=(Impl const&) = delete;
 

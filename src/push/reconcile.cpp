@@ -61,10 +61,7 @@ struct Run {
         save(std::make_shared<TargetState const>(state));
     }
     /** The last save: the state itself, not a copy (the run is over). */
-    void save_last() {
-        save(std::make_shared<TargetState const>(std::move(state)));
-        state = TargetState{};
-    }
+    void save_last() { save(std::make_shared<TargetState const>(std::move(state))); }
     void save(KeptState const& s) {
         if (auto saved = keeping.save(s); !saved)
             dav.log().error("push " + dav.name() + ": " + saved.error().message);

@@ -54,6 +54,9 @@ struct StateSaver::Queue {
     std::condition_variable written; ///< a batch was written
     std::map<std::string, Job> queued;
     std::map<std::string, KeptState> writing;
+    /// States whose write failed (a full or read-only disk), until one of the target's is written: a load
+    /// sees them, so the next run goes on from what it wrote, not from an older file it would write again.
+    std::map<std::string, KeptState> unwritten;
     bool stopping = false; ///< the thread ends once nothing is queued
     bool closed = false;   ///< the thread has ended: saves are written by their callers
 
@@ -76,6 +79,8 @@ struct StateSaver::Queue {
                 return it->second.state;
             if (auto it = writing.find(target); it != writing.end())
                 return it->second;
+            if (auto it = unwritten.find(target); it != unwritten.end())
+                return it->second;
         }
         return from.load();
     }
@@ -87,13 +92,20 @@ struct StateSaver::Queue {
 
     void failed(std::string const& target, Error const& e) { log.error("push " + target + ": " + e.message); }
 
-    /** One part of a batch: its files written together; a save that is not a file's, on its own. */
-    void write_part(std::span<Batch::value_type const> part) {
+    /**
+     * One part of a batch: its files written together; a save that is not a file's, on its own. Whether each
+     * was written, in the part's order.
+     */
+    std::vector<bool> write_part(std::span<Batch::value_type const> part) {
+        std::vector<bool> written(part.size(), false);
         std::vector<FileWrite> files;
-        std::vector<std::string const*> whose;
-        for (auto const& [target, job] : part) {
+        std::vector<std::size_t> whose;
+        for (std::size_t i = 0; i < part.size(); ++i) {
+            auto const& [target, job] = part[i];
             if (!job.files) {
-                if (auto s = job.to.save(job.state); !s)
+                auto s = job.to.save(job.state);
+                written[i] = s.has_value();
+                if (!s)
                     failed(target, s.error());
                 continue;
             }
@@ -103,12 +115,15 @@ struct StateSaver::Queue {
                 continue;
             }
             files.push_back(std::move(*f));
-            whose.push_back(&target);
+            whose.push_back(i);
         }
         auto const results = write_files_atomically(files);
-        for (std::size_t i = 0; i < results.size(); ++i)
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            written[whose[i]] = results[i].has_value();
             if (!results[i])
-                failed(*whose[i], results[i].error());
+                failed(part[whose[i]].first, results[i].error());
+        }
+        return written;
     }
 
     /** Writes `batch` part by part, each part let go of (here and in `writing`) once it is on the disk. */
@@ -116,9 +131,14 @@ struct StateSaver::Queue {
         std::span<Batch::value_type> rest(batch);
         while (!rest.empty()) {
             auto const part = rest.first(std::min(rest.size(), files_per_sync));
-            write_part(part);
+            auto const written = write_part(part);
             std::lock_guard lock(mtx);
-            for (auto& [target, job] : part) {
+            for (std::size_t i = 0; i < part.size(); ++i) {
+                auto& [target, job] = part[i];
+                if (written[i])
+                    unwritten.erase(target);
+                else
+                    unwritten.insert_or_assign(target, job.state);
                 job.state.reset(); // before flush() may see it done
                 writing.erase(target);
             }

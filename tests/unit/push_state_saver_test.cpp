@@ -44,6 +44,7 @@ struct Recorder {
     std::vector<std::pair<std::string, std::string>> writes; ///< (target, sync token) in the order written
     bool hold_a = false;
     bool a_waiting = false;
+    bool fail_a = false; ///< a's writes fail, as on a full disk
 
     PersistenceFor<KeptState> persistence() {
         return [this](std::string const& target) {
@@ -60,6 +61,8 @@ struct Recorder {
                         changed.notify_all();
                         changed.wait(lock, [this] { return !hold_a; });
                     }
+                    if (target == "a" && fail_a)
+                        return fail(errc::io_error, "cannot write a: No space left on device");
                     kept[target] = s;
                     writes.emplace_back(target, s->sync_token);
                     return {};
@@ -151,6 +154,30 @@ BOOST_AUTO_TEST_CASE(a_save_is_the_object_the_next_load_returns_and_the_inner_sa
     BOOST_TEST(inner.kept["a"].get() == second.get());
     BOOST_TEST(first.use_count() == 1);
     BOOST_TEST(second.use_count() == 2); // the caller's and the inner store's
+}
+
+BOOST_AUTO_TEST_CASE(a_state_whose_write_failed_is_what_a_load_sees_until_one_is_written) {
+    // Setup: the file holds "old"; a's writes fail
+    Recorder inner;
+    StateSaver saver(null_logger());
+    auto a = saver.keeping(inner.persistence())("a");
+    inner.kept["a"] = kept_with("old");
+    inner.fail_a = true;
+    auto const failed = kept_with("new");
+    BOOST_TEST(a.save(failed).has_value());
+    saver.flush();
+    // Check: the next run goes on from what it wrote, not from the older file
+    BOOST_TEST(inner.kept["a"]->sync_token == "old");
+    BOOST_TEST(a.load().value().get() == failed.get());
+    // Check: once a state of a's is written, the saver holds none
+    {
+        std::lock_guard lock(inner.mtx);
+        inner.fail_a = false;
+    }
+    BOOST_TEST(a.save(kept_with("newer")).has_value());
+    saver.flush();
+    BOOST_TEST(inner.kept["a"]->sync_token == "newer");
+    BOOST_TEST(failed.use_count() == 1);
 }
 
 BOOST_AUTO_TEST_CASE(the_saver_is_busy_while_many_states_wait_and_not_once_they_are_written) {
